@@ -1,0 +1,154 @@
+import { z } from 'zod';
+
+/**
+ * The environment contract (see README "Configuration"). Bad values stop start-up with one line
+ * naming the variable; secret values are never echoed back in those lines.
+ */
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const httpUrl = optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v), 'must be an http(s) URL');
+
+const intIn = (min: number, max: number, fallback: number) =>
+  optionalString.transform((v, ctx) => {
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+      ctx.addIssue({ code: 'custom', message: `must be an integer from ${min} to ${max}` });
+      return z.NEVER;
+    }
+    return Number(v);
+  });
+
+const withPrefix = (prefix: string, what: string) =>
+  optionalString.refine((v) => v === undefined || v.startsWith(prefix), `must be ${what} starting with ${prefix}`);
+
+const snowflake = optionalString.refine((v) => v === undefined || /^\d{5,25}$/.test(v), 'must be a numeric Discord id');
+
+const list = optionalString.transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []));
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const schema = z.object({
+  POL_API_BASE_URL: httpUrl,
+  POL_API_KEY: optionalString.refine((v) => v === undefined || /^svc_[A-Za-z0-9_-]+$/.test(v), 'must look like svc_<KEY_BODY>'),
+  POL_SOURCE: optionalString.pipe(z.enum(['rest', 'mcp']).optional()).transform((v) => v ?? 'rest'),
+  POL_MCP_URL: httpUrl,
+  POL_MCP_COMMAND: optionalString,
+  POL_TIMEOUT_MS: intIn(100, 120_000, 5_000),
+  SLACK_BOT_TOKEN: withPrefix('xoxb-', 'a bot token'),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: withPrefix('xapp-', 'an app-level token'),
+  SLACK_API_URL: httpUrl,
+  DISCORD_TOKEN: optionalString,
+  DISCORD_APPLICATION_ID: snowflake,
+  DISCORD_GUILD_ID: snowflake,
+  DISCORD_API_URL: httpUrl,
+  PORT: intIn(0, 65_535, 3000),
+  HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
+  DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// URL'),
+  POLBOT_DATA_DIR: optionalString.transform((v) => v ?? './data'),
+  CHART_RENDERER: optionalString.pipe(z.enum(['local', 'quickchart']).optional()).transform((v) => v ?? 'local'),
+  QUICKCHART_URL: httpUrl.transform((v) => v ?? 'https://quickchart.io'),
+  LOG_LEVEL: optionalString.pipe(z.enum(LEVELS).optional()).transform((v) => v ?? 'info'),
+  DIGEST_ADMINS: list,
+});
+
+export type Env = z.output<typeof schema>;
+
+export interface Config {
+  /** Unset: the simulator starts in-process (demo mode). */
+  upstream: { baseUrl: string; apiKey: string } | null;
+  source: 'rest' | 'mcp';
+  mcp: { url?: string; command?: string };
+  timeoutMs: number;
+  slack: { botToken: string; signingSecret?: string; appToken?: string; apiUrl?: string } | null;
+  discord: { token: string; applicationId: string; guildId?: string; apiUrl?: string } | null;
+  http: { port: number; host: string };
+  databaseUrl?: string;
+  dataDir: string;
+  charts: { renderer: 'local' | 'quickchart'; quickchartUrl: string };
+  logLevel: (typeof LEVELS)[number];
+  digestAdmins: string[];
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    const message = issue.code === 'invalid_value' ? `must be one of ${issue.values.join(', ')}` : issue.message;
+    throw new ConfigError(`${name}: ${message}`);
+  }
+  const e = parsed.data;
+  const fail = (msg: string): never => {
+    throw new ConfigError(msg);
+  };
+
+  if (e.POL_API_BASE_URL && !e.POL_API_KEY) fail('POL_API_KEY: required when POL_API_BASE_URL is set');
+  if (e.POL_API_KEY && !e.POL_API_BASE_URL) fail('POL_API_BASE_URL: required when POL_API_KEY is set (unset both for demo mode)');
+  if (e.POL_SOURCE === 'mcp' && e.POL_API_BASE_URL && !e.POL_MCP_URL && !e.POL_MCP_COMMAND) {
+    fail('POL_MCP_URL: required when POL_SOURCE=mcp against a real upstream (or set POL_MCP_COMMAND)');
+  }
+  if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
+    fail('SLACK_SIGNING_SECRET: set it (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) with SLACK_BOT_TOKEN');
+  }
+  if (!e.SLACK_BOT_TOKEN && (e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN)) fail('SLACK_BOT_TOKEN: required to enable Slack');
+  if (e.DISCORD_TOKEN && !e.DISCORD_APPLICATION_ID) fail('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN');
+  if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) fail('DISCORD_TOKEN: required with DISCORD_APPLICATION_ID');
+
+  return {
+    upstream: e.POL_API_BASE_URL ? { baseUrl: e.POL_API_BASE_URL.replace(/\/+$/, ''), apiKey: e.POL_API_KEY! } : null,
+    source: e.POL_SOURCE,
+    mcp: { ...(e.POL_MCP_URL ? { url: e.POL_MCP_URL } : {}), ...(e.POL_MCP_COMMAND ? { command: e.POL_MCP_COMMAND } : {}) },
+    timeoutMs: e.POL_TIMEOUT_MS,
+    slack: e.SLACK_BOT_TOKEN
+      ? {
+          botToken: e.SLACK_BOT_TOKEN,
+          ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
+          ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
+          ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
+        }
+      : null,
+    discord: e.DISCORD_TOKEN
+      ? {
+          token: e.DISCORD_TOKEN,
+          applicationId: e.DISCORD_APPLICATION_ID!,
+          ...(e.DISCORD_GUILD_ID ? { guildId: e.DISCORD_GUILD_ID } : {}),
+          ...(e.DISCORD_API_URL ? { apiUrl: e.DISCORD_API_URL } : {}),
+        }
+      : null,
+    http: { port: e.PORT, host: e.HOST },
+    ...(e.DATABASE_URL ? { databaseUrl: e.DATABASE_URL } : {}),
+    dataDir: e.POLBOT_DATA_DIR,
+    charts: { renderer: e.CHART_RENDERER, quickchartUrl: e.QUICKCHART_URL.replace(/\/+$/, '') },
+    logLevel: e.LOG_LEVEL,
+    digestAdmins: e.DIGEST_ADMINS,
+  };
+}
+
+/** Every secret value in the configuration, for scrubbing log output. */
+export function secretsOf(config: Config): string[] {
+  return [
+    config.upstream?.apiKey,
+    config.slack?.botToken,
+    config.slack?.signingSecret,
+    config.slack?.appToken,
+    config.discord?.token,
+    config.databaseUrl ? passwordOf(config.databaseUrl) : undefined,
+  ].filter((s): s is string => typeof s === 'string' && s.length >= 4);
+}
+
+function passwordOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,24 @@
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/server.js';
+
+/** A fixed "as of" day keeps every test's data byte-identical from run to run. */
+export const TEST_AS_OF = new Date('2026-11-22T00:00:00Z');
+
+export function startTestSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  return startSimulator({ seed: 42, asOf: TEST_AS_OF, ...options });
+}
+
+/** GET a simulator route with the demo key; returns status, headers and parsed JSON (or the raw text). */
+export async function simGet(sim: Simulator, path: string, init: { key?: string | null } = {}) {
+  const headers: Record<string, string> = {};
+  const key = init.key === undefined ? sim.apiKey : init.key;
+  if (key !== null) headers['x-api-key'] = key;
+  const res = await fetch(`${sim.url}${path}`, { headers, redirect: 'manual' });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
