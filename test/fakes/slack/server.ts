@@ -1,0 +1,257 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs, readBody, mediaType } from './body.js';
+import { FailurePlan, type FailOptions, type PlannedFailure, type RateLimitOptions } from './failures.js';
+import { FileStore, type UploadRecord } from './files.js';
+import {
+  DEFAULT_APP_TOKEN,
+  DEFAULT_BOT_TOKEN,
+  DEFAULT_IDENTITY,
+  createIdSequence,
+  createTsClock,
+  type FakeIdentity,
+} from './identity.js';
+import { CallRecorder, type CallPredicate, type RecordedCall } from './recorder.js';
+import { FakeSocketMode, type SocketModeControls } from './socket-mode.js';
+import { METHODS, type ApiBody, type TokenKind } from './web-api.js';
+
+export interface FakeSlackOptions {
+  /** The only bot token the fake accepts. */
+  botToken?: string;
+  /** The only app-level token apps.connections.open accepts. */
+  appToken?: string;
+  identity?: Partial<FakeIdentity>;
+  /** Reported in `x-oauth-scopes`, which @slack/web-api copies into `response_metadata.scopes`. */
+  scopes?: string[];
+  /** Server pings on Socket Mode connections, as Slack sends them; off by default. */
+  socketPingIntervalMs?: number;
+}
+
+export interface FakeSlack {
+  /** Web API base to pass as `slackApiUrl`; ends with `/api/` as the clients require. */
+  readonly url: string;
+  /** `http://127.0.0.1:PORT`, for the non-API endpoints. */
+  readonly origin: string;
+  readonly botToken: string;
+  readonly appToken: string;
+  readonly identity: Readonly<FakeIdentity>;
+  readonly socket: SocketModeControls;
+
+  calls(method?: string): RecordedCall[];
+  waitFor(method: string, predicate?: CallPredicate, timeoutMs?: number): Promise<RecordedCall>;
+  /** Every HTTP request (line, headers, body) and WebSocket frame, as text, for leak scans. */
+  rawPayloads(): string[];
+  uploads(): UploadRecord[];
+  /** Forgets recorded calls, raw payloads and uploads; scheduled failures stay. */
+  clear(): void;
+
+  /** A response_url on the fake; POSTs to it are recorded as method `response_url` with this id. */
+  responseUrl(id?: string): string;
+
+  /** `method` may also be `upload` or `response_url` to fail those endpoints. */
+  failNext(method: string, options: FailOptions): void;
+  rateLimitNext(method: string, options: RateLimitOptions): void;
+  /** Every call naming the channel (`channel` or `channel_id`) fails with `error`; `null` restores it. */
+  failChannel(channelId: string, error: string | null): void;
+  clearFailures(): void;
+
+  close(): Promise<void>;
+}
+
+interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+  const botToken = options.botToken ?? DEFAULT_BOT_TOKEN;
+  const appToken = options.appToken ?? DEFAULT_APP_TOKEN;
+  const identity: FakeIdentity = { ...DEFAULT_IDENTITY, ...options.identity };
+  const scopes = (options.scopes ?? ['chat:write', 'commands', 'files:write']).join(',');
+  const recorder = new CallRecorder();
+  const failures = new FailurePlan();
+  const files = new FileStore();
+  const nextTs = createTsClock();
+  const nextResponseId = createIdSequence('R');
+  const socket = new FakeSocketMode({
+    appId: identity.appId,
+    pingIntervalMs: options.socketPingIntervalMs ?? 0,
+    recordRaw: (text) => recorder.recordRaw(text),
+  });
+  let origin = '';
+
+  const tokenError = (kind: TokenKind, token: string | undefined): string | undefined => {
+    if (!token) return 'not_authed';
+    const expected = kind === 'app' ? appToken : botToken;
+    const other = kind === 'app' ? botToken : appToken;
+    if (token === expected) return undefined;
+    return token === other ? 'not_allowed_token_type' : 'invalid_auth';
+  };
+
+  const webApi = async (method: string, req: IncomingMessage, raw: Buffer, url: URL): Promise<[Reply, Record<string, unknown>]> => {
+    const parsed = await parseArgs(raw, req.headers['content-type'], url.searchParams);
+    if (!parsed.ok) return [json(200, { ok: false, error: parsed.error }), {}];
+    const { args } = parsed;
+    const spec = METHODS[method];
+    const authError = tokenError(spec?.token ?? 'bot', bearer(req) ?? stringArg(args.token));
+    if (authError) return [json(200, { ok: false, error: authError }), args];
+    const planned = failures.take(method);
+    if (planned) return [fromPlan(planned), args];
+    if (!spec) return [json(200, { ok: false, error: 'unknown_method', req_method: method }), args];
+    const channelError = failures.channelError(args.channel ?? args.channel_id);
+    if (channelError) return [json(200, { ok: false, error: channelError }), args];
+    const body: ApiBody = spec.handle({
+      args,
+      identity,
+      nextTs,
+      files,
+      origin,
+      issueSocketUrl: () => socket.issueUrl(origin.replace(/^http/, 'ws')),
+    });
+    return [json(200, body, spec.token === 'bot' ? { 'x-oauth-scopes': scopes } : {}), args];
+  };
+
+  const upload = async (fileId: string, req: IncomingMessage, raw: Buffer): Promise<[Reply, Record<string, unknown>]> => {
+    const parsed = await parseArgs(raw, req.headers['content-type'], new URLSearchParams());
+    // @slack/web-api posts the bytes as a multipart part named `body`; other
+    // clients send them raw, which Slack's upload host also takes.
+    const part = parsed.ok ? parsed.files[0] : undefined;
+    const isMultipart = mediaType(req.headers['content-type']) === 'multipart/form-data';
+    const bytes = part?.bytes ?? (isMultipart ? Buffer.alloc(0) : raw);
+    const contentType = part?.contentType ?? req.headers['content-type'] ?? 'application/octet-stream';
+    const args = { filename: part?.filename, length: bytes.length };
+    const planned = failures.take('upload');
+    if (planned) return [fromPlan(planned), args];
+    if (!files.receive(fileId, bytes, contentType)) return [text(404, 'file_not_found'), args];
+    return [text(200, `OK - ${bytes.length}`), args];
+  };
+
+  const responseUrl = async (req: IncomingMessage, raw: Buffer): Promise<[Reply, Record<string, unknown>]> => {
+    const parsed = await parseArgs(raw, req.headers['content-type'], new URLSearchParams());
+    if (!parsed.ok || mediaType(req.headers['content-type']) !== 'application/json') {
+      return [text(400, 'invalid_payload'), parsed.ok ? parsed.args : {}];
+    }
+    const planned = failures.take('response_url');
+    if (planned) return [fromPlan(planned), parsed.args];
+    return [json(200, { ok: true }), parsed.args];
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const at = new Date();
+    const raw = await readBody(req);
+    recorder.recordRaw(`${req.method} ${req.url}\n${rawHeaders(req)}\n\n${raw.toString('utf8')}`);
+    const url = new URL(req.url ?? '/', origin);
+    const [, area, rest = ''] = /^\/([^/]+)\/(.*)$/.exec(url.pathname) ?? [];
+    let method: string;
+    let id: string | undefined;
+    let outcome: [Reply, Record<string, unknown>];
+    if (area === 'api' && rest !== '') {
+      method = rest;
+      outcome = await webApi(method, req, raw, url);
+    } else if (area === 'upload' && rest !== '' && req.method === 'POST') {
+      method = 'upload';
+      id = rest;
+      outcome = await upload(rest, req, raw);
+    } else if (area === 'response' && rest !== '' && req.method === 'POST') {
+      method = 'response_url';
+      id = rest;
+      outcome = await responseUrl(req, raw);
+    } else {
+      send(res, text(404, 'not_found'));
+      return;
+    }
+    const [reply, args] = outcome;
+    const call: RecordedCall = { method, args, headers: flatHeaders(req), at, status: reply.status, response: reply.body };
+    if (id !== undefined) call.id = id;
+    recorder.record(call);
+    send(res, reply);
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, text(500, `fake Slack failed: ${error instanceof Error ? error.stack : String(error)}`));
+      else res.destroy();
+    });
+  });
+  server.on('upgrade', (req, sock, head) => socket.handleUpgrade(req, sock, head));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: `${origin}/api/`,
+    origin,
+    botToken,
+    appToken,
+    identity,
+    socket,
+    calls: (method) => recorder.calls(method),
+    waitFor: (method, predicate, timeoutMs) => recorder.waitFor(method, predicate, timeoutMs),
+    rawPayloads: () => recorder.rawPayloads(),
+    uploads: () => files.uploads(),
+    clear: () => {
+      recorder.clear();
+      files.clearRecords();
+    },
+    responseUrl: (id) => `${origin}/response/${encodeURIComponent(id ?? nextResponseId())}`,
+    failNext: (method, opts) => failures.failNext(method, opts),
+    rateLimitNext: (method, opts) => failures.rateLimitNext(method, opts),
+    failChannel: (channelId, error) => failures.failChannel(channelId, error),
+    clearFailures: () => failures.clear(),
+    close: async () => {
+      recorder.rejectAll('fake Slack closed while a waitFor was pending');
+      await socket.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Clients keep idle keep-alive sockets open; without this close() would wait for them to time out.
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
+  return { status, body, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } };
+}
+
+function text(status: number, body: string): Reply {
+  return { status, body, headers: { 'content-type': 'text/plain; charset=utf-8' } };
+}
+
+function fromPlan(planned: PlannedFailure): Reply {
+  return json(planned.status, planned.body, planned.headers);
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  return match?.[1];
+}
+
+function stringArg(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function rawHeaders(req: IncomingMessage): string {
+  const lines: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+  return lines.join('\n');
+}

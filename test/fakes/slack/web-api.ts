@@ -1,0 +1,196 @@
+import type { FileStore } from './files.js';
+import type { FakeIdentity } from './identity.js';
+
+export interface ApiContext {
+  args: Record<string, unknown>;
+  identity: FakeIdentity;
+  nextTs: () => string;
+  files: FileStore;
+  /** Scheme, host and port of the fake, for URLs it hands out. */
+  origin: string;
+  issueSocketUrl: () => string;
+}
+
+export type ApiBody = { ok: boolean; error?: string } & Record<string, unknown>;
+
+/** Which token a method accepts: Socket Mode's connection call only takes app-level tokens. */
+export type TokenKind = 'bot' | 'app';
+
+interface MethodSpec {
+  token: TokenKind;
+  handle: (ctx: ApiContext) => ApiBody;
+}
+
+const fail = (error: string): ApiBody => ({ ok: false, error });
+
+function str(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+function botMessage(ctx: ApiContext, ts: string): Record<string, unknown> {
+  const { args, identity } = ctx;
+  const message: Record<string, unknown> = {
+    user: identity.botUserId,
+    type: 'message',
+    ts,
+    bot_id: identity.botId,
+    app_id: identity.appId,
+    text: typeof args.text === 'string' ? args.text : '',
+    team: identity.teamId,
+  };
+  for (const key of ['blocks', 'attachments', 'metadata', 'thread_ts'] as const) {
+    if (args[key] !== undefined) message[key] = args[key];
+  }
+  return message;
+}
+
+function hasContent(args: Record<string, unknown>): boolean {
+  return ['text', 'blocks', 'attachments', 'markdown_text'].some((key) => {
+    const value = args[key];
+    return Array.isArray(value) ? value.length > 0 : value !== undefined && value !== '';
+  });
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  csv: 'text/csv',
+  gif: 'image/gif',
+  jpeg: 'image/jpeg',
+  jpg: 'image/jpeg',
+  json: 'application/json',
+  pdf: 'application/pdf',
+  png: 'image/png',
+  svg: 'image/svg+xml',
+  txt: 'text/plain',
+};
+
+function describeFile(ctx: ApiContext, id: string, title: string | undefined): Record<string, unknown> | undefined {
+  const file = ctx.files.uploaded(id);
+  if (!file) return undefined;
+  const { identity, origin } = ctx;
+  const extension = file.filename.includes('.') ? (file.filename.split('.').pop() ?? '').toLowerCase() : '';
+  const privateUrl = `${origin}/files-pri/${identity.teamId}-${id}/${encodeURIComponent(file.filename)}`;
+  return {
+    id,
+    created: file.created,
+    timestamp: file.created,
+    name: file.filename,
+    title: title ?? file.filename,
+    mimetype: MIME_BY_EXTENSION[extension] ?? 'application/octet-stream',
+    filetype: extension || 'binary',
+    user: identity.botUserId,
+    user_team: identity.teamId,
+    size: file.bytes.length,
+    mode: 'hosted',
+    is_external: false,
+    is_public: false,
+    url_private: privateUrl,
+    url_private_download: `${privateUrl}?download=1`,
+    permalink: `https://${identity.teamDomain}.slack.com/files/${identity.botUserId}/${id}/${encodeURIComponent(file.filename)}`,
+    // Sharing into the channel happens asynchronously on real Slack, so the
+    // completion answer carries no shares yet.
+    shares: {},
+    channels: [],
+    groups: [],
+    ims: [],
+    comments_count: 0,
+    file_access: 'visible',
+  };
+}
+
+export const METHODS: Readonly<Record<string, MethodSpec>> = {
+  'auth.test': {
+    token: 'bot',
+    handle: ({ identity }) => ({
+      ok: true,
+      url: `https://${identity.teamDomain}.slack.com/`,
+      team: identity.teamName,
+      user: identity.botUserName,
+      team_id: identity.teamId,
+      user_id: identity.botUserId,
+      bot_id: identity.botId,
+      is_enterprise_install: false,
+    }),
+  },
+
+  'chat.postMessage': {
+    token: 'bot',
+    handle: (ctx) => {
+      const channel = str(ctx.args.channel);
+      if (!channel) return fail('channel_not_found');
+      if (!hasContent(ctx.args)) return fail('no_text');
+      const ts = ctx.nextTs();
+      return { ok: true, channel, ts, message: botMessage(ctx, ts) };
+    },
+  },
+
+  'chat.postEphemeral': {
+    token: 'bot',
+    handle: (ctx) => {
+      if (!str(ctx.args.channel)) return fail('channel_not_found');
+      if (!str(ctx.args.user)) return fail('invalid_arguments');
+      if (!hasContent(ctx.args)) return fail('no_text');
+      return { ok: true, message_ts: ctx.nextTs() };
+    },
+  },
+
+  'chat.update': {
+    token: 'bot',
+    handle: (ctx) => {
+      const channel = str(ctx.args.channel);
+      const ts = str(ctx.args.ts);
+      if (!channel) return fail('channel_not_found');
+      if (!ts) return fail('invalid_arguments');
+      const message = botMessage(ctx, ts);
+      return { ok: true, channel, ts, text: message.text, message };
+    },
+  },
+
+  'chat.delete': {
+    token: 'bot',
+    handle: (ctx) => {
+      const channel = str(ctx.args.channel);
+      const ts = str(ctx.args.ts);
+      if (!channel) return fail('channel_not_found');
+      if (!ts) return fail('invalid_arguments');
+      return { ok: true, channel, ts };
+    },
+  },
+
+  'files.getUploadURLExternal': {
+    token: 'bot',
+    handle: (ctx) => {
+      const filename = str(ctx.args.filename);
+      const length = Number(ctx.args.length);
+      if (!filename || !Number.isInteger(length) || length < 0) return fail('invalid_arguments');
+      const file = ctx.files.issue(filename, length);
+      return { ok: true, upload_url: `${ctx.origin}/upload/${file.id}`, file_id: file.id };
+    },
+  },
+
+  'files.completeUploadExternal': {
+    token: 'bot',
+    handle: (ctx) => {
+      const requested = ctx.args.files;
+      if (!Array.isArray(requested) || requested.length === 0) return fail('invalid_arguments');
+      const described: Record<string, unknown>[] = [];
+      for (const entry of requested as unknown[]) {
+        const { id, title } = (entry ?? {}) as { id?: unknown; title?: unknown };
+        const fileId = str(id);
+        if (!fileId) return fail('invalid_arguments');
+        // An id whose bytes never arrived is treated as missing, so a skipped
+        // upload step fails loudly instead of sharing an empty file.
+        const file = describeFile(ctx, fileId, str(title));
+        if (!file) return fail('file_not_found');
+        described.push(file);
+      }
+      return { ok: true, files: described };
+    },
+  },
+
+  'apps.connections.open': {
+    token: 'app',
+    handle: (ctx) => ({ ok: true, url: ctx.issueSocketUrl() }),
+  },
+};
