@@ -69,7 +69,7 @@ describe('fault injection', () => {
     const t = performance.now();
     const res = await fetch(`${sim.url}${PATH}`, { headers: { 'x-api-key': sim.apiKey } });
     const headersAt = performance.now() - t;
-    const body = await res.json();
+    const body = (await res.json()) as any;
     const doneAt = performance.now() - t;
     expect(headersAt).toBeLessThan(200);
     expect(doneAt).toBeGreaterThanOrEqual(350);

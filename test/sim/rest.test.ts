@@ -58,7 +58,7 @@ describe('every documented route', () => {
       const res = await fetch(`${sim.url}/projects_data/v1/bitcoin`, { method, headers: { 'x-api-key': sim.apiKey } });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET');
-      expect((await res.json()).error.code).toBe('method_not_allowed');
+      expect(((await res.json()) as any).error.code).toBe('method_not_allowed');
     }
   });
 

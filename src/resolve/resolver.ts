@@ -1,0 +1,160 @@
+import Fuse from 'fuse.js';
+import type { EntityKind, EntityRef } from '../api/domain.js';
+import { UpstreamError } from '../api/errors.js';
+import type { CachedDataSource } from '../api/cache/cached-source.js';
+import { isValidSlug } from '../api/rest/paths.js';
+import { clean, compact, MAX_QUERY_LENGTH, normalize } from './normalize.js';
+
+export type Resolution =
+  | { status: 'resolved'; query: string; entity: EntityRef }
+  | { status: 'ambiguous'; query: string; candidates: EntityRef[] }
+  | { status: 'not_found'; query: string; suggestions: EntityRef[]; reason?: string };
+
+export interface ResolverOptions {
+  /**
+   * Whether exchange names can be looked up (false when only the MCP tool server is reachable:
+   * no tool lists exchanges). Then only `exchange <slug>` is accepted, as the person's confirmation.
+   */
+  exchangeNames: boolean;
+  /** Whether projects are resolved by the upstream's `resolve_project_slug` rather than our lists. */
+  upstreamProjectResolution: boolean;
+}
+
+const MAX_CANDIDATES = 25;
+const MAX_SUGGESTIONS = 5;
+
+interface Indexed {
+  ref: EntityRef;
+  keys: string[];
+  words: string[];
+}
+
+/**
+ * Turns what a person typed into exactly one entity, or refuses with candidates. Only an exact
+ * slug, name or ticker of a single entity resolves; anything fuzzy is offered, never picked.
+ */
+export class Resolver {
+  constructor(
+    private readonly source: CachedDataSource,
+    private readonly options: ResolverOptions,
+  ) {}
+
+  async resolve(input: string, kind?: EntityKind): Promise<Resolution> {
+    const query = clean(input);
+    if (!query) return { status: 'not_found', query, suggestions: [], reason: 'empty' };
+    if (query.length > MAX_QUERY_LENGTH) return { status: 'not_found', query: query.slice(0, 40), suggestions: [], reason: 'too_long' };
+    if (!compact(query)) return { status: 'not_found', query, suggestions: [], reason: 'no_letters' };
+
+    if (kind === 'exchange' && !this.options.exchangeNames) return this.confirmExchangeSlug(query);
+
+    const pools = await this.pools(query, kind);
+    const exact = pools.flatMap((p) => p.exact);
+    if (exact.length === 1) return { status: 'resolved', query, entity: exact[0]! };
+    if (exact.length > 1) return { status: 'ambiguous', query, candidates: exact.slice(0, MAX_CANDIDATES) };
+
+    const partial = dedupe(pools.flatMap((p) => p.partial));
+    if (partial.length > 0) return { status: 'ambiguous', query, candidates: partial.slice(0, MAX_CANDIDATES) };
+
+    const suggestions = dedupe(pools.flatMap((p) => p.suggestions)).slice(0, MAX_SUGGESTIONS);
+    return {
+      status: 'not_found',
+      query,
+      suggestions,
+      ...(kind !== 'project' && !this.options.exchangeNames ? { reason: 'exchange_names_unavailable' } : {}),
+    };
+  }
+
+  /** Best matches from whatever lists are already cached; never waits on the upstream. */
+  suggest(prefix: string, limit = 25): EntityRef[] {
+    const lists = (['project', 'exchange'] as const).flatMap((k) => this.source.cache.peek('list', k)?.data ?? []);
+    const q = compact(clean(prefix).slice(0, MAX_QUERY_LENGTH));
+    if (!q) return lists.slice(0, limit);
+    const scored: { ref: EntityRef; rank: number }[] = [];
+    for (const ref of lists) {
+      const { keys, words } = indexOf(ref);
+      let rank = Infinity;
+      if (keys.includes(q)) rank = 0;
+      else if (keys.some((k) => k.startsWith(q))) rank = 1;
+      else if (words.some((w) => w.startsWith(q))) rank = 2;
+      else if (keys.some((k) => k.includes(q))) rank = 3;
+      if (rank !== Infinity) scored.push({ ref, rank });
+    }
+    scored.sort((a, b) => a.rank - b.rank || a.ref.name.length - b.ref.name.length || a.ref.name.localeCompare(b.ref.name));
+    return scored.slice(0, limit).map((s) => s.ref);
+  }
+
+  private async pools(query: string, kind?: EntityKind) {
+    const kinds: EntityKind[] = kind ? [kind] : this.options.exchangeNames ? ['project', 'exchange'] : ['project'];
+    return Promise.all(
+      kinds.map((k) => (k === 'project' && this.options.upstreamProjectResolution ? this.upstreamProjects(query) : this.matchList(k, query))),
+    );
+  }
+
+  private async matchList(kind: EntityKind, query: string) {
+    const list = (await this.source.list(kind)).data;
+    const q = compact(query);
+    const qWords = normalize(query).split(' ');
+    const exact: EntityRef[] = [];
+    const partial: EntityRef[] = [];
+    for (const ref of list) {
+      const { keys, words } = indexOf(ref);
+      if (keys.includes(q)) exact.push(ref);
+      // Every typed word starts a word of the name (or the slug/name starts with the whole query).
+      else if (keys.some((k) => k.startsWith(q)) || qWords.every((qw) => words.some((w) => w.startsWith(qw)))) partial.push(ref);
+    }
+    const suggestions = exact.length || partial.length ? [] : fuzzy(list, query);
+    return { exact, partial, suggestions };
+  }
+
+  private async upstreamProjects(query: string) {
+    const res = (await this.source.resolveProject(query)).data;
+    if (!res) return this.matchList('project', query);
+    if (res.status === 'resolved' && res.resolved) return { exact: [res.resolved], partial: [], suggestions: [] };
+    if (res.status === 'ambiguous') return { exact: [], partial: res.matches, suggestions: [] };
+    return { exact: [], partial: [], suggestions: res.matches.slice(0, MAX_SUGGESTIONS) };
+  }
+
+  private async confirmExchangeSlug(query: string): Promise<Resolution> {
+    const slug = query.toLowerCase();
+    if (!isValidSlug(slug)) return { status: 'not_found', query, suggestions: [], reason: 'exchange_names_unavailable' };
+    try {
+      const record = (await this.source.record('exchange', slug)).data;
+      return { status: 'resolved', query, entity: { kind: 'exchange', slug: record.slug, name: record.name } };
+    } catch (err) {
+      if (err instanceof UpstreamError && (err.kind === 'not_found' || err.kind === 'not_available')) {
+        // Without a record we still hold the person's explicit slug: it is a confirmation, not a guess.
+        if (err.kind === 'not_available') return { status: 'resolved', query, entity: { kind: 'exchange', slug, name: slug } };
+        return { status: 'not_found', query, suggestions: [], reason: 'exchange_names_unavailable' };
+      }
+      throw err;
+    }
+  }
+}
+
+const indexCache = new WeakMap<EntityRef, Indexed>();
+
+function indexOf(ref: EntityRef): Indexed {
+  let entry = indexCache.get(ref);
+  if (!entry) {
+    const keys = [compact(ref.slug), compact(ref.name), ...(ref.ticker ? [compact(ref.ticker)] : [])].filter(Boolean);
+    const words = [...normalize(ref.name).split(' '), ...normalize(ref.slug).split(' ')].filter(Boolean);
+    entry = { ref, keys, words };
+    indexCache.set(ref, entry);
+  }
+  return entry;
+}
+
+function fuzzy(list: EntityRef[], query: string): EntityRef[] {
+  const fuse = new Fuse(list, { keys: ['name', 'slug', 'ticker'], threshold: 0.4, ignoreLocation: true, includeScore: true });
+  return fuse.search(normalize(query), { limit: MAX_SUGGESTIONS }).map((r) => r.item);
+}
+
+function dedupe(refs: EntityRef[]): EntityRef[] {
+  const seen = new Set<string>();
+  return refs.filter((r) => {
+    const key = `${r.kind}:${r.slug}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
