@@ -1,0 +1,228 @@
+/**
+ * An in-process stand-in for Discord's REST API and gateway, for driving the real
+ * discord.js client in tests:
+ *
+ *   const fake = await startFakeDiscord({ guildIds: ['1100000000000000001'], heartbeatIntervalMs: 300 });
+ *   const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: fake.apiUrl } });
+ *   await client.login(fake.token);
+ *
+ * Only the REST base needs overriding: the client learns the gateway URL from
+ * `GET /gateway/bot`, and the resume URL from READY.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIApplicationCommand, APIMessage, APIUser } from 'discord.js';
+import { CommandStore } from './commands.js';
+import { type ConnectionRecord, Gateway, type GatewayEventKind, type IdentifyRecord } from './gateway.js';
+import { botToken, snowflake } from './ids.js';
+import {
+  type AutocompleteInput,
+  type CommandInput,
+  type ComponentInput,
+  type InteractionHandle,
+  Interactions,
+} from './interactions.js';
+import { type CallFilter, type RecordedCall, Recorder } from './recorder.js';
+import { type FailureSpec, type RateLimitSpec, RestApi } from './rest.js';
+import { World, userPayload } from './world.js';
+
+export type { AutocompleteInput, CommandInput, ComponentInput, InteractionHandle, RecordedCallback } from './interactions.js';
+export type { CallFilter, RecordedCall, RecordedFile } from './recorder.js';
+export type { ConnectionRecord, GatewayEventKind, IdentifyRecord } from './gateway.js';
+export type { FailureSpec, RateLimitSpec } from './rest.js';
+export { PRIVILEGED_INTENTS } from './gateway.js';
+export { LIMITS } from './validate.js';
+
+export interface FakeDiscordOptions {
+  /** Bot token the fake accepts; a realistic random one by default. */
+  token?: string;
+  applicationId?: string;
+  /** Guilds the bot is in; each gets one text channel. Default: one guild. */
+  guildIds?: string[];
+  /** Extra text channels, each in a listed guild. */
+  channels?: { id: string; guildId: string; name?: string }[];
+  botUsername?: string;
+  /** HELLO heartbeat interval; Discord uses 41250 ms, tests usually want far less. */
+  heartbeatIntervalMs?: number;
+  /** Privileged intents switched on for the application (bitfield); default none. */
+  privilegedIntents?: number;
+  /** How long an interaction accepts its initial response; Discord allows 3000 ms. */
+  callbackDeadlineMs?: number;
+}
+
+export interface FakeDiscord {
+  /** REST base for discord.js (`rest: { api }`) and `DISCORD_API_URL`, e.g. `http://127.0.0.1:PORT/api`. */
+  readonly apiUrl: string;
+  readonly gatewayUrl: string;
+  readonly token: string;
+  readonly applicationId: string;
+  readonly botUser: APIUser;
+  readonly guildIds: string[];
+  /** The text channel created for each guild, keyed by guild id. */
+  readonly channelIds: Record<string, string>;
+  /** A member used for interactions that do not name one. */
+  readonly defaultUser: APIUser;
+
+  // Recorder
+  calls(filter?: CallFilter): RecordedCall[];
+  waitFor(filter: CallFilter, timeoutMs?: number): Promise<RecordedCall>;
+  clear(): void;
+  rawPayloads(): string[];
+
+  // Platform state
+  commands(guildId?: string): APIApplicationCommand[];
+  messages(channelId: string): APIMessage[];
+  addChannel(id: string, guildId: string, name?: string): void;
+
+  // REST controls
+  failChannel(channelId: string, failure: FailureSpec): void;
+  restoreChannel(channelId: string): void;
+  rateLimitNext(route: string, spec: RateLimitSpec): void;
+  failNext(route: string, failure: FailureSpec & { times?: number }): void;
+
+  // Gateway
+  readonly connectionCount: number;
+  readonly identifyCount: number;
+  readonly resumeCount: number;
+  readonly identifies: readonly IdentifyRecord[];
+  readonly connections: readonly ConnectionRecord[];
+  /** How often a gateway event happened (connect, identify, ready, resume, resumed, invalid-session, heartbeat, close). */
+  gatewayCount(kind: GatewayEventKind): number;
+  waitForReady(timeoutMs?: number): Promise<void>;
+  /** Resolves once `kind` has happened at least `count` times since start. */
+  waitForGateway(kind: GatewayEventKind, count?: number, timeoutMs?: number): Promise<void>;
+  dropConnections(code?: number | 'abrupt'): void;
+  requestReconnect(): void;
+  invalidateSessions(): void;
+  dispatch(event: string, data: unknown): void;
+
+  // Interactions
+  sendCommand(input: CommandInput): InteractionHandle;
+  sendAutocomplete(input: AutocompleteInput): InteractionHandle;
+  sendComponent(input: ComponentInput): InteractionHandle;
+
+  close(): Promise<void>;
+}
+
+export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const applicationId = opts.applicationId ?? snowflake();
+  const token = opts.token ?? botToken(applicationId);
+  const botUser = userPayload({ id: applicationId, username: opts.botUsername ?? 'polbot', globalName: null }, true);
+  const defaultUser = userPayload({ username: 'tester' });
+
+  const recorder = new Recorder();
+  const world = new World(botUser);
+  const channelIds: Record<string, string> = {};
+  for (const guildId of opts.guildIds ?? [snowflake()]) {
+    world.addGuild(guildId);
+    channelIds[guildId] = world.addChannel(snowflake(), guildId, 'general').id;
+  }
+  for (const c of opts.channels ?? []) {
+    if (!world.guilds.has(c.guildId)) throw new Error(`channel ${c.id}: unknown guild ${c.guildId}`);
+    world.addChannel(c.id, c.guildId, c.name);
+  }
+  const commands = new CommandStore(applicationId);
+
+  const gateway = new Gateway({
+    token,
+    applicationId,
+    botUser,
+    world,
+    recorder,
+    heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 41_250,
+    privilegedIntents: opts.privilegedIntents ?? 0,
+  });
+  const interactions = new Interactions({
+    applicationId,
+    world,
+    commands,
+    recorder,
+    defaultUser,
+    dispatch: (payload) => gateway.dispatch('INTERACTION_CREATE', payload),
+  });
+  const rest = new RestApi({
+    token,
+    applicationId,
+    botUser,
+    world,
+    commands,
+    interactions,
+    recorder,
+    callbackDeadlineMs: opts.callbackDeadlineMs ?? 3_000,
+    gatewayUrl: () => gateway.url,
+  });
+
+  const server = createServer((req, res) => {
+    rest.handle(req, res).catch((e: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: `fake Discord failure: ${(e as Error).message}`, code: 0 }));
+    });
+  });
+  server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  world.origin = origin;
+  gateway.url = `ws://127.0.0.1:${port}`;
+
+  let closed = false;
+  return {
+    apiUrl: `${origin}/api`,
+    gatewayUrl: gateway.url,
+    token,
+    applicationId,
+    botUser,
+    guildIds: [...world.guilds.keys()],
+    channelIds,
+    defaultUser,
+
+    calls: (filter) => recorder.calls(filter),
+    waitFor: (filter, timeoutMs) => recorder.waitFor(filter, timeoutMs),
+    clear: () => recorder.clear(),
+    rawPayloads: () => recorder.rawPayloads(),
+
+    commands: (guildId) => commands.list(guildId ?? 'global'),
+    messages: (channelId) => [...world.messages.values()].filter((m) => m.channel_id === channelId),
+    addChannel: (id, guildId, name) => void world.addChannel(id, guildId, name),
+
+    failChannel: (channelId, failure) => rest.failChannel(channelId, failure),
+    restoreChannel: (channelId) => rest.restoreChannel(channelId),
+    rateLimitNext: (route, spec) => rest.rateLimitNext(route, spec),
+    failNext: (route, failure) => rest.failNext(route, failure),
+
+    get connectionCount() {
+      return gateway.connectionCount;
+    },
+    get identifyCount() {
+      return gateway.identifyCount;
+    },
+    get resumeCount() {
+      return gateway.resumeCount;
+    },
+    identifies: gateway.identifies,
+    connections: gateway.connections,
+    gatewayCount: (kind) => gateway.count(kind),
+    waitForReady: (timeoutMs) => gateway.waitFor('ready', 1, timeoutMs),
+    waitForGateway: (kind, count, timeoutMs) => gateway.waitFor(kind, count, timeoutMs),
+    dropConnections: (code) => gateway.dropConnections(code),
+    requestReconnect: () => gateway.requestReconnect(),
+    invalidateSessions: () => gateway.invalidateSessions(),
+    dispatch: (event, data) => gateway.dispatch(event, data),
+
+    sendCommand: (input) => interactions.sendCommand(input),
+    sendAutocomplete: (input) => interactions.sendAutocomplete(input),
+    sendComponent: (input) => interactions.sendComponent(input),
+
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      recorder.dispose();
+      await gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { type ApiError, emptyMessage, fieldError, invalidForm, tooLarge } from './errors.js';
+import type { RecordedFile } from './recorder.js';
+import type { MessageBody } from './world.js';
+
+// Limits documented by Discord; enforcing them here makes the fake reject what the
+// real platform would reject instead of letting oversized replies pass in tests.
+export const LIMITS = {
+  content: 2000,
+  embeds: 10,
+  embedTitle: 256,
+  embedDescription: 4096,
+  embedFields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footerText: 2048,
+  authorName: 256,
+  embedTotal: 6000,
+  files: 10,
+  fileBytes: 10 * 1024 * 1024,
+  choices: 25,
+  choiceName: 100,
+  commandName: 32,
+  commandDescription: 100,
+  commandOptions: 25,
+} as const;
+
+const max = (path: string, limit: number) =>
+  invalidForm(fieldError(path, 'BASE_TYPE_MAX_LENGTH', `Must be ${limit} or fewer in length.`));
+
+export function validateMessage(body: MessageBody | undefined, files: RecordedFile[], isEdit: boolean): ApiError | null {
+  const b = body ?? {};
+  if (files.length > LIMITS.files) return max('files', LIMITS.files);
+  if (files.some((f) => f.bytes.length > LIMITS.fileBytes)) return tooLarge();
+  if (typeof b.content === 'string' && b.content.length > LIMITS.content) return max('content', LIMITS.content);
+
+  const embeds = b.embeds ?? [];
+  if (embeds.length > LIMITS.embeds) return max('embeds', LIMITS.embeds);
+  let total = 0;
+  for (const [i, e] of embeds.entries()) {
+    const checks: [string, string | undefined, number][] = [
+      ['title', e.title, LIMITS.embedTitle],
+      ['description', e.description, LIMITS.embedDescription],
+      ['footer.text', e.footer?.text, LIMITS.footerText],
+      ['author.name', e.author?.name, LIMITS.authorName],
+    ];
+    for (const [field, value, limit] of checks) {
+      if (value !== undefined && value.length > limit) return max(`embeds.${i}.${field}`, limit);
+      total += value?.length ?? 0;
+    }
+    const fields = e.fields ?? [];
+    if (fields.length > LIMITS.embedFields) return max(`embeds.${i}.fields`, LIMITS.embedFields);
+    for (const [j, f] of fields.entries()) {
+      if (!f.name) return invalidForm(fieldError(`embeds.${i}.fields.${j}.name`, 'BASE_TYPE_REQUIRED', 'This field is required'));
+      if (!f.value) return invalidForm(fieldError(`embeds.${i}.fields.${j}.value`, 'BASE_TYPE_REQUIRED', 'This field is required'));
+      if (f.name.length > LIMITS.fieldName) return max(`embeds.${i}.fields.${j}.name`, LIMITS.fieldName);
+      if (f.value.length > LIMITS.fieldValue) return max(`embeds.${i}.fields.${j}.value`, LIMITS.fieldValue);
+      total += f.name.length + f.value.length;
+    }
+  }
+  if (total > LIMITS.embedTotal) {
+    return invalidForm(fieldError('embeds', 'MAX_EMBED_SIZE_EXCEEDED', `Embed size exceeds maximum size of ${LIMITS.embedTotal}`));
+  }
+
+  // An edit may legitimately only touch one field (or clear content while keeping embeds).
+  if (!isEdit) {
+    const hasContent = typeof b.content === 'string' && b.content.length > 0;
+    const hasComponents = Array.isArray(b.components) && b.components.length > 0;
+    if (!hasContent && embeds.length === 0 && files.length === 0 && !hasComponents) return emptyMessage();
+  }
+  return null;
+}
+
+export function validateChoices(choices: unknown): ApiError | null {
+  if (!Array.isArray(choices)) {
+    return invalidForm(fieldError('data.choices', 'BASE_TYPE_REQUIRED', 'This field is required'));
+  }
+  if (choices.length > LIMITS.choices) return max('data.choices', LIMITS.choices);
+  for (const [i, c] of choices.entries()) {
+    const name = (c as { name?: unknown }).name;
+    if (typeof name !== 'string' || name.length < 1 || name.length > LIMITS.choiceName) {
+      return invalidForm(fieldError(`data.choices.${i}.name`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.'));
+    }
+    if (!('value' in (c as object))) {
+      return invalidForm(fieldError(`data.choices.${i}.value`, 'BASE_TYPE_REQUIRED', 'This field is required'));
+    }
+  }
+  return null;
+}
+
+const NAME = /^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
+
+interface CommandLike {
+  name?: unknown;
+  description?: unknown;
+  type?: unknown;
+  options?: CommandLike[];
+  required?: unknown;
+}
+
+export function validateCommand(cmd: CommandLike, path: string): ApiError | null {
+  const chatInput = cmd.type === undefined || cmd.type === 1;
+  if (typeof cmd.name !== 'string' || !NAME.test(cmd.name) || (chatInput && cmd.name !== cmd.name.toLowerCase())) {
+    return invalidForm(fieldError(`${path}.name`, 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid'));
+  }
+  if (chatInput) {
+    const d = cmd.description;
+    if (typeof d !== 'string' || d.length < 1 || d.length > LIMITS.commandDescription) {
+      return invalidForm(fieldError(`${path}.description`, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.'));
+    }
+  }
+  return validateOptions(cmd.options ?? [], `${path}.options`);
+}
+
+function validateOptions(options: CommandLike[], path: string): ApiError | null {
+  if (options.length > LIMITS.commandOptions) return max(path, LIMITS.commandOptions);
+  let seenOptional = false;
+  for (const [i, opt] of options.entries()) {
+    // Subcommands (1) and groups (2) have their own nested option lists.
+    const error = validateCommand({ ...opt, type: 1 }, `${path}.${i}`);
+    if (error) return error;
+    if (opt.required === true && seenOptional) {
+      return invalidForm(
+        fieldError(`${path}.${i}.required`, 'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID', 'Required options must be placed before non-required options'),
+      );
+    }
+    if (opt.required !== true && opt.type !== 1 && opt.type !== 2) seenOptional = true;
+  }
+  return null;
+}

@@ -1,0 +1,256 @@
+import type {
+  APIAttachment,
+  APIEmbed,
+  APIGuildTextChannel,
+  APIMessage,
+  APIUser,
+  ChannelFlags,
+  ChannelType,
+  GatewayGuildCreateDispatchData,
+  GuildSystemChannelFlags,
+  RoleFlags,
+  UserFlags,
+} from 'discord.js';
+import { snowflake } from './ids.js';
+import type { RecordedFile } from './recorder.js';
+
+const GUILD_TEXT = 0;
+
+export interface FakeUserInput {
+  id?: string;
+  username?: string;
+  globalName?: string | null;
+}
+
+export interface ChannelRecord {
+  id: string;
+  guildId: string;
+  name: string;
+}
+
+export interface GuildRecord {
+  id: string;
+  name: string;
+  ownerId: string;
+  everyoneRoleId: string;
+}
+
+interface StoredAttachment {
+  bytes: Buffer;
+  contentType: string;
+}
+
+export function userPayload(input: FakeUserInput = {}, bot = false): APIUser {
+  const id = input.id ?? snowflake();
+  const username = input.username ?? `user${id.slice(-4)}`;
+  return {
+    id,
+    username,
+    discriminator: '0',
+    global_name: input.globalName === undefined ? (bot ? null : username) : input.globalName,
+    avatar: null,
+    ...(bot ? { bot: true } : {}),
+    flags: 0 as UserFlags,
+    public_flags: 0 as UserFlags,
+  };
+}
+
+/** Guilds, channels and messages as the fake platform currently knows them. */
+export class World {
+  readonly guilds = new Map<string, GuildRecord>();
+  readonly channels = new Map<string, ChannelRecord>();
+  readonly messages = new Map<string, APIMessage>();
+  readonly #attachments = new Map<string, StoredAttachment>();
+  /** Origin used in attachment URLs; set once the HTTP server listens. */
+  origin = 'http://127.0.0.1';
+
+  constructor(readonly botUser: APIUser) {}
+
+  addGuild(id: string, name = `Guild ${id.slice(-4)}`): GuildRecord {
+    const guild: GuildRecord = { id, name, ownerId: snowflake(), everyoneRoleId: id };
+    this.guilds.set(id, guild);
+    return guild;
+  }
+
+  addChannel(id: string, guildId: string, name = `channel-${id.slice(-4)}`): ChannelRecord {
+    const channel: ChannelRecord = { id, guildId, name };
+    this.channels.set(id, channel);
+    return channel;
+  }
+
+  defaultChannelOf(guildId: string): ChannelRecord | undefined {
+    for (const channel of this.channels.values()) if (channel.guildId === guildId) return channel;
+    return undefined;
+  }
+
+  channelPayload(channel: ChannelRecord): APIGuildTextChannel<ChannelType.GuildText> {
+    return {
+      id: channel.id,
+      type: GUILD_TEXT,
+      guild_id: channel.guildId,
+      name: channel.name,
+      position: 0,
+      permission_overwrites: [],
+      nsfw: false,
+      parent_id: null,
+      topic: null,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+      flags: 0 as ChannelFlags,
+    };
+  }
+
+  guildCreatePayload(guild: GuildRecord, joinedAt: Date): GatewayGuildCreateDispatchData {
+    const channels = [...this.channels.values()].filter((c) => c.guildId === guild.id);
+    return {
+      id: guild.id,
+      name: guild.name,
+      icon: null,
+      splash: null,
+      discovery_splash: null,
+      owner_id: guild.ownerId,
+      afk_channel_id: null,
+      afk_timeout: 300,
+      verification_level: 1,
+      default_message_notifications: 1,
+      explicit_content_filter: 2,
+      roles: [
+        {
+          id: guild.everyoneRoleId,
+          name: '@everyone',
+          color: 0,
+          colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+          hoist: false,
+          position: 0,
+          permissions: '2248473465835073',
+          managed: false,
+          mentionable: false,
+          flags: 0 as RoleFlags,
+        },
+      ],
+      emojis: [],
+      stickers: [],
+      features: [],
+      mfa_level: 0,
+      application_id: null,
+      system_channel_id: channels[0]?.id ?? null,
+      system_channel_flags: 0 as GuildSystemChannelFlags,
+      rules_channel_id: null,
+      vanity_url_code: null,
+      description: null,
+      banner: null,
+      premium_tier: 0,
+      premium_subscription_count: 0,
+      preferred_locale: 'en-US' as GatewayGuildCreateDispatchData['preferred_locale'],
+      public_updates_channel_id: null,
+      nsfw_level: 0,
+      premium_progress_bar_enabled: false,
+      hub_type: null,
+      safety_alerts_channel_id: null,
+      incidents_data: null,
+      region: 'us-east',
+      joined_at: joinedAt.toISOString(),
+      large: false,
+      unavailable: false,
+      member_count: 2,
+      voice_states: [],
+      members: [],
+      channels: channels.map((c) => this.channelPayload(c)),
+      threads: [],
+      presences: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      soundboard_sounds: [],
+    };
+  }
+
+  storeAttachment(channelId: string, file: RecordedFile, description?: string): APIAttachment {
+    const id = snowflake();
+    const url = `${this.origin}/attachments/${channelId}/${id}/${encodeURIComponent(file.name)}`;
+    this.#attachments.set(`${channelId}/${id}`, { bytes: file.bytes, contentType: file.contentType });
+    return {
+      id,
+      filename: file.name,
+      size: file.bytes.length,
+      url,
+      proxy_url: url,
+      content_type: file.contentType,
+      ...(description === undefined ? {} : { description }),
+    };
+  }
+
+  attachmentBytes(channelId: string, attachmentId: string): StoredAttachment | undefined {
+    return this.#attachments.get(`${channelId}/${attachmentId}`);
+  }
+
+  /** Builds and stores a message the way Discord echoes a create request back. */
+  createMessage(channelId: string, body: MessageBody, files: RecordedFile[], extra: Partial<APIMessage> = {}): APIMessage {
+    const message: APIMessage = {
+      id: snowflake(),
+      channel_id: channelId,
+      author: this.botUser,
+      content: body.content ?? '',
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: Boolean(body.tts),
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: this.#newAttachments(channelId, body, files),
+      embeds: (body.embeds ?? []).map(normalizeEmbed),
+      components: (body.components ?? []) as APIMessage['components'],
+      pinned: false,
+      type: 0,
+      flags: body.flags ?? 0,
+      ...extra,
+    };
+    this.messages.set(message.id, message);
+    return message;
+  }
+
+  /**
+   * Applies an edit with Discord's attachment semantics: an `attachments` array lists
+   * the existing attachments to keep (by id) plus the new uploads; without it, new
+   * uploads are appended and existing ones stay.
+   */
+  editMessage(message: APIMessage, body: MessageBody, files: RecordedFile[]): APIMessage {
+    let attachments = message.attachments;
+    if (Array.isArray(body.attachments)) {
+      const keep = new Set(body.attachments.map((a) => String(a.id)));
+      attachments = attachments.filter((a) => keep.has(a.id));
+    }
+    const edited: APIMessage = {
+      ...message,
+      ...(body.content !== undefined ? { content: body.content ?? '' } : {}),
+      ...(body.embeds !== undefined ? { embeds: (body.embeds ?? []).map(normalizeEmbed) } : {}),
+      ...(body.components !== undefined ? { components: (body.components ?? []) as APIMessage['components'] } : {}),
+      ...(body.flags !== undefined ? { flags: body.flags } : {}),
+      attachments: [...attachments, ...this.#newAttachments(message.channel_id, body, files)],
+      edited_timestamp: new Date().toISOString(),
+    };
+    this.messages.set(edited.id, edited);
+    return edited;
+  }
+
+  #newAttachments(channelId: string, body: MessageBody, files: RecordedFile[]): APIAttachment[] {
+    return files.map((file, index) => {
+      const fileIndex = /^files\[(\d+)\]$/.exec(file.field)?.[1] ?? String(index);
+      const meta = body.attachments?.find((a) => String(a.id) === fileIndex);
+      return this.storeAttachment(channelId, file, meta?.description);
+    });
+  }
+}
+
+export interface MessageBody {
+  content?: string | null;
+  tts?: boolean;
+  embeds?: APIEmbed[] | null;
+  components?: unknown[] | null;
+  attachments?: { id: string | number; description?: string; filename?: string }[];
+  flags?: number;
+}
+
+function normalizeEmbed(embed: APIEmbed): APIEmbed {
+  // Discord types every embed a bot sends as "rich" and echoes that back.
+  return { type: 'rich' as APIEmbed['type'], ...embed } as APIEmbed;
+}
