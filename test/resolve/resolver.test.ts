@@ -111,3 +111,25 @@ describe('resolver over the REST lists', () => {
     expect(sim.counter.total).toBe(0);
   });
 });
+
+describe('resolver through the MCP tool server', () => {
+  it('uses resolve_project_slug, never auto-picks, and needs an explicit slug for exchanges without REST', async () => {
+    const { mcpSource } = await import('../helpers/sources.js');
+    const toolsOnly = cached(mcpSource(sim, { rest: false }));
+    const mcpResolver = new Resolver(toolsOnly, { exchangeNames: false, upstreamProjectResolution: true });
+    try {
+      sim.counter.reset();
+      expect(slugOf(await mcpResolver.resolve('Bitcoin'))).toBe('project:bitcoin');
+      expect(sim.counter.tool('resolve_project_slug')).toBe(1);
+      const shiba = await mcpResolver.resolve('shiba');
+      expect(shiba.status).toBe('ambiguous');
+      expect(candidates(shiba).sort()).toEqual(['project:shiba-inu', 'project:shibaswap']);
+      const notFound = await mcpResolver.resolve('binance');
+      expect(notFound).toMatchObject({ status: 'not_found', reason: 'exchange_names_unavailable' });
+      expect(slugOf(await mcpResolver.resolve('binance', 'exchange'))).toBe('exchange:binance');
+      expect((await mcpResolver.resolve('../x', 'exchange')).status).toBe('not_found');
+    } finally {
+      await toolsOnly.close();
+    }
+  });
+});
