@@ -459,6 +459,18 @@ describe('errors', () => {
     expect(((await bad.json()) as any).error.code).toBe(-32700);
     const big = await fetch(sim.mcpUrl, { method: 'POST', headers, body: `"${'x'.repeat(1024 * 1024 + 10)}"` });
     expect(big.status).toBe(413);
+    // Without a content-length the limit is found while reading; the 413 must still arrive.
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 40) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const chunked = await fetch(sim.mcpUrl, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(((await chunked.json()) as any).error.code).toBe(-32600);
   });
 
   it('marks raw MCP answers as simulated and keeps them plain JSON', async () => {

@@ -143,14 +143,30 @@ export function createSimulatorHandler(opts: { store: SimStore; faults: Faults; 
         if (!authorize(req, res)) return;
         const delay = faults.delayFor(url.pathname);
         if (delay > 0) await sleep(delay);
+        // HTTP-level faults apply to the tool server too; a wrong shape is decided per tool (`mcp:<tool>`).
         const action = faults.decide(url.pathname);
-        if (action.kind === 'reset') return void req.socket.destroy();
-        if (action.kind === 'status') {
-          return sendError(
-            res,
-            new HttpError(action.status, action.status === 429 ? 'rate_limited' : 'upstream_error', `Simulated ${action.status}`),
-            action.retryAfterSec !== undefined ? { 'retry-after': String(action.retryAfterSec) } : {},
-          );
+        switch (action.kind) {
+          case 'reset':
+            return void req.socket.destroy();
+          case 'status':
+            return sendError(
+              res,
+              new HttpError(action.status, action.status === 429 ? 'rate_limited' : 'upstream_error', `Simulated ${action.status}`),
+              action.retryAfterSec !== undefined ? { 'retry-after': String(action.retryAfterSec) } : {},
+            );
+          case 'redirect':
+            res.writeHead(action.status ?? 302, { location: action.location, [SIMULATED_HEADER]: 'true' });
+            return void res.end();
+          case 'malformed':
+            req.resume();
+            res.writeHead(200, { 'content-type': 'application/json', [SIMULATED_HEADER]: 'true' });
+            return void res.end('{"jsonrpc":"2.0","id":1,"result":{"conte');
+          case 'delay':
+          case 'slow':
+            await sleep(action.ms);
+            break;
+          default:
+            break;
         }
         return await mcp(req, res);
       }
