@@ -1,5 +1,7 @@
 import { ConfigError } from '../config.js';
+import { runAsk } from './ask.js';
 import { runSim } from './sim.js';
+import { runStart } from './start.js';
 
 const USAGE = `Usage: polbot <command> [options]
 
@@ -17,6 +19,10 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'sim':
       return runSim(rest);
+    case 'start':
+      return runStart(rest);
+    case 'ask':
+      return runAsk(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -50,10 +50,11 @@ export class McpSource implements DataSource {
   /** Calls one tool, reconnecting and retrying after transport failures, and maps its structured content. */
   private async tool<T extends z.ZodType, R>(name: string, args: Record<string, unknown>, schema: T, map: (parsed: z.output<T>) => R): Promise<Fetched<R>> {
     const route = `mcp ${name}`;
+    if ('slug' in args) assertSlug(String(args.slug), route);
     const result = await withRetries(
       async (signal) => {
         try {
-          const client = await this.connection.get();
+          const client = await untilAborted(this.connection.get(), signal);
           return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: this.o.timeoutMs })) as ToolResult;
         } catch (err) {
           throw classifyMcpError(err, route);
@@ -80,10 +81,6 @@ export class McpSource implements DataSource {
     }
     const rest = this.rest;
     return ((...args: unknown[]) => (rest[method] as (...a: unknown[]) => unknown).apply(rest, args)) as RestSource[K];
-  }
-
-  private slug(slug: string, tool: string): string {
-    return assertSlug(slug, `mcp ${tool}`);
   }
 
   // Entities, lists, search
@@ -152,7 +149,7 @@ export class McpSource implements DataSource {
 
   byCategoryChart(kind: D.EntityKind, slug: string, days?: number) {
     const tool = kind === 'project' ? 'get_project_categories_scores_dynamic' : 'get_exchange_categories_scores_dynamic';
-    return this.tool(tool, { slug: this.slug(slug, tool), ...(days !== undefined ? { days } : {}) }, S.dynamicScores, (b) => b.points);
+    return this.tool(tool, { slug: slug, ...(days !== undefined ? { days } : {}) }, S.dynamicScores, (b) => b.points);
   }
 
   categoryScore(kind: D.EntityKind, slug: string, category: string): Promise<Fetched<D.QualityScore>> {
@@ -161,7 +158,7 @@ export class McpSource implements DataSource {
       return Promise.reject(new UpstreamError('not_available', `mcp ${kind} ${category} score`, { detail: 'no such category tool' }));
     }
     const tool = `get_${kind}_${category}_score`;
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.scoreEnvelope, (b) => b.score);
+    return this.tool(tool, { slug: slug }, S.scoreEnvelope, (b) => b.score);
   }
 
   byMetric(kind: D.EntityKind, slug: string) {
@@ -244,12 +241,12 @@ export class McpSource implements DataSource {
 
   redFlags(slug: string) {
     const tool = 'get_project_red_flags';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.redFlags, (b): D.RedFlags => ({ marketMaker: b.mmRedFlags, investor: b.investorRedFlags }));
+    return this.tool(tool, { slug: slug }, S.redFlags, (b): D.RedFlags => ({ marketMaker: b.mmRedFlags, investor: b.investorRedFlags }));
   }
 
   socialFraud(slug: string) {
     const tool = 'get_project_social_fraud';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.socialFraud, (b): D.SocialSignals => ({
+    return this.tool(tool, { slug: slug }, S.socialFraud, (b): D.SocialSignals => ({
       metrics: Object.fromEntries(
         Object.entries(b.social).filter((e): e is [string, number | string | boolean] => ['number', 'string', 'boolean'].includes(typeof e[1])),
       ),
@@ -258,7 +255,7 @@ export class McpSource implements DataSource {
 
   registration(slug: string) {
     const tool = 'get_project_public_registration';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.registration, (b): D.Registration => ({
+    return this.tool(tool, { slug: slug }, S.registration, (b): D.Registration => ({
       publicRegistration: b.isPublicRegistrationPresent,
       jurisdictionTier: b.jurisdictionQuality,
     }));
@@ -266,7 +263,7 @@ export class McpSource implements DataSource {
 
   certifications(slug: string) {
     const tool = 'get_project_certifications';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.certifications, (b): D.Certifications => ({
+    return this.tool(tool, { slug: slug }, S.certifications, (b): D.Certifications => ({
       iso27001: b.isIso27001Present,
       ccss: b.isCcssPresent,
       ccssLevel: b.ccssLevel,
@@ -276,7 +273,7 @@ export class McpSource implements DataSource {
 
   team(slug: string) {
     const tool = 'get_project_team_track_record';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.team, (b): D.TeamRecord => ({
+    return this.tool(tool, { slug: slug }, S.team, (b): D.TeamRecord => ({
       educationRelevant: b.isEducationRelevant,
       workExperienceRelevant: b.isWorkExperienceRelevant,
       businessExperienceRelevant: b.isBusinessExperienceRelevant,
@@ -285,7 +282,7 @@ export class McpSource implements DataSource {
 
   githubActivity(slug: string) {
     const tool = 'get_project_github_activity';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.github, (b): D.GithubActivity => ({
+    return this.tool(tool, { slug: slug }, S.github, (b): D.GithubActivity => ({
       commitsCount7d: b.commitsCount7d,
       heatmap: S.heatmapOf(b.heatmap),
     }));
@@ -293,12 +290,12 @@ export class McpSource implements DataSource {
 
   age(slug: string) {
     const tool = 'get_project_age';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.age, (b): D.ProjectAge => b);
+    return this.tool(tool, { slug: slug }, S.age, (b): D.ProjectAge => b);
   }
 
   marketData(slug: string) {
     const tool = 'get_project_market_data';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.marketData, (b): D.MarketData => ({
+    return this.tool(tool, { slug: slug }, S.marketData, (b): D.MarketData => ({
       price: b.price,
       marketCap: b.marketCap,
       ...(b.volume24h !== undefined ? { volume24h: b.volume24h } : {}),
@@ -308,12 +305,12 @@ export class McpSource implements DataSource {
 
   voiceProsCons(slug: string) {
     const tool = 'get_project_proof_of_voice_pros_and_cons';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.prosCons, (b): D.VoiceProsCons => ({ pros: b.pros, cons: b.cons }));
+    return this.tool(tool, { slug: slug }, S.prosCons, (b): D.VoiceProsCons => ({ pros: b.pros, cons: b.cons }));
   }
 
   voiceReviews(slug: string) {
     const tool = 'get_project_proof_of_voice_expert_reviews';
-    return this.tool(tool, { slug: this.slug(slug, tool) }, S.reviews, (b) => b.reviews);
+    return this.tool(tool, { slug: slug }, S.reviews, (b) => b.reviews);
   }
 
   voiceChart(slug: string, days?: number) {
@@ -330,7 +327,7 @@ export class McpSource implements DataSource {
     const result = await withRetries(
       async (signal) => {
         try {
-          const client = await this.connection.get();
+          const client = await untilAborted(this.connection.get(), signal);
           return (await client.callTool({ name: 'check_health', arguments: {} }, undefined, { signal, timeout: this.o.timeoutMs })) as ToolResult;
         } catch (err) {
           throw classifyMcpError(err, route);
@@ -361,6 +358,25 @@ function toolError(route: string, text: string): UpstreamError {
     return new UpstreamError('not_found', route, { detail: text.slice(0, 200) });
   }
   return new UpstreamError('unavailable', route, { detail: text.slice(0, 200) });
+}
+
+/** Connecting is part of the call's deadline: a slow handshake must not outlive it. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -164,8 +164,9 @@ function generateProject(seed: number, p: ProjectSeed, days: number[]): SimProje
     : traits.has('jurisdiction-empty')
       ? ''
       : (Math.min(4, Math.max(1, Math.round(4 - p.quality * 3 + rng.normal() * 0.5))) as 1 | 2 | 3 | 4);
-  const marketCap = round(Math.exp(rng.range(18, 27)) * (0.3 + p.quality), 0);
-  const price = round(Math.exp(rng.range(-12, 10)), 8);
+  // Stronger projects tend to be larger: caps from ~$50M (weakest) to ~$1T (strongest).
+  const marketCap = round(Math.exp(17.7 + p.quality * 9.5 + rng.normal() * 0.8), 0);
+  const price = round(p.category === 'Stablecoin' ? 1 + rng.normal() * 0.001 : Math.exp(rng.range(-14, 4) + p.quality * 6), 8);
   const launchedAt = Date.parse(p.launched) / 1000;
   const heatmap = Array.from({ length: 52 }, () =>
     Array.from({ length: 7 }, () => (rng.chance(p.quality) ? rng.int(0, Math.round(30 * p.quality)) : 0)),

@@ -1,0 +1,131 @@
+import * as fmt from '../../src/reply/format.js';
+import type { Footer, Reply, Section, Series } from '../../src/reply/model.js';
+
+export interface ConsoleStyle {
+  color: boolean;
+  /** Where the reply's chart PNG was written, if it was. */
+  imagePath?: string;
+}
+
+const CODES = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39], magenta: [35, 39] } as const;
+type Tone = keyof typeof CODES;
+
+function paint(style: ConsoleStyle, tone: Tone, text: string): string {
+  if (!style.color) return text;
+  const [on, off] = CODES[tone];
+  return `\u001b[${on}m${text}\u001b[${off}m`;
+}
+
+/** Upstream text can carry terminal escapes; they are shown as text, never executed. */
+export function clean(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '�').replace(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '');
+}
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+export function sparkline(values: readonly number[], width = 48): string {
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (finite.length === 0) return '';
+  // Bucket long series to the width so a year of days fits on one line.
+  const step = Math.max(1, Math.ceil(finite.length / width));
+  const buckets: number[] = [];
+  for (let i = 0; i < finite.length; i += step) {
+    const chunk = finite.slice(i, i + step);
+    buckets.push(chunk.reduce((a, b) => a + b, 0) / chunk.length);
+  }
+  const min = Math.min(...buckets);
+  const max = Math.max(...buckets);
+  return buckets.map((v) => BARS[max === min ? 3 : Math.round(((v - min) / (max - min)) * (BARS.length - 1))]).join('');
+}
+
+function ratingTone(rating: string | undefined): Tone {
+  if (!rating) return 'cyan';
+  if (rating.startsWith('A')) return 'green';
+  if (rating.startsWith('B')) return 'yellow';
+  return 'red';
+}
+
+function section(style: ConsoleStyle, s: Section): string[] {
+  const head = `${paint(style, 'bold', clean(s.title))}${s.direction ? paint(style, 'dim', ` (${s.direction})`) : ''}`;
+  const lines = [head];
+  const width = Math.min(28, Math.max(0, ...(s.fields ?? []).map((f) => clean(f.label).length)));
+  for (const f of s.fields ?? []) {
+    lines.push(`  ${clean(f.label).padEnd(width)}  ${clean(f.value)}${f.detail ? paint(style, 'dim', `  ${clean(f.detail)}`) : ''}`);
+  }
+  if (s.items) {
+    if (s.items.length === 0) lines.push(`  ${paint(style, 'dim', clean(s.empty ?? 'none'))}`);
+    for (const item of s.items) lines.push(`  • ${clean(item)}`);
+  }
+  return lines;
+}
+
+function series(style: ConsoleStyle, s: Series | undefined): string[] {
+  if (!s || s.values.length === 0) return [];
+  return [`${paint(style, 'dim', clean(s.label))}  ${paint(style, 'cyan', sparkline(s.values))}${s.direction ? paint(style, 'dim', `  (${s.direction})`) : ''}`];
+}
+
+function footer(style: ConsoleStyle, f: Footer | undefined): string[] {
+  if (!f) return [];
+  const parts = [`as of ${fmt.utc(f.asOf)}`, `source ${f.sources.map((s) => s.toUpperCase()).join('+') || '—'}`];
+  if (f.stale) parts.push(paint(style, 'yellow', `STALE: data from ${fmt.age(f.stale.ageMs)} ago`));
+  if (f.simulated) parts.push(paint(style, 'magenta', 'SIMULATED DATA'));
+  return [paint(style, 'dim', parts.join(' · ')), ...(f.notes ?? []).map((n) => paint(style, 'dim', clean(n)))];
+}
+
+function image(style: ConsoleStyle): string[] {
+  return style.imagePath ? [paint(style, 'dim', `chart: ${style.imagePath}`)] : [];
+}
+
+/** A Reply as terminal text. Choices are numbered so the person can answer with the number. */
+export function renderReply(reply: Reply, style: ConsoleStyle): string {
+  const out: string[] = [];
+  switch (reply.kind) {
+    case 'card': {
+      out.push(`${paint(style, 'bold', clean(reply.title))}${reply.subtitle ? paint(style, 'dim', `  ${clean(reply.subtitle)}`) : ''}`);
+      const h = reply.headline;
+      out.push(
+        `${h.label}: ${paint(style, 'bold', h.value)}${h.rating ? `  ${paint(style, ratingTone(h.rating), h.rating)}` : ''}${paint(style, 'dim', `  (${h.direction})`)}`,
+      );
+      if (h.change) out.push(paint(style, h.change.trend === 'worse' ? 'red' : h.change.trend === 'better' ? 'green' : 'dim', h.change.text));
+      out.push(...series(style, reply.series));
+      for (const s of reply.sections) out.push('', ...section(style, s));
+      if (reply.actions?.length) out.push('', paint(style, 'dim', `more: ${reply.actions.map((a) => `/pol ${a.command}`).join('  ')}`));
+      out.push('', ...image(style), ...footer(style, reply.footer));
+      break;
+    }
+    case 'choice': {
+      out.push(clean(reply.prompt));
+      reply.options.forEach((o, i) => out.push(`  ${paint(style, 'bold', String(i + 1))}. ${clean(o.label)}${o.description ? paint(style, 'dim', `  ${clean(o.description)}`) : ''}`));
+      if (reply.note) out.push(paint(style, 'dim', clean(reply.note)));
+      if (reply.options.length) out.push(paint(style, 'dim', 'Answer with a number to choose.'));
+      break;
+    }
+    case 'table': {
+      out.push(paint(style, 'bold', clean(reply.title)));
+      if (reply.note) out.push(paint(style, 'dim', clean(reply.note)));
+      const widths = reply.columns.map((c) => Math.min(40, Math.max(clean(c.label).length, ...reply.rows.map((r) => clean(r[c.key] ?? '').length))));
+      const cell = (text: string, i: number) => {
+        const t = clean(text).slice(0, widths[i]);
+        return reply.columns[i]!.align === 'right' ? t.padStart(widths[i]!) : t.padEnd(widths[i]!);
+      };
+      out.push(paint(style, 'dim', reply.columns.map((c, i) => cell(c.label, i)).join('  ')));
+      for (const r of reply.rows) out.push(reply.columns.map((c, i) => cell(r[c.key] ?? '', i)).join('  '));
+      out.push(...image(style), ...footer(style, reply.footer));
+      break;
+    }
+    case 'text': {
+      if (reply.title) out.push(paint(style, 'bold', clean(reply.title)));
+      if (reply.text) out.push(clean(reply.text));
+      out.push(...series(style, reply.series));
+      for (const s of reply.sections ?? []) out.push('', ...section(style, s));
+      if (reply.image || reply.footer) out.push('');
+      out.push(...image(style), ...footer(style, reply.footer));
+      break;
+    }
+    case 'error':
+      out.push(paint(style, 'red', clean(reply.message)));
+      if (reply.hint) out.push(paint(style, 'dim', clean(reply.hint)));
+      break;
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,31 @@
+import type { CategoryPoint, EntityRef, PolPoint, ReservesPoint, ValuePoint } from '../src/api/domain.js';
+import type { ChartSpec } from '../src/charts/index.js';
+import type { ReplyImage } from '../src/reply/model.js';
+import type { CommandContext } from './context.js';
+
+export type ChartRequest = { entity: EntityRef; days: number | undefined; simulated: boolean } & (
+  | { kind: 'pol'; points: PolPoint[] }
+  | { kind: 'categories'; points: CategoryPoint[] }
+  | { kind: 'reserves'; points: ReservesPoint[] }
+  | { kind: 'inflation'; points: ValuePoint[] }
+  | { kind: 'voice'; points: ValuePoint[] }
+);
+
+/**
+ * Renders a chart for a reply. A chart that fails to draw costs the reply its image, not its
+ * answer: the numbers are still worth showing.
+ */
+export async function chartImage(ctx: CommandContext, req: ChartRequest): Promise<ReplyImage | undefined> {
+  const common = {
+    entityName: req.entity.name,
+    range: req.days === undefined ? 'all' : `${req.days}d`,
+    simulated: req.simulated,
+    cacheKey: `${req.entity.kind}:${req.entity.slug}`,
+  };
+  const spec = { ...common, kind: req.kind, points: req.points } as ChartSpec;
+  try {
+    return await ctx.charts.render(spec);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,78 @@
+import type { EntityRef } from '../src/api/domain.js';
+import { UpstreamError } from '../src/api/errors.js';
+import type { Reply } from '../src/reply/model.js';
+import { chartImage } from './chart-image.js';
+import type { CommandContext } from './context.js';
+import { footerOf } from './footer.js';
+import { daysOf, type ChartKind, type Range, type Target } from './grammar.js';
+import { targetRef } from './parse.js';
+import { resolveTarget } from './resolve-target.js';
+
+const NEEDS_PROJECT: readonly ChartKind[] = ['inflation', 'voice'];
+const NEEDS_EXCHANGE: readonly ChartKind[] = ['reserves'];
+
+export async function chartCommand(ctx: CommandContext, target: Target, range: Range, chart: ChartKind | null): Promise<Reply> {
+  const kindHint = chart && NEEDS_PROJECT.includes(chart) ? 'project' : chart && NEEDS_EXCHANGE.includes(chart) ? 'exchange' : undefined;
+  const resolved = await resolveTarget(ctx, target, (ref) => `chart ${ref} ${range}${chart ? ` ${chart}` : ''}`, kindHint);
+  if (!resolved.ok) return resolved.reply;
+  const entity = resolved.entity;
+  const what = chart ?? 'pol';
+  if (NEEDS_PROJECT.includes(what) && entity.kind !== 'project') {
+    return { kind: 'error', message: `The ${what} chart exists for projects only.`, hint: `Try /pol chart ${targetRef(entity.kind, entity.slug)} ${range} pol` };
+  }
+  if (NEEDS_EXCHANGE.includes(what) && entity.kind !== 'exchange') {
+    return { kind: 'error', message: 'The reserves chart exists for exchanges only.', hint: `Try /pol chart ${targetRef(entity.kind, entity.slug)} ${range} pol` };
+  }
+  const days = daysOf(range);
+  const [record, data] = await Promise.all([
+    ctx.source.record(entity.kind, entity.slug).catch((err: unknown) => {
+      if (err instanceof UpstreamError && err.kind !== 'not_found') return undefined;
+      throw err;
+    }),
+    fetchSeries(ctx, entity, what, days),
+  ]);
+  const named: EntityRef = { ...entity, name: record?.data.name ?? entity.name };
+  const footer = footerOf([record, data.fetched], ctx.now());
+  if (data.empty) {
+    return { kind: 'text', title: `${named.name}: ${data.label}`, text: `There is no ${data.label} history for ${named.name}${range === 'all' ? '' : ` in the last ${range}`}.`, footer };
+  }
+  const image = await chartImage(ctx, { ...data.spec, entity: named, days, simulated: footer.simulated });
+  return {
+    kind: 'text',
+    title: `${named.name}: ${data.label}, ${range === 'all' ? 'all history' : range}`,
+    text: data.summary,
+    ...(image ? { image } : {}),
+    ...(data.series ? { series: data.series } : {}),
+    footer,
+  };
+}
+
+type Series = Awaited<ReturnType<typeof fetchSeries>>;
+
+async function fetchSeries(ctx: CommandContext, entity: EntityRef, what: ChartKind, days: number | undefined) {
+  const { source } = ctx;
+  switch (what) {
+    case 'categories': {
+      const f = await source.byCategoryChart(entity.kind, entity.slug, days);
+      return { fetched: f, empty: f.data.length === 0, series: undefined, label: 'category quality scores (higher is better)', summary: 'Category quality scores over time; higher is better.', spec: { kind: 'categories' as const, points: f.data } };
+    }
+    case 'reserves': {
+      const f = await source.liabilitiesReservesChart(entity.slug, days);
+      return { fetched: f, empty: f.data.length === 0, series: { label: 'Reserves / liabilities', values: f.data.map((p) => (p.liabilities > 0 ? p.reserves / p.liabilities : 0)) }, label: 'liabilities vs reserves', summary: 'Reserves and customer liabilities in USD; reserves above liabilities are safer.', spec: { kind: 'reserves' as const, points: f.data } };
+    }
+    case 'inflation': {
+      const f = await source.inflationChart(entity.slug, days);
+      return { fetched: f, empty: f.data.length === 0, series: { label: 'Inflation, % per year', values: f.data.map((p) => p.value) }, label: 'supply inflation', summary: 'Annualised supply inflation, % per year.', spec: { kind: 'inflation' as const, points: f.data } };
+    }
+    case 'voice': {
+      const f = await source.voiceChart(entity.slug, days);
+      return { fetched: f, empty: f.data.length === 0, series: { label: 'Proof of Voice', values: f.data.map((p) => p.value), direction: 'higher is better' as const }, label: 'Proof of Voice score', summary: 'Proof of Voice score over time; higher is better.', spec: { kind: 'voice' as const, points: f.data } };
+    }
+    default: {
+      const f = await source.polChart(entity.kind, entity.slug, days);
+      return { fetched: f, empty: f.data.length === 0, series: { label: 'PoL', values: f.data.map((p) => p.pol), direction: 'lower is safer' as const }, label: 'Probability of Loss (lower is safer)', summary: 'Probability of Loss over time; lower is safer.', spec: { kind: 'pol' as const, points: f.data } };
+    }
+  }
+}
+
+export type { Series };

@@ -1,0 +1,72 @@
+import * as fmt from '../src/reply/format.js';
+import type { Field, Reply, Section } from '../src/reply/model.js';
+import type { CommandContext } from './context.js';
+import { footerOf } from './footer.js';
+import type { Target } from './grammar.js';
+import { flagsSection } from './card.js';
+import { resolveTarget } from './resolve-target.js';
+import { settle } from './settle.js';
+
+/** Labels for the social signals the upstream is known to send; others are shown by their key. */
+const SOCIAL_LABELS: Record<string, string> = {
+  twitterFollowers: 'X/Twitter followers',
+  twitterBotFollowersPct: 'Bot followers',
+  telegramMembers: 'Telegram members',
+  telegramBotMembersPct: 'Bot Telegram members',
+  websiteAgeDays: 'Website age',
+  websiteTrafficTrend: 'Website traffic',
+  searchTrendScore: 'Search interest',
+  fakeEngagementScore: 'Fake-engagement score',
+};
+
+function socialValue(key: string, value: number | string | boolean): string {
+  if (typeof value === 'boolean') return fmt.yesNo(value);
+  if (typeof value === 'string') return value.slice(0, 100);
+  if (key.endsWith('Pct')) return fmt.percent(value);
+  if (key === 'websiteAgeDays') return `${fmt.count(value)} days`;
+  if (key === 'searchTrendScore') return `${fmt.score(value)} / 100`;
+  if (key === 'fakeEngagementScore') return fmt.score(value);
+  return fmt.count(value);
+}
+
+const TIERS: Record<number, string> = { 1: 'tier 1 (strictest)', 2: 'tier 2', 3: 'tier 3', 4: 'tier 4 (least strict)' };
+
+export async function flagsCommand(ctx: CommandContext, target: Target): Promise<Reply> {
+  const resolved = await resolveTarget(ctx, target, (ref) => `flags ${ref}`, 'project');
+  if (!resolved.ok) return resolved.reply;
+  const { entity } = resolved;
+  if (entity.kind !== 'project') {
+    return { kind: 'error', message: 'Red flags are published for projects only.', hint: `Try /pol exchange ${entity.slug} for the exchange's card.` };
+  }
+  const [flags, social, registration, record] = await Promise.all([
+    settle(ctx.source.redFlags(entity.slug)),
+    settle(ctx.source.socialFraud(entity.slug)),
+    settle(ctx.source.registration(entity.slug)),
+    settle(ctx.source.record('project', entity.slug)),
+  ]);
+  if (!flags.ok && !social.ok && !registration.ok) throw flags.error;
+
+  const sections: Section[] = [flagsSection(flags)];
+  if (social.ok) {
+    const fields: Field[] = Object.entries(social.value.data.metrics).map(([k, v]) => ({ label: SOCIAL_LABELS[k] ?? k, value: socialValue(k, v) }));
+    sections.push(fields.length ? { title: 'Social-fraud signals', fields } : { title: 'Social-fraud signals', items: [], empty: 'none reported' });
+  } else {
+    sections.push({ title: 'Social-fraud signals', items: [], empty: 'unavailable right now' });
+  }
+  if (registration.ok) {
+    const r = registration.value.data;
+    sections.push({
+      title: 'Registration',
+      fields: [
+        { label: 'Public registration', value: fmt.yesNo(r.publicRegistration, 'present', 'not found') },
+        // `not_returned` or empty is "unavailable", never tier 0.
+        { label: 'Jurisdiction', value: r.jurisdictionTier === null ? 'unavailable' : TIERS[r.jurisdictionTier]!, ...(r.jurisdiction ? { detail: r.jurisdiction } : {}) },
+      ],
+    });
+  } else {
+    sections.push({ title: 'Registration', items: [], empty: 'unavailable right now' });
+  }
+  const name = record.ok ? record.value.data.name : entity.name;
+  const parts = [flags, social, registration, record].flatMap((s) => (s.ok ? [s.value] : []));
+  return { kind: 'text', title: `${name}: red flags and signals`, sections, footer: footerOf(parts, ctx.now()) };
+}

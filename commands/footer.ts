@@ -1,0 +1,16 @@
+import type { SourceName } from '../src/api/domain.js';
+import type { Fetched, Meta } from '../src/api/source.js';
+import type { Footer } from '../src/reply/model.js';
+
+/** One footer for everything a reply was built from: oldest as-of, every source, any staleness. */
+export function footerOf(parts: readonly (Fetched<unknown> | Meta | undefined)[], now: number): Footer {
+  const metas = parts.filter((p): p is Fetched<unknown> | Meta => p !== undefined).map((p) => ('meta' in p ? p.meta : p));
+  const sources = [...new Set(metas.map((m) => m.source))].sort() as SourceName[];
+  const stale = metas.filter((m) => m.stale).map((m) => m.stale!.ageMs);
+  return {
+    asOf: metas.length ? Math.min(...metas.map((m) => m.fetchedAt)) : now,
+    sources,
+    ...(stale.length ? { stale: { ageMs: Math.max(...stale) } } : {}),
+    simulated: metas.some((m) => m.simulated),
+  };
+}

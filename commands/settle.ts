@@ -1,0 +1,19 @@
+import { UpstreamError } from '../src/api/errors.js';
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: UpstreamError };
+
+/**
+ * Secondary parts of a reply (red flags, market data, a chart) may fail on their own: the reply
+ * then says that part is unavailable instead of failing whole. Only typed upstream errors are
+ * absorbed; anything else is a bug and propagates.
+ */
+export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (err) {
+    if (err instanceof UpstreamError) return { ok: false, error: err };
+    throw err;
+  }
+}
+
+export const valueOf = <T>(s: Settled<T>): T | undefined => (s.ok ? s.value : undefined);

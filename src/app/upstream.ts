@@ -1,0 +1,57 @@
+import { withCache, type CacheOptions, type CachedDataSource } from '../api/cache/cached-source.js';
+import { McpSource } from '../api/mcp/source.js';
+import type { HttpClientOptions } from '../api/rest/http.js';
+import { RestSource } from '../api/rest/source.js';
+import type { Config } from '../config.js';
+import { Resolver } from '../resolve/resolver.js';
+import { startSimulator, type Simulator } from '../sim/server.js';
+
+export interface Upstream {
+  source: CachedDataSource;
+  resolver: Resolver;
+  /** The in-process simulator in demo mode. */
+  sim: Simulator | null;
+  /** Every secret the upstream connection uses, for log scrubbing. */
+  secrets: string[];
+  close(): Promise<void>;
+}
+
+export interface UpstreamHooks {
+  onExchange?: HttpClientOptions['onExchange'];
+  cache?: CacheOptions;
+}
+
+/**
+ * The configured upstream, or the simulator in-process when none is (demo mode). REST, or MCP with
+ * REST filling the gaps wherever a base URL exists.
+ */
+export async function connectUpstream(config: Config, hooks: UpstreamHooks = {}): Promise<Upstream> {
+  const sim = config.upstream ? null : await startSimulator({ port: 0, host: '127.0.0.1' });
+  const baseUrl = config.upstream?.baseUrl ?? sim!.url;
+  const apiKey = config.upstream?.apiKey ?? sim!.apiKey;
+  const rest = new RestSource({ baseUrl, apiKey, timeoutMs: config.timeoutMs, ...(hooks.onExchange ? { onExchange: hooks.onExchange } : {}) });
+
+  let raw: RestSource | McpSource = rest;
+  if (config.source === 'mcp') {
+    const mcpUrl = config.mcp.url ?? (config.mcp.command ? undefined : sim?.mcpUrl);
+    raw = new McpSource({
+      ...(mcpUrl ? { url: mcpUrl } : {}),
+      ...(config.mcp.command ? { command: config.mcp.command } : {}),
+      apiKey,
+      timeoutMs: config.timeoutMs,
+      rest,
+    });
+  }
+  const source = withCache(raw, hooks.cache);
+  const resolver = new Resolver(source, { exchangeNames: true, upstreamProjectResolution: config.source === 'mcp' });
+  return {
+    source,
+    resolver,
+    sim,
+    secrets: [apiKey],
+    async close() {
+      await source.close();
+      await sim?.close();
+    },
+  };
+}

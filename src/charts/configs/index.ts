@@ -1,0 +1,29 @@
+import type { ChartSpec } from '../types.js';
+import { describeCategoriesChart } from './categories.js';
+import type { BuiltChart } from './common.js';
+import { describeInflationChart } from './inflation.js';
+import { describePolChart } from './pol.js';
+import { describeReservesChart } from './reserves.js';
+import { describeVoiceChart } from './voice.js';
+import { describeWatchlistChart } from './watchlist.js';
+
+export type { BuiltChart, ChartTextOptions } from './common.js';
+
+/** The config, alt text and emptiness of a spec, whichever renderer draws it. */
+export function describeChart(spec: ChartSpec, layout: { maxPoints?: number } = {}): BuiltChart {
+  const text = { range: spec.range, ...layout, ...(spec.title !== undefined ? { title: spec.title } : {}), ...(spec.simulated ? { simulated: true } : {}) };
+  switch (spec.kind) {
+    case 'pol':
+      return describePolChart(spec.points, { ...text, entityName: spec.entityName });
+    case 'categories':
+      return describeCategoriesChart(spec.points, { ...text, entityName: spec.entityName, ...(spec.categories ? { categories: spec.categories } : {}) });
+    case 'reserves':
+      return describeReservesChart(spec.points, { ...text, entityName: spec.entityName });
+    case 'inflation':
+      return describeInflationChart(spec.points, { ...text, entityName: spec.entityName });
+    case 'voice':
+      return describeVoiceChart(spec.points, { ...text, entityName: spec.entityName });
+    case 'watchlist':
+      return describeWatchlistChart(spec.series, { ...text, ...(spec.listName !== undefined ? { listName: spec.listName } : {}) });
+  }
+}

@@ -1,0 +1,115 @@
+import type { CategoryPoint, PolPoint, ReservesPoint, ValuePoint } from '../api/domain.js';
+
+/**
+ * What the command core asks the chart module to draw. The module owns everything visual (titles,
+ * units, which way a number runs, the simulated-data marker), so callers pass data and names only.
+ */
+interface SpecCommon {
+  /**
+   * The range token from the command (`7d`, `30d`, `90d`, `180d`, `365d`, `all`) or a free label;
+   * tokens are spelled out in titles ("90 days"), anything else is shown as given.
+   */
+  range: string;
+  /** Demo data must always be labelled: adds "SIMULATED DATA" to the chart and its alt text. */
+  simulated?: boolean;
+  /** Overrides the default title; `''` draws no title. Plain text, truncated to ~80 characters. */
+  title?: string;
+  /**
+   * Stable identity for the render cache, e.g. `exchange:binance`. Defaults to the entity name,
+   * which is not unique (a project and an exchange can share a name). The data version (last
+   * timestamp and a hash of the values) is always added, so stale images are never served.
+   */
+  cacheKey?: string;
+}
+
+interface EntitySpec extends SpecCommon {
+  /** Display name from the upstream; may contain anything, it is sanitised before drawing. */
+  entityName: string;
+}
+
+export interface PolChartSpec extends EntitySpec {
+  kind: 'pol';
+  points: readonly PolPoint[];
+}
+
+export interface CategoriesChartSpec extends EntitySpec {
+  kind: 'categories';
+  points: readonly CategoryPoint[];
+  /** Which categories to draw and in what order; defaults to every category found, known ones first. */
+  categories?: readonly string[];
+}
+
+export interface ReservesChartSpec extends EntitySpec {
+  kind: 'reserves';
+  points: readonly ReservesPoint[];
+}
+
+/** Token inflation, in percent per year (3.5 means 3.5 %/yr), as the upstream reports it. */
+export interface InflationChartSpec extends EntitySpec {
+  kind: 'inflation';
+  points: readonly ValuePoint[];
+}
+
+/** Proof of Voice score, 0..100, higher is better. */
+export interface VoiceChartSpec extends EntitySpec {
+  kind: 'voice';
+  points: readonly ValuePoint[];
+}
+
+export interface WatchlistSeries {
+  name: string;
+  points: readonly PolPoint[];
+}
+
+/** Several entities' PoL on one chart, for scheduled digests. */
+export interface WatchlistChartSpec extends SpecCommon {
+  kind: 'watchlist';
+  series: readonly WatchlistSeries[];
+  /** Name of the watchlist or digest, used in the default title ("Watchlist" when absent). */
+  listName?: string;
+}
+
+export type ChartSpec =
+  | PolChartSpec
+  | CategoriesChartSpec
+  | ReservesChartSpec
+  | InflationChartSpec
+  | VoiceChartSpec
+  | WatchlistChartSpec;
+
+export type ChartKind = ChartSpec['kind'];
+
+export const CHART_KINDS: readonly ChartKind[] = ['pol', 'categories', 'reserves', 'inflation', 'voice', 'watchlist'];
+
+/** `width`/`height` are CSS pixels; a local PNG has `width * pixelRatio` by `height * pixelRatio` pixels. */
+export type ChartImage =
+  | { kind: 'png'; png: Buffer; width: number; height: number; pixelRatio: number; filename: string; alt: string }
+  | { kind: 'url'; url: string; width: number; height: number; alt: string };
+
+export interface ChartRenderer {
+  render(spec: ChartSpec): Promise<ChartImage>;
+}
+
+export interface ChartRendererStats {
+  /** Charts actually drawn (or URLs built); cache hits do not count. */
+  renders: number;
+  cacheHits: number;
+  cachedBytes: number;
+}
+
+export interface ChartRendererOptions {
+  renderer: 'local' | 'quickchart';
+  /** Base URL of the QuickChart service, e.g. `https://quickchart.io` or `http://charts.internal:3400`. */
+  quickchartUrl: string;
+  /** CSS size of the chart; defaults to 800 x 400. */
+  width?: number;
+  height?: number;
+  /** Defaults to 2 (a 1600 x 800 PNG at the default size), so charts stay sharp on high-DPI screens. */
+  pixelRatio?: number;
+  /** Upper bound of the render cache in bytes (PNG sizes, URL lengths); defaults to 32 MiB. */
+  cacheMaxBytes?: number;
+}
+
+export class ChartRenderError extends Error {
+  override name = 'ChartRenderError';
+}

@@ -1,0 +1,67 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../bin/polbot.js');
+/** A clean environment: demo mode, no adapters, whatever the developer's shell has set. */
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' };
+
+describe('polbot CLI, end to end as a child process', () => {
+  it('answers `ask` with a rendered card and writes the chart', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'polbot-ask-'));
+    const out = join(dir, 'binance.png');
+    const { stdout } = await run('node', [BIN, 'ask', 'binance', '--chart-out', out], { env: ENV, timeout: 60_000 });
+    expect(stdout).toContain('Binance');
+    expect(stdout).toContain('Probability of Loss:');
+    expect(stdout).toContain('(lower is safer)');
+    expect(stdout).toContain('(higher is better)');
+    expect(stdout).toContain('SIMULATED DATA');
+    expect(stdout).toContain(`chart: ${out}`);
+    const png = await readFile(out);
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('prints the Reply as JSON with --json', async () => {
+    const { stdout } = await run('node', [BIN, 'ask', '--json', 'shiba'], { env: ENV, timeout: 60_000 });
+    const reply = JSON.parse(stdout);
+    expect(reply.kind).toBe('choice');
+    expect(reply.options.map((o: { command: string }) => o.command).sort()).toEqual(['project:shiba-inu', 'project:shibaswap']);
+  });
+
+  it('exits 1 on an error reply and with one clear line on bad configuration', async () => {
+    const bad = await run('node', [BIN, 'ask', 'chart'], { env: ENV, timeout: 60_000 }).then(() => ({ code: 0, stdout: '' }), (e: { code: number; stdout: string }) => e);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/Usage: \/pol chart/);
+    const config = await run('node', [BIN, 'ask', 'binance'], { env: { ...ENV, POL_SOURCE: 'graphql' }, timeout: 60_000 }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    expect(config.code).toBe(1);
+    expect(config.stderr.trim()).toBe('polbot: configuration error: POL_SOURCE: must be one of rest, mcp');
+  });
+
+  it('runs the console on piped input, answering a numbered choice', async () => {
+    const child = spawn('node', [BIN, 'start'], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stdin.write('shiba\n');
+    await waitFor(() => stdout.includes('Answer with a number'));
+    child.stdin.write('2\n');
+    await waitFor(() => stdout.includes('ShibaSwap (BONE)') && stdout.includes('Probability of Loss'));
+    child.stdin.end('exit\n');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(stdout).toContain('DEMO MODE');
+    expect(stdout).toContain('SIMULATED');
+    expect(stdout).toMatch(/1\. Shiba Inu/);
+  });
+});
+
+async function waitFor(cond: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > timeoutMs) throw new Error('timed out waiting for console output');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
