@@ -2,6 +2,15 @@ import type { CachedDataSource } from '../src/api/cache/cached-source.js';
 import type { ChartRenderer } from '../src/charts/index.js';
 import type { Resolver } from '../src/resolve/resolver.js';
 
+/** Who asked, where: digests belong to a channel and only some people may manage them. */
+export interface Caller {
+  platform: 'slack' | 'discord' | 'console';
+  userId: string;
+  channelId: string;
+  /** Whether this person may add, remove, pause or resume digests here. */
+  canManageDigests: boolean;
+}
+
 /** What a command handler may use; it does no I/O except through these. */
 export interface CommandContext {
   source: CachedDataSource;

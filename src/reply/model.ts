@@ -99,6 +99,8 @@ export interface TableReply {
   note?: string;
   columns: Column[];
   rows: Record<string, string>[];
+  /** Extra sections after the table (a digest's highlights). */
+  sections?: Section[];
   image?: ReplyImage;
   footer?: Footer;
   actions?: Action[];
