@@ -40,7 +40,11 @@ export function change30d(points: PolPoint[], current: number): Headline['change
   return { text: `${fmt.polChange(delta)} over 30 days (${trend === 'flat' ? 'unchanged' : trend})`, trend };
 }
 
-function headline(pol: PolValue, chart: Settled<Fetched<PolPoint[]>>): Headline {
+function headline(pol: PolValue | undefined, chart: Settled<Fetched<PolPoint[]>>): Headline {
+  if (!pol) {
+    // Only a tool server without REST lacks overall PoL; the card still has the category scores.
+    return { label: 'Probability of Loss', value: 'unavailable', direction: 'lower is safer', change: { text: 'Overall PoL is not available through the tool server.', trend: 'flat' } };
+  }
   const change = chart.ok ? change30d(chart.value.data, pol.pol) : undefined;
   return {
     label: 'Probability of Loss',
@@ -73,10 +77,14 @@ export function flagsSection(flags: Settled<Fetched<RedFlags>>): Section {
   return { title: 'Red flags', items, empty: 'none identified' };
 }
 
-/** The entity's primary number must load; without it there is no card, only a clear error. */
-function required<T>(s: Settled<T>): T {
-  if (!s.ok) throw s.error;
-  return s.value;
+/**
+ * The entity's primary number must load; without it there is no card, only a clear error. The one
+ * exception is a source that cannot offer it at all (the tool server alone).
+ */
+function required<T>(s: Settled<T>): T | undefined {
+  if (s.ok) return s.value;
+  if (s.error.kind === 'not_available') return undefined;
+  throw s.error;
 }
 
 function cardActions(entity: EntityRef): Action[] {
@@ -142,7 +150,7 @@ async function projectCard(ctx: CommandContext, entity: EntityRef): Promise<Card
     entity: { ...entity, name, ...(ticker ? { ticker } : {}) },
     title: `${name}${ticker ? ` (${ticker})` : ''}`,
     subtitle: 'Project',
-    headline: headline(current.data, chart),
+    headline: headline(current?.data, chart),
     sections: sections.filter((s) => s.fields?.length || s.items),
     ...(image ? { image } : {}),
     ...(chart.ok ? { series: polSeries(chart.value.data) } : {}),
@@ -209,7 +217,7 @@ async function exchangeCard(ctx: CommandContext, entity: EntityRef): Promise<Car
     entity: named,
     title: name,
     subtitle: `Exchange${rec?.type === 'dex' ? ' (decentralized)' : ''}`,
-    headline: headline(current.data, chart),
+    headline: headline(current?.data, chart),
     sections: sections.filter((s) => s.fields?.length || s.items),
     ...(image ? { image } : {}),
     ...(chart.ok ? { series: polSeries(chart.value.data) } : {}),

@@ -63,8 +63,11 @@ const schema = z.object({
 export type Env = z.output<typeof schema>;
 
 export interface Config {
-  /** Unset: the simulator starts in-process (demo mode). */
-  upstream: { baseUrl: string; apiKey: string } | null;
+  /**
+   * Null: the simulator starts in-process (demo mode). A null `baseUrl` means the tool server alone
+   * (POL_SOURCE=mcp with POL_MCP_URL or POL_MCP_COMMAND and no REST gateway).
+   */
+  upstream: { baseUrl: string | null; apiKey: string | null } | null;
   source: 'rest' | 'mcp';
   mcp: { url?: string; command?: string };
   timeoutMs: number;
@@ -91,10 +94,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(msg);
   };
 
+  const mcpConfigured = Boolean(e.POL_MCP_URL || e.POL_MCP_COMMAND);
+  if (e.POL_MCP_URL && e.POL_MCP_COMMAND) fail('POL_MCP_COMMAND: set either POL_MCP_URL or POL_MCP_COMMAND, not both');
   if (e.POL_API_BASE_URL && !e.POL_API_KEY) fail('POL_API_KEY: required when POL_API_BASE_URL is set');
-  if (e.POL_API_KEY && !e.POL_API_BASE_URL) fail('POL_API_BASE_URL: required when POL_API_KEY is set (unset both for demo mode)');
-  if (e.POL_SOURCE === 'mcp' && e.POL_API_BASE_URL && !e.POL_MCP_URL && !e.POL_MCP_COMMAND) {
+  if (e.POL_API_KEY && !e.POL_API_BASE_URL && !mcpConfigured) {
+    fail('POL_API_BASE_URL: required when POL_API_KEY is set (unset both for demo mode)');
+  }
+  if (e.POL_SOURCE === 'mcp' && e.POL_API_BASE_URL && !mcpConfigured) {
     fail('POL_MCP_URL: required when POL_SOURCE=mcp against a real upstream (or set POL_MCP_COMMAND)');
+  }
+  if (e.POL_SOURCE === 'rest' && mcpConfigured && !e.POL_API_BASE_URL) {
+    fail('POL_API_BASE_URL: required with POL_SOURCE=rest (POL_MCP_URL alone serves POL_SOURCE=mcp)');
   }
   if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
     fail('SLACK_SIGNING_SECRET: set it (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) with SLACK_BOT_TOKEN');
@@ -104,7 +114,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) fail('DISCORD_TOKEN: required with DISCORD_APPLICATION_ID');
 
   return {
-    upstream: e.POL_API_BASE_URL ? { baseUrl: e.POL_API_BASE_URL.replace(/\/+$/, ''), apiKey: e.POL_API_KEY! } : null,
+    upstream:
+      e.POL_API_BASE_URL || mcpConfigured
+        ? { baseUrl: e.POL_API_BASE_URL ? e.POL_API_BASE_URL.replace(/\/+$/, '') : null, apiKey: e.POL_API_KEY ?? null }
+        : null,
     source: e.POL_SOURCE,
     mcp: { ...(e.POL_MCP_URL ? { url: e.POL_MCP_URL } : {}), ...(e.POL_MCP_COMMAND ? { command: e.POL_MCP_COMMAND } : {}) },
     timeoutMs: e.POL_TIMEOUT_MS,

@@ -49,6 +49,8 @@ describe('configuration', () => {
       DIGEST_ADMINS: 'U1, U2',
     });
     expect(c.upstream).toEqual({ baseUrl: 'https://api.example.com', apiKey: 'svc_abc123' });
+    const toolsOnly = loadConfig({ POL_SOURCE: 'mcp', POL_MCP_URL: 'https://mcp.example/mcp', POL_API_KEY: 'svc_k' });
+    expect(toolsOnly.upstream).toEqual({ baseUrl: null, apiKey: 'svc_k' });
     expect(c.source).toBe('mcp');
     expect(c.slack?.signingSecret).toBe('shh-secret');
     expect(c.discord).toMatchObject({ applicationId: '123456789012345678', guildId: '223456789012345678' });
@@ -75,6 +77,8 @@ describe('configuration', () => {
     fails({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
     fails({ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL');
     fails({ POL_API_BASE_URL: 'https://x.example', POL_API_KEY: 'svc_k', POL_SOURCE: 'mcp' }, 'POL_MCP_URL');
+    fails({ POL_MCP_URL: 'https://mcp.example/mcp' }, 'POL_API_BASE_URL');
+    fails({ POL_SOURCE: 'mcp', POL_MCP_URL: 'https://mcp.example/mcp', POL_MCP_COMMAND: 'x' }, 'POL_MCP_COMMAND');
   });
 });
 

@@ -27,28 +27,33 @@ export interface UpstreamHooks {
  */
 export async function connectUpstream(config: Config, hooks: UpstreamHooks = {}): Promise<Upstream> {
   const sim = config.upstream ? null : await startSimulator({ port: 0, host: '127.0.0.1' });
-  const baseUrl = config.upstream?.baseUrl ?? sim!.url;
-  const apiKey = config.upstream?.apiKey ?? sim!.apiKey;
-  const rest = new RestSource({ baseUrl, apiKey, timeoutMs: config.timeoutMs, ...(hooks.onExchange ? { onExchange: hooks.onExchange } : {}) });
+  const baseUrl = sim ? sim.url : config.upstream!.baseUrl;
+  const apiKey = sim ? sim.apiKey : config.upstream!.apiKey;
+  const rest = baseUrl
+    ? new RestSource({ baseUrl, apiKey: apiKey ?? '', timeoutMs: config.timeoutMs, ...(hooks.onExchange ? { onExchange: hooks.onExchange } : {}) })
+    : null;
 
-  let raw: RestSource | McpSource = rest;
+  let raw: RestSource | McpSource;
   if (config.source === 'mcp') {
     const mcpUrl = config.mcp.url ?? (config.mcp.command ? undefined : sim?.mcpUrl);
     raw = new McpSource({
       ...(mcpUrl ? { url: mcpUrl } : {}),
       ...(config.mcp.command ? { command: config.mcp.command } : {}),
-      apiKey,
+      ...(apiKey ? { apiKey } : {}),
       timeoutMs: config.timeoutMs,
       rest,
     });
+  } else {
+    raw = rest!;
   }
   const source = withCache(raw, hooks.cache);
-  const resolver = new Resolver(source, { exchangeNames: true, upstreamProjectResolution: config.source === 'mcp' });
+  // Without REST no list of exchanges exists: exchanges are then named by slug only.
+  const resolver = new Resolver(source, { exchangeNames: rest !== null, upstreamProjectResolution: config.source === 'mcp' });
   return {
     source,
     resolver,
     sim,
-    secrets: [apiKey],
+    secrets: apiKey ? [apiKey] : [],
     async close() {
       await source.close();
       await sim?.close();

@@ -1,6 +1,6 @@
 /**
- * Number, date and text formatting for charts and their alt text. Tick formatters here have a
- * twin in `portable.ts` (source text for QuickChart); a test keeps the two in agreement.
+ * Number, date and text formatting for charts and their alt text. The tick formatters have twins
+ * as source text for QuickChart in `configs/common.ts`; a test keeps each pair in agreement.
  */
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
@@ -23,25 +23,25 @@ export function formatPol(fraction: number): string {
 }
 
 /**
- * Decimals needed to print every tick of a percent axis exactly: ticks 0.01, 0.015, 0.02 need one
- * (1.0%, 1.5%, 2.0%); 0.0012, 0.0014 need two. All ticks share one count so the axis lines up.
+ * Decimals for a percent axis, from the step between its ticks (fractions): a 0.05% step needs
+ * two, 0.5% one, 5% none. All ticks share one count so the labels line up.
  */
-export function percentDecimals(fractions: readonly number[]): number {
-  for (let d = 0; d < 4; d++) {
-    const f = 10 ** d;
-    if (fractions.every((v) => Math.abs(v * 100 * f - Math.round(v * 100 * f)) < 1e-6)) return d;
-  }
-  return 4;
+export function percentDecimals(step: number): number {
+  const pct = Math.abs(step * 100);
+  if (!(pct > 0) || !Number.isFinite(pct)) return 2;
+  return Math.max(0, Math.min(4, Math.ceil(-Math.log10(pct) - 1e-9)));
 }
 
-/** Tick label of a percent axis whose values are fractions. */
+const tickStep = (ticks: readonly { value: number }[]) => (ticks.length > 1 ? Math.abs(ticks[1]!.value - ticks[0]!.value) : Number.NaN);
+
+/** Tick label of a percent axis whose values are fractions: 0.0123 with a 0.1% step -> "1.2%". */
 export function percentTick(value: number, ticks: readonly { value: number }[]): string {
-  return formatPercent(value, percentDecimals(ticks.map((t) => t.value)));
+  return formatPercent(value, percentDecimals(tickStep(ticks)));
 }
 
 /** Tick label of an axis already in percent units (inflation: 3.5 -> "3.5%"). */
 export function percentUnitTick(value: number, ticks: readonly { value: number }[]): string {
-  return formatPercent(value / 100, percentDecimals(ticks.map((t) => t.value / 100)));
+  return formatPercent(value / 100, percentDecimals(tickStep(ticks) / 100));
 }
 
 const usdCompact = new Intl.NumberFormat('en-US', {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ChartConfiguration } from 'chart.js';
 
 /**
@@ -15,7 +14,8 @@ const LOCAL_ONLY = Symbol('chart.localOnly');
 type Marked = { [PORTABLE]?: string; [LOCAL_ONLY]?: true };
 
 export function portable<F extends (...args: never[]) => unknown>(fn: F, source: string): F {
-  (fn as F & Marked)[PORTABLE] = source;
+  // Whitespace only: the sources hold no string literal in which spacing matters.
+  (fn as F & Marked)[PORTABLE] = source.replace(/\s+/g, ' ').trim();
   return fn;
 }
 
@@ -31,23 +31,55 @@ export function portableSource(fn: unknown): string | undefined {
 const isLocalOnly = (v: unknown) => (typeof v === 'object' || typeof v === 'function') && v !== null && (v as Marked)[LOCAL_ONLY] === true;
 
 /**
- * The config as JavaScript source for QuickChart. Strings go through JSON.stringify, and function
- * source is spliced in only at placeholders carrying a per-call random nonce, so text from the
- * upstream (entity names) can never turn into code, whatever it contains.
+ * The config as JavaScript source for QuickChart, which evaluates it rather than parsing JSON.
+ * Written as an object literal (bare keys, short numbers) because the whole config travels in the
+ * URL and chat platforms cap image URL length. Strings are JSON string literals and function
+ * source comes only from `portable` markers in this module's own code, so text from the upstream
+ * (entity names) can never turn into code, whatever it contains.
  */
 export function serializeForQuickChart(config: ChartConfiguration): string {
-  const nonce = randomUUID().replace(/-/g, '');
-  const sources: string[] = [];
-  const json = JSON.stringify(config, (_key, value: unknown) => {
-    if (isLocalOnly(value)) return undefined;
-    if (Array.isArray(value) && value.some(isLocalOnly)) return value.filter((v) => !isLocalOnly(v));
-    if (typeof value === 'function') {
+  const out = literal(config, new Set());
+  if (out === undefined) throw new Error('chart config is empty');
+  return out;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function literal(value: unknown, seen: Set<object>): string | undefined {
+  if (value === undefined || isLocalOnly(value)) return undefined;
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return String(value);
+    case 'number':
+      if (!Number.isFinite(value)) return 'null';
+      return String(Number.isInteger(value) ? value : Number(value.toPrecision(6)));
+    case 'function': {
       const source = portableSource(value);
       if (source === undefined) throw new Error(`chart config has a function with no portable form: ${value.name || 'anonymous'}`);
-      sources.push(source);
-      return `__polbot_fn_${nonce}_${sources.length - 1}__`;
+      return source;
     }
-    return value;
-  });
-  return json.replace(new RegExp(`"__polbot_fn_${nonce}_(\\d+)__"`, 'g'), (_m, i: string) => sources[Number(i)]!);
+    case 'object': {
+      if (seen.has(value)) throw new Error('chart config is cyclic');
+      seen.add(value);
+      let text: string;
+      if (Array.isArray(value)) {
+        const items = value.filter((v) => !isLocalOnly(v)).map((v) => literal(v, seen) ?? 'null');
+        text = `[${items.join(',')}]`;
+      } else {
+        const entries: string[] = [];
+        for (const [k, v] of Object.entries(value)) {
+          const lit = literal(v, seen);
+          if (lit !== undefined) entries.push(`${IDENTIFIER.test(k) ? k : JSON.stringify(k)}:${lit}`);
+        }
+        text = `{${entries.join(',')}}`;
+      }
+      seen.delete(value);
+      return text;
+    }
+    default:
+      return undefined;
+  }
 }

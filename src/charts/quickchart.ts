@@ -31,11 +31,32 @@ export function parseQuickChartBase(baseUrl: string): { scheme: string; host: st
   return { scheme: url.protocol.slice(0, -1), host: url.host + url.pathname.replace(/\/+$/, '') };
 }
 
+/**
+ * Options that only matter to an interactive chart or that QuickChart already sets; dropped because
+ * every character counts in a GET URL.
+ */
+const INTERACTIVE_ONLY = ['animation', 'responsive', 'maintainAspectRatio', 'events', 'normalized'] as const;
+const POINT_INTERACTION = ['pointHoverRadius', 'pointHitRadius'] as const;
+
+function forQuickChart(config: ChartConfiguration): ChartConfiguration {
+  const options: Record<string, unknown> = { ...config.options };
+  for (const k of INTERACTIVE_ONLY) delete options[k];
+  const plugins = { ...(options.plugins as Record<string, unknown> | undefined) };
+  delete plugins.tooltip;
+  options.plugins = plugins;
+  const datasets = config.data.datasets.map((d) => {
+    const copy: Record<string, unknown> = { ...d };
+    for (const k of POINT_INTERACTION) delete copy[k];
+    return copy;
+  });
+  return { ...config, data: { ...config.data, datasets }, options } as unknown as ChartConfiguration;
+}
+
 /** A GET URL that QuickChart (Chart.js 4) renders to the same chart the local renderer draws. */
 export function quickChartUrl(config: ChartConfiguration, target: QuickChartTarget): string {
   const { scheme, host } = parseQuickChartBase(target.baseUrl);
   const qc = new QuickChart();
-  qc.setConfig(serializeForQuickChart(config))
+  qc.setConfig(serializeForQuickChart(forQuickChart(config)))
     .setVersion('4')
     .setScheme(scheme)
     .setHost(host)

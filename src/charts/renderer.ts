@@ -22,7 +22,7 @@ const DEFAULTS = { width: 800, height: 400, pixelRatio: 2, cacheMaxBytes: 32 * 1
  * QuickChart images travel as GET URLs, and chat platforms cap image URL length (Slack's image
  * blocks at 3,000 characters, Discord's embeds at 2,048), so its series are thinned further.
  */
-const QUICKCHART_MAX_POINTS = 90;
+const QUICKCHART_MAX_POINTS = 48;
 
 export function createChartRenderer(options: ChartRendererOptions): StatefulChartRenderer {
   const width = positiveInt(options.width ?? DEFAULTS.width, 'width');

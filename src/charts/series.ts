@@ -193,7 +193,7 @@ export function dateLabels(timestamps: readonly number[], maxLabels = 7): string
   const first = timestamps[0]!;
   const last = timestamps[n - 1]!;
   const { key, style } = bucketingFor(last - first, maxLabels);
-  if (n === 1) return [formatDate(first, style)];
+  if (n === 1) return [formatDate(first, 'day')];
   const labels = new Array<string>(n).fill('');
   // The first point starts a bucket if a point one step earlier would have been in another one.
   const step = timestamps[1]! - first;

@@ -1,4 +1,7 @@
 import { parseArgs } from 'node:util';
+import { SimStore } from '../sim/data/store.js';
+import { Faults } from '../sim/faults.js';
+import { serveStdio } from '../sim/mcp/stdio.js';
 import { DEFAULT_SEED, startSimulator } from '../sim/server.js';
 
 const HELP = `Usage: polbot sim [options]
@@ -21,7 +24,8 @@ Options:
   --malformed-rate R    share of answers cut off mid-JSON
   --shape-rate R        share of answers with an unexpected JSON shape
   --reset-rate R        share of connections reset without an answer
-  --faults-on REGEX     apply faults only to matching paths`;
+  --faults-on REGEX     apply faults only to matching paths
+  --mcp-stdio           serve only the MCP tools, over stdin/stdout (for POL_MCP_COMMAND)`;
 
 function num(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
@@ -51,6 +55,7 @@ export async function runSim(argv: string[]): Promise<number> {
       'shape-rate': { type: 'string' },
       'reset-rate': { type: 'string' },
       'faults-on': { type: 'string' },
+      'mcp-stdio': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -78,8 +83,17 @@ export async function runSim(argv: string[]): Promise<number> {
     }).filter(([, v]) => v !== undefined),
   );
 
+  const seed = num('seed', values.seed, 0, 2 ** 31 - 1) ?? DEFAULT_SEED;
+  if (values['mcp-stdio']) {
+    const store = new SimStore({ seed, ...(asOf ? { asOf } : {}) });
+    const simFaults = new Faults(seed);
+    simFaults.set(faults);
+    process.stderr.write('polbot upstream simulator: MCP tools over stdio (all data is SIMULATED)\n');
+    await serveStdio({ store, faults: simFaults });
+    return 0;
+  }
   const sim = await startSimulator({
-    seed: num('seed', values.seed, 0, 2 ** 31 - 1) ?? DEFAULT_SEED,
+    seed,
     port: num('port', values.port, 0, 65_535) ?? 4010,
     host: values.host ?? '127.0.0.1',
     ...(asOf ? { asOf } : {}),

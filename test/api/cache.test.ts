@@ -123,3 +123,15 @@ describe('cache in front of a source', () => {
     await source.close();
   });
 });
+
+describe('cache byte bound', () => {
+  it('evicts to stay within its byte budget', async () => {
+    const source = cached(restSource(sim), { maxBytes: 200_000 });
+    for (const p of sim.store.data.projects.slice(0, 10)) await source.polChart('project', p.slug);
+    const stats = source.cache.stats();
+    expect(stats.bytes).toBeLessThanOrEqual(200_000);
+    expect(stats.entries).toBeLessThan(10);
+    expect(stats.entries).toBeGreaterThan(0);
+    await source.close();
+  });
+});

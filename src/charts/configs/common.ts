@@ -133,22 +133,15 @@ const dropBlankTicks = localOnly(function dropBlankTicks(axis: { ticks: Tick[]; 
   axis.ticks = axis.ticks.filter((t) => axis.getLabelForValue(t.value) !== '');
 });
 
-const PERCENT_TICK_SOURCE = `function (value, index, ticks) {
-  var d = 0;
-  for (; d < 4; d++) {
-    var f = Math.pow(10, d), ok = true;
-    for (var i = 0; i < ticks.length; i++) {
-      var x = ticks[i].value * 100 * f;
-      if (Math.abs(x - Math.round(x)) >= 1e-6) { ok = false; break; }
-    }
-    if (ok) break;
-  }
-  var s = (value * 100).toFixed(d);
-  if (Number(s) === 0) s = s.replace("-", "");
-  return s + "%";
+// Twins of percentTick / percentUnitTick in format.ts; a test checks they agree.
+const PERCENT_TICK_SOURCE = `function (v, i, t) {
+  var p = t.length > 1 ? Math.abs(t[1].value - t[0].value) * 100 : NaN;
+  var d = p > 0 && isFinite(p) ? Math.max(0, Math.min(4, Math.ceil(-Math.log10(p) - 1e-9))) : 2;
+  var s = (v * 100).toFixed(d);
+  return (Number(s) === 0 ? s.replace("-", "") : s) + "%";
 }`;
 
-const PERCENT_UNIT_TICK_SOURCE = PERCENT_TICK_SOURCE.replace(/ticks\[i\]\.value \* 100/, 'ticks[i].value').replace('(value * 100)', '(value)');
+const PERCENT_UNIT_TICK_SOURCE = PERCENT_TICK_SOURCE.replace('* 100 : NaN', ': NaN').replace('(v * 100)', '(v)');
 
 const USD_TICK_SOURCE = `function (value) {
   return new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", notation: "compact", minimumFractionDigits: 0, maximumFractionDigits: 1 }).format(value);
@@ -221,16 +214,17 @@ export function lineChart(parts: LineChartParts): LineConfig {
   const labels = dateLabels(aligned.timestamps);
   // Dense lines blur together at 2 px; long ranges get a finer pen.
   const pen = aligned.timestamps.length > 200 ? 1.5 : 2;
+  const multi = parts.datasets.length > 1;
+  const fixedAxis = parts.y.min !== undefined || parts.y.max !== undefined;
+  // Only what differs from Chart.js defaults: QuickChart carries the config in a length-capped URL.
   const datasets: LineDataset[] = parts.datasets.map((d, i) => ({
     borderWidth: pen,
-    // Lets a line running along the top or bottom of a fixed 0..100 axis show its full width.
-    clip: 4,
     pointRadius: 0,
-    pointHoverRadius: 0,
-    pointHitRadius: 0,
-    pointStyle: 'line',
-    tension: 0,
-    spanGaps: true,
+    ...(parts.legend ? { pointStyle: 'line' as const } : {}),
+    // Series on a shared timeline have holes where one lacks a point; bridge them.
+    ...(multi ? { spanGaps: true } : {}),
+    // Lets a line running along the edge of a fixed 0..100 axis show its full width.
+    ...(fixedAxis ? { clip: 4 } : {}),
     ...d,
     data: aligned.values[i] ?? [],
   }));
@@ -265,12 +259,13 @@ export function lineChart(parts: LineChartParts): LineConfig {
           font: { size: 12 },
           padding: { top: 0, bottom: 14 },
         },
-        legend: {
-          display: parts.legend,
-          position: 'bottom',
-          align: 'start',
-          labels: { usePointStyle: true, pointStyle: 'line', boxWidth: 22, padding: 14, color: INK.text, font: { size: 12 } },
-        },
+        legend: parts.legend
+          ? {
+              position: 'bottom',
+              align: 'start',
+              labels: { usePointStyle: true, pointStyle: 'line', boxWidth: 22, padding: 14, color: INK.text, font: { size: 12 } },
+            }
+          : { display: false },
         tooltip: { enabled: false },
       },
       scales: {
@@ -278,7 +273,7 @@ export function lineChart(parts: LineChartParts): LineConfig {
           type: 'category',
           grid: { display: false },
           border: { color: INK.axis },
-          ticks: { autoSkip: false, maxRotation: 0, minRotation: 0, color: INK.muted, font: tickFont, padding: 6 },
+          ticks: { autoSkip: false, maxRotation: 0, color: INK.muted, font: tickFont, padding: 6 },
           afterBuildTicks: dropBlankTicks as never,
         },
         y: {

@@ -89,7 +89,7 @@ function calledTools(body: unknown): string[] {
   return names;
 }
 
-function buildServer(ctx: ToolContext): McpServer {
+export function buildServer(ctx: ToolContext): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
     // No outputSchema on purpose: the 'shape' fault must reach clients as a misbehaving upstream
