@@ -4,7 +4,7 @@ import type { ErrorReply, Reply } from '../src/reply/model.js';
 import { cardCommand } from './card.js';
 import { chartCommand } from './chart.js';
 import { compareCommand } from './compare.js';
-import type { CommandContext } from './context.js';
+import type { Caller, CommandContext } from './context.js';
 import { digestCommand } from './digest.js';
 import { flagsCommand } from './flags.js';
 import type { Command, CommandName } from './grammar.js';
@@ -63,11 +63,11 @@ function dispatch(ctx: CommandContext, command: Command): Promise<Reply> | Reply
 
 export interface RunResult {
   reply: Reply;
-  command: CommandName | 'invalid';
+  command: CommandName | 'invalid' | 'rate_limited';
 }
 
 /** Text in, Reply out. Never throws: every failure becomes a short, safe error reply. */
-export async function runCommand(ctx: CommandContext, text: string, log?: Logger): Promise<RunResult> {
+export async function runCommand(ctx: CommandContext, text: string, log?: Logger, _caller?: Caller): Promise<RunResult> {
   const parsed = parse(text);
   if (!parsed.ok) {
     return { command: 'invalid', reply: { kind: 'error', message: parsed.message, hint: `Usage: ${parsed.usage} (for example ${parsed.example})` } };

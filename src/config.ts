@@ -58,6 +58,9 @@ const schema = z.object({
   QUICKCHART_URL: httpUrl.transform((v) => v ?? 'https://quickchart.io'),
   LOG_LEVEL: optionalString.pipe(z.enum(LEVELS).optional()).transform((v) => v ?? 'info'),
   DIGEST_ADMINS: list,
+  RATE_LIMIT_PER_USER: intIn(0, 100_000, 10),
+  RATE_LIMIT_PER_CHANNEL: intIn(0, 100_000, 30),
+  RATE_LIMIT_WINDOW_SEC: intIn(1, 86_400, 60),
 });
 
 export type Env = z.output<typeof schema>;
@@ -79,6 +82,8 @@ export interface Config {
   charts: { renderer: 'local' | 'quickchart'; quickchartUrl: string };
   logLevel: (typeof LEVELS)[number];
   digestAdmins: string[];
+  /** Null when switched off (either limit set to 0). */
+  rateLimits: { perUser: number; perChannel: number; windowSec: number } | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -143,6 +148,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     charts: { renderer: e.CHART_RENDERER, quickchartUrl: e.QUICKCHART_URL.replace(/\/+$/, '') },
     logLevel: e.LOG_LEVEL,
     digestAdmins: e.DIGEST_ADMINS,
+    rateLimits:
+      e.RATE_LIMIT_PER_USER > 0 && e.RATE_LIMIT_PER_CHANNEL > 0
+        ? { perUser: e.RATE_LIMIT_PER_USER, perChannel: e.RATE_LIMIT_PER_CHANNEL, windowSec: e.RATE_LIMIT_WINDOW_SEC }
+        : null,
   };
 }
 
