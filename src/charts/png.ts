@@ -11,7 +11,7 @@ export function encodePng(rgba: Uint8Array, width: number, height: number): Buff
   if (rgba.length < rowBytes * height) throw new Error(`pixel buffer too small for ${width}x${height}`);
   const src = Buffer.from(rgba.buffer, rgba.byteOffset, rowBytes * height);
   const stride = rowBytes + 1;
-  const raw = Buffer.allocUnsafe(stride * height);
+  const raw = scratch(stride * height);
   for (let y = 0; y < height; y++) {
     raw[y * stride] = 0; // row filter: none
     src.copy(raw, y * stride + 1, y * rowBytes, (y + 1) * rowBytes);
@@ -27,6 +27,17 @@ export function encodePng(rgba: Uint8Array, width: number, height: number): Buff
   ihdr[11] = 0; // filter method
   ihdr[12] = 0; // no interlace
   return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+let scratchBuffer = Buffer.alloc(0);
+
+/**
+ * The filtered rows only live until deflateSync returns, so one buffer serves every chart: a fresh
+ * 5 MB allocation per chart cost a millisecond of page faults plus garbage-collector pressure.
+ */
+function scratch(bytes: number): Buffer {
+  if (scratchBuffer.length < bytes) scratchBuffer = Buffer.allocUnsafe(bytes);
+  return scratchBuffer.subarray(0, bytes);
 }
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

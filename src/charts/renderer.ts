@@ -14,6 +14,8 @@ import {
 
 export interface StatefulChartRenderer extends ChartRenderer {
   stats(): ChartRendererStats;
+  /** Drops every cached image (renders under way still finish). */
+  clear(): void;
 }
 
 const DEFAULTS = { width: 800, height: 400, pixelRatio: 2, cacheMaxBytes: 32 * 1024 * 1024 };
@@ -66,6 +68,7 @@ export function createChartRenderer(options: ChartRendererOptions): StatefulChar
       return image;
     },
     stats: () => ({ renders, cacheHits, cachedBytes: cache.calculatedSize }),
+    clear: () => cache.clear(),
   };
 }
 
