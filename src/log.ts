@@ -70,7 +70,9 @@ export interface LoggerOptions {
   destination?: DestinationStream | NodeJS.WritableStream;
 }
 
-export function createLogger(options: LoggerOptions = {}): Logger & { scrubber: ScrubbingStream } {
+export type AppLogger = Logger & { scrubber: ScrubbingStream };
+
+export function createLogger(options: LoggerOptions = {}): AppLogger {
   const scrubber = new ScrubbingStream(options.destination ?? process.stdout, options.secrets ?? []);
   const logger = pino(
     {
