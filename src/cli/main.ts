@@ -1,3 +1,4 @@
+import { runDiscordShards, runRegisterDiscord } from '../../adapters/discord/cli.js';
 import { ConfigError } from '../config.js';
 import { runAsk } from './ask.js';
 import { runSim } from './sim.js';
@@ -9,7 +10,8 @@ Commands:
   start                     run the bot: Slack and Discord from the environment, or an interactive console
   ask "<text>"              answer one /pol command and exit (--json, --chart-out file.png)
   sim [--port N] [--seed S] run the upstream simulator (REST + MCP) with optional fault injection
-  register-discord          register the Discord slash commands
+  register-discord          register the Discord slash commands (idempotent; --dry-run shows changes)
+  discord-shards            run the Discord adapter sharded (discord.js ShardingManager)
   help                      show this text
 
 Run "polbot <command> --help" for the options of a command.`;
@@ -23,6 +25,10 @@ async function main(argv: string[]): Promise<number> {
       return runStart(rest);
     case 'ask':
       return runAsk(rest);
+    case 'register-discord':
+      return runRegisterDiscord(rest);
+    case 'discord-shards':
+      return runDiscordShards(rest);
     case undefined:
     case 'help':
     case '--help':

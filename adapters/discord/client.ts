@@ -1,0 +1,352 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type AutocompleteInteraction,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  Client,
+  type ClientOptions,
+  Events,
+  GatewayIntentBits,
+  type Interaction,
+  MessageFlags,
+  Options,
+  PermissionFlagsBits,
+  RESTEvents,
+  Routes,
+  type StringSelectMenuInteraction,
+} from 'discord.js';
+import { LRUCache } from 'lru-cache';
+import type { Core } from '../../src/app/core.js';
+import type { EntityKind } from '../../src/api/domain.js';
+import type { Logger } from '../../src/log.js';
+import type { Reply } from '../../src/reply/model.js';
+import type { Caller } from '../../commands/context.js';
+import type { RunResult } from '../../commands/run.js';
+import { entityChoices, listChoices, timeZoneChoices, type Choice } from './autocomplete.js';
+import { POL, POL_DIGEST } from './commands.js';
+import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
+import { describeError, isExpiredInteraction, maskTokens } from './errors.js';
+import { clip, escapeText } from './escape.js';
+import type { DiscordSettings } from './register.js';
+import { restOptions } from './rest.js';
+import { toCommandText, type SlashInput } from './translate.js';
+
+export interface DiscordClientOptions {
+  core: Core;
+  discord: DiscordSettings;
+  log: Logger;
+  /**
+   * How long to wait for the core before deferring. An answer that arrives within it decides
+   * the deferral's visibility (ephemeral for choices and errors); a slower one gets a public
+   * deferral. Far below Discord's 3 s either way.
+   */
+  quickAnswerMs?: number;
+  /** How often autocomplete may trigger a background refresh of an entity list. */
+  listRefreshMs?: number;
+  /** Extra discord.js options (the REST base comes from `discord.apiUrl`). */
+  clientOptions?: Partial<ClientOptions>;
+}
+
+const EPHEMERAL = MessageFlags.Ephemeral;
+const FAILED: RunResult = { command: 'invalid', reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' } };
+const GENERIC_FAILURE = '⚠️ Something went wrong showing that answer. Please try again.';
+
+type Answerable = ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction;
+
+const delay = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref());
+
+/** The message as a new post (reply, followUp, channel message). */
+function asNew(msg: DiscordMessage) {
+  return {
+    ...(msg.content ? { content: msg.content } : {}),
+    embeds: msg.embeds,
+    components: msg.components,
+    files: msg.files,
+    allowedMentions: msg.allowedMentions,
+  };
+}
+
+/** The message replacing whatever the edited one held. */
+function asEdit(msg: DiscordMessage) {
+  return { ...asNew(msg), content: msg.content, attachments: [] };
+}
+
+/**
+ * The adapter's interaction handling on a discord.js client. It only translates: options to
+ * command text for the core, Replies to messages; every decision about data is the core's.
+ */
+export class DiscordAdapter {
+  readonly client: Client;
+  private readonly core: Core;
+  private readonly log: Logger;
+  private readonly quickAnswerMs: number;
+  private readonly listRefreshMs: number;
+  private readonly lastRefresh = new Map<EntityKind, number>();
+  // Commands too long for a select value wait here under a short key. A choice outliving its
+  // entry (a restart, an hour) is answered with "run it again", never with another entity.
+  private readonly stashed = new LRUCache<string, string[]>({ max: 5_000, ttl: 60 * 60 * 1000 });
+  private readonly render: RenderOptions;
+
+  constructor(opts: DiscordClientOptions) {
+    this.core = opts.core;
+    this.log = opts.log;
+    this.quickAnswerMs = opts.quickAnswerMs ?? 200;
+    this.listRefreshMs = opts.listRefreshMs ?? 60_000;
+    this.render = {
+      stash: (commands) => {
+        const key = randomBytes(6).toString('base64url');
+        this.stashed.set(key, commands);
+        return key;
+      },
+    };
+    this.client = new Client({
+      // Slash commands and components arrive whatever the intents; Guilds keeps the guild and
+      // channel caches the client needs, and nothing privileged is asked for.
+      intents: [GatewayIntentBits.Guilds],
+      allowedMentions: { parse: [] },
+      rest: restOptions(opts.discord),
+      // polbot never reads messages back; caching them would only cost memory in large guilds.
+      makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: 0 }),
+      ...opts.clientOptions,
+    });
+    this.wire();
+  }
+
+  /** The core promises never to throw; a deferral left "thinking" forever would be worse than a check. */
+  private run(text: string, caller: Caller): Promise<RunResult> {
+    return this.core.run(text, caller).catch((err: unknown) => {
+      this.log.error({ error: describeError(err) }, 'command core failed');
+      return FAILED;
+    });
+  }
+
+  private renderMessage(reply: Reply): DiscordMessage {
+    return renderReply(reply, this.render);
+  }
+
+  /** Loads both entity lists in the background so autocomplete has something to offer. */
+  warmLists(): void {
+    for (const kind of ['project', 'exchange'] as const) this.refreshList(kind, true);
+  }
+
+  private refreshList(kind: EntityKind, force = false): void {
+    const now = Date.now();
+    if (!force && now - (this.lastRefresh.get(kind) ?? 0) < this.listRefreshMs) return;
+    this.lastRefresh.set(kind, now);
+    this.core.upstream.source.list(kind).then(
+      (r) => this.log.debug({ kind, entries: r.data.length }, 'entity list loaded for autocomplete'),
+      (err: unknown) => this.log.warn({ kind, error: describeError(err) }, 'entity list could not be loaded; autocomplete offers what is cached'),
+    );
+  }
+
+  private wire(): void {
+    const { client, log } = this;
+    client.on(Events.InteractionCreate, (i) => void this.onInteraction(i));
+    client.on(Events.Error, (err) => log.error({ error: describeError(err) }, 'discord client error'));
+    client.on(Events.Warn, (m) => log.warn({ detail: maskTokens(m) }, 'discord client warning'));
+    client.on(Events.Debug, (m) => log.trace({ detail: maskTokens(m) }, 'discord debug'));
+    client.on(Events.ShardReady, (shard) => log.info({ shard }, 'discord shard ready'));
+    client.on(Events.ShardDisconnect, (ev, shard) => log.warn({ shard, code: ev.code }, 'discord gateway closed'));
+    client.on(Events.ShardReconnecting, (shard) => log.info({ shard }, 'discord gateway reconnecting'));
+    client.on(Events.ShardResume, (shard, replayed) => log.info({ shard, replayed }, 'discord gateway resumed'));
+    client.on(Events.ShardError, (err, shard) => log.warn({ shard, error: describeError(err) }, 'discord gateway error'));
+    client.on(Events.Invalidated, () => log.error('discord session invalidated; the client has stopped'));
+    client.rest.on(RESTEvents.RateLimited, (r) =>
+      log.warn({ route: r.route, method: r.method, retryAfterMs: r.retryAfter, global: r.global }, 'discord rate limit'),
+    );
+  }
+
+  private async onInteraction(i: Interaction): Promise<void> {
+    try {
+      if (i.isAutocomplete()) return await this.onAutocomplete(i);
+      if (i.isChatInputCommand()) return await this.onCommand(i);
+      if (i.isStringSelectMenu() && (i.customId === CHOOSE_ID || i.customId.startsWith(`${CHOOSE_ID}:`))) return await this.onChoose(i);
+      if ((i.isButton() || i.isStringSelectMenu()) && (i.customId === RUN_ID || i.customId.startsWith(`${RUN_ID}:`))) return await this.onRun(i);
+    } catch (err) {
+      // Nothing may escape into discord.js's emitter: an unhandled rejection would end the process.
+      this.log.error({ error: describeError(err), type: i.type }, 'discord interaction failed');
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Autocomplete
+
+  private async onAutocomplete(i: AutocompleteInteraction): Promise<void> {
+    const focused = i.options.getFocused(true);
+    const typed = String(focused.value ?? '');
+    const sub = i.options.getSubcommand(false);
+    let choices: Choice[] = [];
+    try {
+      const suggest = (prefix: string, limit: number) => this.core.upstream.resolver.suggest(prefix, limit);
+      if (i.commandName === POL) choices = entityChoices(suggest, typed, sub === 'flags' ? 'project' : undefined);
+      else if (i.commandName === POL_DIGEST && focused.name === 'names') choices = listChoices(suggest, typed);
+      else if (i.commandName === POL_DIGEST && focused.name === 'tz') choices = timeZoneChoices(typed);
+    } catch (err) {
+      this.log.warn({ error: describeError(err) }, 'autocomplete lookup failed; answering with no choices');
+    }
+    // The answer goes out now from the cache; refreshing happens behind it.
+    await i.respond(choices).catch((err: unknown) => this.logSendFailure(err, 'autocomplete'));
+    if (i.commandName === POL || focused.name === 'names') {
+      this.refreshList('project');
+      if (sub !== 'flags') this.refreshList('exchange');
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Slash commands and follow-up buttons
+
+  private async onCommand(i: ChatInputCommandInteraction): Promise<void> {
+    const input = slashInput(i);
+    const translated = toCommandText(input);
+    if (!translated.ok) {
+      const msg = renderReply({ kind: 'error', message: translated.message, ...(translated.hint ? { hint: translated.hint } : {}) });
+      await i.reply({ ...asNew(msg), flags: EPHEMERAL }).catch((err: unknown) => this.logSendFailure(err, 'usage reply'));
+      return;
+    }
+    await this.answer(i, translated.text, `/${input.command} ${input.subcommand ?? ''}`.trim(), commandCaller(i));
+  }
+
+  private async onRun(i: ButtonInteraction | StringSelectMenuInteraction): Promise<void> {
+    const command = i.isButton() ? i.customId.slice(RUN_ID.length + 1) : (i.values[0] ?? '');
+    if (!command) {
+      await i.reply({ ...asNew(notice('⚠️ That button no longer works. Run the command again.')), flags: EPHEMERAL });
+      return;
+    }
+    await this.answer(i, command, 'follow-up', componentCaller(i));
+  }
+
+  /**
+   * Runs a command and answers it. The core is given a moment to answer: when it does, the
+   * deferral is made ephemeral or public to match. When it does not, a public deferral goes
+   * out, and a choice or error arriving later replaces it with an ephemeral follow-up (a
+   * deferral's visibility cannot be changed afterwards).
+   */
+  private async answer(i: Answerable, text: string, label: string, caller: Caller): Promise<void> {
+    const started = Date.now();
+    const pending = this.run(text, caller);
+    const early = await Promise.race([pending, delay(this.quickAnswerMs)]);
+    const deferredPrivate = early ? this.renderMessage(early.reply).private : false;
+    try {
+      await i.deferReply(deferredPrivate ? { flags: EPHEMERAL } : {});
+    } catch (err) {
+      this.logSendFailure(err, 'deferral');
+      return;
+    }
+    this.log.debug({ command: label, deferredMs: Date.now() - started, ephemeral: deferredPrivate }, 'discord interaction deferred');
+
+    const result = early ?? (await pending);
+    const msg = this.renderMessage(result.reply);
+    try {
+      if (msg.private && !deferredPrivate) {
+        await i.deleteReply();
+        await i.followUp({ ...asNew(msg), flags: EPHEMERAL });
+      } else {
+        await i.editReply(asEdit(msg));
+      }
+      this.log.debug({ command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started }, 'discord interaction answered');
+    } catch (err) {
+      this.logSendFailure(err, 'answer');
+      await i.followUp({ ...asNew(notice(GENERIC_FAILURE)), flags: EPHEMERAL }).catch(() => undefined);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Choosing among candidates
+
+  private async onChoose(i: StringSelectMenuInteraction): Promise<void> {
+    const picked = i.values[0] ?? '';
+    const key = i.customId.slice(CHOOSE_ID.length + 1);
+    const command = key ? this.stashed.get(key)?.[Number(picked)] : picked;
+    const option = i.component.options.find((o) => o.value === picked);
+    const label = option ? escapeText(clip(option.label, 80)) : 'your choice';
+
+    if (!command) {
+      await i
+        .update(asEdit(notice('⚠️ That choice has expired. Run the command again.')))
+        .catch((err: unknown) => this.logSendFailure(err, 'expired choice'));
+      return;
+    }
+    // Acknowledged at once, and the menu goes away so the same choice is not made twice.
+    try {
+      await i.update(asEdit(notice(`Looking up ${label}…`)));
+    } catch (err) {
+      this.logSendFailure(err, 'choice acknowledgement');
+      return;
+    }
+    const { reply } = await this.run(command, componentCaller(i));
+    const msg = this.renderMessage(reply);
+    try {
+      if (msg.private) {
+        // Another choice (a compare with a second unclear name) or an error: still only for them.
+        await i.editReply(asEdit(msg));
+      } else {
+        // Only the chosen entity is shown to the channel; the candidates never were.
+        await i.followUp(asNew(msg));
+        await i.editReply(asEdit(notice(`Shown: ${label}`)));
+      }
+    } catch (err) {
+      this.logSendFailure(err, 'choice');
+      await i.editReply(asEdit(notice(GENERIC_FAILURE))).catch(() => undefined);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Posting without an interaction (digests)
+
+  async postReply(channelId: string, reply: Reply): Promise<{ id?: string }> {
+    if (!/^\d{5,25}$/.test(channelId)) throw new TypeError(`not a Discord channel id: ${channelId.slice(0, 40)}`);
+    const msg = this.renderMessage(reply);
+    // Straight to REST: under sharding the channel's guild may belong to another shard's cache.
+    const res = (await this.client.rest.post(Routes.channelMessages(channelId), {
+      body: {
+        ...(msg.content ? { content: msg.content } : {}),
+        embeds: msg.embeds,
+        components: msg.components,
+        allowed_mentions: msg.allowedMentions,
+        attachments: msg.files.map((f, id) => ({ id, filename: f.name, ...(f.description ? { description: f.description } : {}) })),
+      },
+      files: msg.files.map((f) => ({ name: f.name, data: f.attachment, contentType: 'image/png' })),
+    })) as { id?: string };
+    return res.id ? { id: res.id } : {};
+  }
+
+  private logSendFailure(err: unknown, what: string): void {
+    if (isExpiredInteraction(err)) {
+      this.log.warn({ what, error: describeError(err) }, 'discord interaction expired before it could be answered');
+      return;
+    }
+    this.log.error({ what, error: describeError(err) }, 'discord request failed');
+  }
+}
+
+/**
+ * Who asked, where. Discord itself gates /pol-digest (Manage Server by default, adjustable per
+ * server under Integrations), so arriving through it is the permission to manage digests; /pol
+ * never carries it.
+ */
+export function commandCaller(i: ChatInputCommandInteraction): Caller {
+  return { platform: 'discord', userId: i.user.id, channelId: i.channelId, canManageDigests: i.commandName === POL_DIGEST && i.inGuild() };
+}
+
+/**
+ * Buttons and menus carry no command permissions of their own, so a digest command reached
+ * through one needs the permission /pol-digest requires by default.
+ */
+export function componentCaller(i: ButtonInteraction | StringSelectMenuInteraction): Caller {
+  return {
+    platform: 'discord',
+    userId: i.user.id,
+    channelId: i.channelId,
+    canManageDigests: i.inGuild() && i.memberPermissions.has(PermissionFlagsBits.ManageGuild),
+  };
+}
+
+/** The subcommand and its options as plain values, whatever discord.js wraps them in. */
+export function slashInput(i: ChatInputCommandInteraction): SlashInput {
+  const subcommand = i.options.getSubcommand(false);
+  const top = i.options.data;
+  const leaf = subcommand ? (top.find((o) => o.name === subcommand)?.options ?? []) : top;
+  const options: Record<string, string | number | boolean> = {};
+  for (const o of leaf) if (o.value !== undefined && o.value !== null) options[o.name] = o.value;
+  return { command: i.commandName, subcommand, options };
+}

@@ -1,0 +1,392 @@
+import {
+  type APIActionRowComponent,
+  type APIComponentInMessageActionRow,
+  type APIEmbed,
+  type APIEmbedField,
+  type APISelectMenuOption,
+  ButtonStyle,
+  ComponentType,
+} from 'discord.js';
+import * as fmt from '../../src/reply/format.js';
+import type { Action, ChoiceReply, Footer, Headline, Reply, ReplyImage, Section, TableReply } from '../../src/reply/model.js';
+import { clip, codeText, escapeText, plainText } from './escape.js';
+
+/**
+ * Reply -> Discord message: one embed, components and files. Pure. Every Discord limit holds
+ * for any input; whatever does not fit is cut with a visible marker, never rejected by Discord.
+ */
+
+export const LIMITS = {
+  content: 2000,
+  title: 256,
+  description: 4096,
+  fields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  author: 256,
+  embedTotal: 6000,
+  selectOptions: 25,
+  optionText: 100,
+  customId: 100,
+  buttonLabel: 80,
+  buttonsPerRow: 5,
+} as const;
+
+/** Select of candidates for an ambiguous or unknown name; values are command texts. */
+export const CHOOSE_ID = 'pol:choose';
+/** Buttons and selects on public answers that run a follow-up command (chart ranges, a table row). */
+export const RUN_ID = 'pol:run';
+
+export const COLOURS = { good: 0x2ecc71, fair: 0xf1b82d, poor: 0xe74c3c, neutral: 0x5865f2, error: 0xe74c3c } as const;
+
+export type Row = APIActionRowComponent<APIComponentInMessageActionRow>;
+
+export interface FilePayload {
+  attachment: Buffer;
+  name: string;
+  description?: string;
+}
+
+export interface DiscordMessage {
+  /** Empty when the message is only an embed. */
+  content: string;
+  embeds: APIEmbed[];
+  components: Row[];
+  files: FilePayload[];
+  /** Nobody is ever pinged by what polbot posts, whatever the data says. */
+  allowedMentions: { parse: [] };
+  /** Choices and errors are for the person who asked only. */
+  private: boolean;
+}
+
+export interface RenderOptions {
+  /**
+   * Keeps commands too long for a select value (100 characters) and returns a short key for
+   * them; without it such options are left out.
+   */
+  stash?: (commands: string[]) => string;
+}
+
+export const isPrivate = (reply: Reply): boolean => reply.kind === 'choice' || reply.kind === 'error';
+
+const TRUNCATED = '… (truncated)';
+
+// ---------------------------------------------------------------------------------------------
+// Pieces
+
+export function ratingColour(rating: string | undefined): number {
+  if (!rating) return COLOURS.neutral;
+  const r = rating.trim().toUpperCase();
+  if (/^A/.test(r)) return COLOURS.good;
+  if (/^B/.test(r)) return COLOURS.fair;
+  return COLOURS.poor;
+}
+
+export function footerText(f: Footer): string {
+  const parts = [`as of ${fmt.utc(f.asOf)}`, `source ${f.sources.map((s) => s.toUpperCase()).join('+') || '—'}`];
+  if (f.stale) parts.push(`stale (${fmt.age(f.stale.ageMs)} old)`);
+  if (f.simulated) parts.push('SIMULATED DATA');
+  for (const n of f.notes ?? []) parts.push(n);
+  return clip(plainText(parts.join(' · ')), LIMITS.footer);
+}
+
+const TREND_MARK = { worse: '▲', better: '▼', flat: '▬' } as const;
+
+function headlineField(h: Headline): APIEmbedField {
+  const lines = [`**${escapeText(h.value)}**${h.rating ? ` · rating **${escapeText(h.rating)}**` : ''}`];
+  if (h.change) lines.push(`${TREND_MARK[h.change.trend]} ${escapeText(h.change.text)}`);
+  return { name: clip(escapeText(`${h.label} (${h.direction})`), LIMITS.fieldName), value: clip(lines.join('\n'), LIMITS.fieldValue), inline: false };
+}
+
+function sectionLines(s: Section): string[] {
+  const lines = (s.fields ?? []).map(
+    (f) => `${escapeText(f.label)}: **${escapeText(f.value)}**${f.detail ? ` · ${escapeText(f.detail)}` : ''}`,
+  );
+  if (s.items) {
+    if (s.items.length === 0) lines.push(`_${escapeText(s.empty ?? 'none')}_`);
+    for (const item of s.items) lines.push(`• ${escapeText(item)}`);
+  }
+  return lines;
+}
+
+/** Lines packed into as many fields as they need; a single overlong line is cut. */
+export function linesToFields(name: string, lines: string[], inline = false): APIEmbedField[] {
+  const fields: APIEmbedField[] = [];
+  let current: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (current.length === 0) return;
+    const fieldName = fields.length === 0 ? name : `${clip(name, LIMITS.fieldName - 12)} (continued)`;
+    fields.push({ name: clip(fieldName, LIMITS.fieldName), value: current.join('\n'), inline });
+    current = [];
+    size = 0;
+  };
+  for (const raw of lines) {
+    const line = clip(raw, LIMITS.fieldValue);
+    if (size + line.length + (current.length ? 1 : 0) > LIMITS.fieldValue) flush();
+    size += line.length + (current.length ? 1 : 0);
+    current.push(line);
+  }
+  flush();
+  return fields;
+}
+
+function sectionFields(sections: readonly Section[]): APIEmbedField[] {
+  return sections.flatMap((s) => {
+    const lines = sectionLines(s);
+    if (lines.length === 0) return [];
+    const name = escapeText(`${s.title}${s.direction ? ` (${s.direction})` : ''}`);
+    // Small plain sections sit side by side; scored and listed ones get the full width.
+    const inline = !s.direction && !s.items && lines.length <= 4;
+    return linesToFields(name, lines, inline);
+  });
+}
+
+function safeFilename(name: string): string {
+  const base = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+/, '').slice(0, 80);
+  return /\.png$/i.test(base) ? base : `${base || 'chart'}.png`;
+}
+
+function imageParts(image: ReplyImage | undefined): { image?: APIEmbed['image']; files: FilePayload[] } {
+  if (!image) return { files: [] };
+  if (image.kind === 'png') {
+    const name = safeFilename(image.filename);
+    return {
+      image: { url: `attachment://${name}` },
+      files: [{ attachment: image.png, name, description: clip(plainText(image.alt), 1024) }],
+    };
+  }
+  return /^https?:\/\//i.test(image.url) ? { image: { url: image.url }, files: [] } : { files: [] };
+}
+
+function embedSize(e: APIEmbed): number {
+  return (
+    (e.title?.length ?? 0) +
+    (e.description?.length ?? 0) +
+    (e.footer?.text.length ?? 0) +
+    (e.author?.name.length ?? 0) +
+    (e.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0)
+  );
+}
+
+/**
+ * Enforces every per-embed limit. Over the 6000 total, the description shrinks first, then
+ * fields go from the end, replaced by one field that says how many were left out.
+ */
+export function fitEmbed(input: APIEmbed): APIEmbed {
+  const e: APIEmbed = { ...input };
+  if (e.title !== undefined) e.title = clip(e.title, LIMITS.title);
+  if (e.description !== undefined) e.description = clip(e.description, LIMITS.description, `\n${TRUNCATED}`);
+  if (e.footer) e.footer = { ...e.footer, text: clip(e.footer.text, LIMITS.footer) };
+  if (e.author) e.author = { ...e.author, name: clip(e.author.name, LIMITS.author) };
+  let fields = (e.fields ?? [])
+    .map((f) => ({ ...f, name: clip(f.name, LIMITS.fieldName) || '—', value: clip(f.value, LIMITS.fieldValue) || '—' }));
+  let dropped = 0;
+  const marker = () => ({ name: 'Not shown', value: `… ${dropped} more field${dropped === 1 ? '' : 's'} (Discord's size limit)`, inline: false });
+  if (fields.length > LIMITS.fields) {
+    dropped = fields.length - (LIMITS.fields - 1);
+    fields = fields.slice(0, LIMITS.fields - 1);
+  }
+  const withMarker = () => (dropped ? [...fields, marker()] : fields);
+  e.fields = withMarker();
+
+  let over = embedSize(e) - LIMITS.embedTotal;
+  if (over > 0 && e.description) {
+    const keep = Math.max(0, e.description.length - over);
+    e.description = keep > TRUNCATED.length + 1 ? clip(e.description, keep, `\n${TRUNCATED}`) : undefined;
+    over = embedSize(e) - LIMITS.embedTotal;
+  }
+  while (over > 0 && fields.length > 0) {
+    fields.pop();
+    dropped += 1;
+    e.fields = withMarker();
+    over = embedSize(e) - LIMITS.embedTotal;
+  }
+  if (over > 0 && e.title) e.title = clip(e.title, Math.max(1, e.title.length - over));
+  if (e.fields.length === 0) delete e.fields;
+  return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Components
+
+function selectOptions(actions: readonly Action[], values: (a: Action, i: number) => string | null): APISelectMenuOption[] {
+  const out: APISelectMenuOption[] = [];
+  const seen = new Set<string>();
+  actions.forEach((a, i) => {
+    const value = values(a, i);
+    if (value === null || !value.trim() || value.length > LIMITS.optionText || seen.has(value) || out.length >= LIMITS.selectOptions) return;
+    seen.add(value);
+    const label = clip(plainText(a.label), LIMITS.optionText) || value;
+    const description = a.description ? clip(plainText(a.description), LIMITS.optionText) : undefined;
+    out.push({ label, value, ...(description && description !== label ? { description } : {}) });
+  });
+  return out;
+}
+
+function selectRow(customId: string, placeholder: string, options: APISelectMenuOption[]): Row {
+  return {
+    type: ComponentType.ActionRow,
+    components: [{ type: ComponentType.StringSelect, custom_id: customId, placeholder, min_values: 1, max_values: 1, options }],
+  };
+}
+
+/** Follow-up commands as buttons; one whose command does not fit a custom id is left out. */
+function actionButtons(actions: readonly Action[] | undefined): Row[] {
+  const buttons = (actions ?? [])
+    .map((a) => ({ a, id: `${RUN_ID}:${a.command}` }))
+    .filter(({ a, id }) => a.command.trim() !== '' && id.length <= LIMITS.customId)
+    .slice(0, LIMITS.buttonsPerRow)
+    .map(({ a, id }) => ({
+      type: ComponentType.Button as const,
+      style: ButtonStyle.Secondary as const,
+      custom_id: id,
+      label: clip(plainText(a.label), LIMITS.buttonLabel) || 'More',
+    }));
+  return buttons.length ? [{ type: ComponentType.ActionRow, components: buttons }] : [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replies
+
+function message(parts: Partial<DiscordMessage>): DiscordMessage {
+  const empty = !parts.content?.trim() && !parts.embeds?.length && !parts.components?.length && !parts.files?.length;
+  return {
+    // Discord refuses an empty message; a reply whose text was all invisible characters still answers.
+    content: empty ? '—' : clip(parts.content ?? '', LIMITS.content, `\n${TRUNCATED}`),
+    embeds: (parts.embeds ?? []).map(fitEmbed),
+    components: parts.components ?? [],
+    files: parts.files ?? [],
+    allowedMentions: { parse: [] },
+    private: parts.private ?? false,
+  };
+}
+
+function footerParts(f: Footer | undefined): Pick<APIEmbed, 'footer' | 'timestamp'> {
+  return f ? { footer: { text: footerText(f) }, timestamp: new Date(f.asOf).toISOString() } : {};
+}
+
+function cardMessage(reply: Extract<Reply, { kind: 'card' }>): DiscordMessage {
+  const { image, files } = imageParts(reply.image);
+  const embed: APIEmbed = {
+    title: escapeText(reply.title),
+    color: ratingColour(reply.headline.rating),
+    ...(reply.subtitle ? { author: { name: plainText(reply.subtitle) } } : {}),
+    fields: [headlineField(reply.headline), ...sectionFields(reply.sections)],
+    ...(image ? { image } : {}),
+    ...footerParts(reply.footer),
+  };
+  return message({ embeds: [embed], files, components: actionButtons(reply.actions) });
+}
+
+/** A monospace table inside a code block, as many rows as fit, the rest counted. */
+export function tableBlock(table: Pick<TableReply, 'columns' | 'rows'>, budget: number): string {
+  const cols = table.columns;
+  const cell = (row: Record<string, string>, key: string) => codeText(row[key] ?? '');
+  const widths = cols.map((c) => Math.min(28, Math.max(codeText(c.label).length, ...table.rows.map((r) => cell(r, c.key).length))));
+  const fmtRow = (values: string[]) =>
+    values
+      .map((v, i) => {
+        const w = widths[i]!;
+        const t = v.length > w ? `${v.slice(0, w - 1)}…` : v;
+        return cols[i]!.align === 'right' ? t.padStart(w) : t.padEnd(w);
+      })
+      .join('  ')
+      .trimEnd();
+  const head = fmtRow(cols.map((c) => codeText(c.label)));
+  const lines = [head, '-'.repeat(head.length)];
+  const fence = 8;
+  let used = lines.join('\n').length + fence;
+  let shown = 0;
+  for (const row of table.rows) {
+    const line = fmtRow(cols.map((c) => cell(row, c.key)));
+    const more = `\n… ${table.rows.length - shown} more rows`;
+    if (used + line.length + 1 + more.length > budget) break;
+    lines.push(line);
+    used += line.length + 1;
+    shown += 1;
+  }
+  const rest = table.rows.length - shown;
+  return `\`\`\`\n${lines.join('\n')}\n\`\`\`${rest > 0 ? `\n… ${rest} more row${rest === 1 ? '' : 's'}` : ''}`;
+}
+
+function tableMessage(reply: TableReply): DiscordMessage {
+  const { image, files } = imageParts(reply.image);
+  const note = reply.note ? escapeText(reply.note) : '';
+  const budget = LIMITS.description - (note ? note.length + 2 : 0) - 40;
+  const options = selectOptions(reply.actions ?? [], (a) => a.command);
+  const embed: APIEmbed = {
+    title: escapeText(reply.title),
+    color: COLOURS.neutral,
+    description: [note, tableBlock(reply, budget)].filter(Boolean).join('\n\n'),
+    ...(image ? { image } : {}),
+    ...footerParts(reply.footer),
+  };
+  const components = options.length ? [selectRow(RUN_ID, 'Show one…', options)] : [];
+  return message({ embeds: [embed], files, components });
+}
+
+function textMessage(reply: Extract<Reply, { kind: 'text' }>): DiscordMessage {
+  const { image, files } = imageParts(reply.image);
+  const embed: APIEmbed = {
+    ...(reply.title ? { title: escapeText(reply.title) } : {}),
+    color: COLOURS.neutral,
+    ...(reply.text ? { description: escapeText(reply.text) } : {}),
+    fields: sectionFields(reply.sections ?? []),
+    ...(image ? { image } : {}),
+    ...footerParts(reply.footer),
+  };
+  // An embed needs something in it; a bare text reply without a title still has its text.
+  if (!embed.title && !embed.description && !embed.fields?.length && !embed.image) embed.description = '—';
+  return message({ embeds: [embed], files });
+}
+
+function choiceMessage(reply: ChoiceReply, opts: RenderOptions): DiscordMessage {
+  const lines = [escapeText(reply.prompt)];
+  if (reply.note) lines.push(escapeText(reply.note));
+  const fits = reply.options.every((o) => o.command.length <= LIMITS.optionText);
+  let customId = CHOOSE_ID;
+  let options: APISelectMenuOption[];
+  if (fits || !opts.stash) {
+    options = selectOptions(reply.options, (a) => a.command);
+  } else {
+    // Long commands (a compare of five names) stay on our side; the select carries indices.
+    const key = opts.stash(reply.options.map((o) => o.command));
+    customId = `${CHOOSE_ID}:${key}`;
+    options = selectOptions(reply.options, (_a, i) => String(i));
+  }
+  const hidden = reply.options.length - options.length;
+  if (hidden > 0) lines.push(`_${hidden} more not shown: type a more specific name._`);
+  return message({
+    content: lines.join('\n'),
+    components: options.length ? [selectRow(customId.slice(0, LIMITS.customId), 'Choose one…', options)] : [],
+    private: true,
+  });
+}
+
+function errorMessage(reply: Extract<Reply, { kind: 'error' }>): DiscordMessage {
+  const lines = [`⚠️ ${escapeText(reply.message)}`];
+  if (reply.hint) lines.push(escapeText(reply.hint));
+  return message({ content: lines.join('\n'), private: true });
+}
+
+export function renderReply(reply: Reply, opts: RenderOptions = {}): DiscordMessage {
+  switch (reply.kind) {
+    case 'card':
+      return cardMessage(reply);
+    case 'table':
+      return tableMessage(reply);
+    case 'text':
+      return textMessage(reply);
+    case 'choice':
+      return choiceMessage(reply, opts);
+    case 'error':
+      return errorMessage(reply);
+  }
+}
+
+/** A short status line of ours (never upstream text), for an ephemeral confirmation. */
+export function notice(text: string): DiscordMessage {
+  return message({ content: text, private: true });
+}

@@ -1,0 +1,88 @@
+import { once } from 'node:events';
+import { Events } from 'discord.js';
+import type { Core } from '../../src/app/core.js';
+import type { Logger } from '../../src/log.js';
+import type { Reply } from '../../src/reply/model.js';
+import { DiscordAdapter, type DiscordClientOptions } from './client.js';
+import { describeError } from './errors.js';
+import type { DiscordSettings } from './register.js';
+
+export { registerDiscordCommands, summarise as summariseRegistration, type RegisterResult, type DiscordSettings } from './register.js';
+export { commandDefinitions, POL, POL_DIGEST } from './commands.js';
+export { renderReply, type DiscordMessage } from './embeds.js';
+export type { DiscordAdapter } from './client.js';
+
+export interface StartDiscordOptions {
+  core: Core;
+  discord: DiscordSettings;
+  log: Logger;
+  /** How long start-up waits for the gateway to be ready. */
+  readyTimeoutMs?: number;
+  quickAnswerMs?: DiscordClientOptions['quickAnswerMs'];
+  clientOptions?: DiscordClientOptions['clientOptions'];
+}
+
+export interface DiscordHandle {
+  /** Posts any Reply to a channel (digests). Works from any shard: it goes through REST. */
+  postReply(channelId: string, reply: Reply): Promise<{ id?: string }>;
+  /** Shards this process runs, and how many there are in total. */
+  readonly shards: { ids: number[]; count: number };
+  /**
+   * True in exactly one process of a sharded bot (the one running shard 0), so work that must
+   * happen once, such as a digest scheduler, can run there only.
+   */
+  readonly primary: boolean;
+  readonly adapter: DiscordAdapter;
+  stop(): Promise<void>;
+}
+
+/**
+ * Logs in and answers interactions until stopped. Under discord.js's ShardingManager the client
+ * takes its shard ids and count from the environment the manager sets (SHARDS, SHARD_COUNT), so
+ * the same entry point serves one process or many.
+ */
+export async function startDiscord(options: StartDiscordOptions): Promise<DiscordHandle> {
+  const { core, discord, log } = options;
+  const adapter = new DiscordAdapter({
+    core,
+    discord,
+    log,
+    ...(options.quickAnswerMs !== undefined ? { quickAnswerMs: options.quickAnswerMs } : {}),
+    ...(options.clientOptions ? { clientOptions: options.clientOptions } : {}),
+  });
+  const { client } = adapter;
+  adapter.warmLists();
+
+  const timeoutMs = options.readyTimeoutMs ?? 120_000;
+  const ready = once(client, Events.ClientReady, { signal: AbortSignal.timeout(timeoutMs) });
+  try {
+    await client.login(discord.token);
+    await ready;
+  } catch (err) {
+    ready.catch(() => undefined);
+    await client.destroy().catch(() => undefined);
+    const info = describeError(err);
+    const why = info.name === 'AbortError' || info.name === 'TimeoutError' ? `the gateway was not ready within ${timeoutMs} ms` : info.message;
+    log.error({ error: info }, 'discord start-up failed');
+    throw new Error(`Discord: ${why}`);
+  }
+
+  const ids = client.shard?.ids ?? [...client.ws.shards.keys()];
+  const count = client.shard?.count ?? Math.max(1, client.ws.shards.size);
+  log.info({ user: client.user?.tag, guilds: client.guilds.cache.size, shards: ids, shardCount: count }, 'discord adapter ready');
+
+  let stopped = false;
+  return {
+    postReply: (channelId, reply) => adapter.postReply(channelId, reply),
+    shards: { ids, count },
+    primary: ids.includes(0),
+    adapter,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      client.removeAllListeners(Events.InteractionCreate);
+      await client.destroy();
+      log.info('discord adapter stopped');
+    },
+  };
+}

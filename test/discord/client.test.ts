@@ -1,0 +1,402 @@
+import { once } from 'node:events';
+import { Events } from 'discord.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHOOSE_ID, RUN_ID, ratingColour } from '../../adapters/discord/embeds.js';
+import * as fmt from '../../src/reply/format.js';
+import { ratingForPol } from '../../src/sim/data/scales.js';
+import type { SimStore } from '../../src/sim/data/store.js';
+import type { Caller } from '../../commands/context.js';
+import type { InteractionHandle, RecordedCall } from '../fakes/discord/index.js';
+import { last, messageBody, messageCalls, startStack, type Stack } from './helpers.js';
+
+const EPHEMERAL = 64;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const MANAGE_GUILD = String(1n << 5n);
+
+interface Embed {
+  title?: string;
+  color?: number;
+  author?: { name: string };
+  fields?: { name: string; value: string; inline?: boolean }[];
+  image?: { url: string };
+  footer?: { text: string };
+}
+interface Body {
+  content?: string;
+  flags?: number;
+  embeds?: Embed[];
+  components?: { type: number; components: { type: number; custom_id: string; options?: { label: string; value: string }[] }[] }[];
+  attachments?: { id: string | number; filename?: string }[];
+  allowed_mentions?: unknown;
+}
+
+const body = (call: RecordedCall) => (messageBody(call) ?? {}) as Body;
+/** Where an ephemeral answer ended up: the edited deferral (fast answers) or a follow-up (slow ones). */
+async function privateAnswer(h: InteractionHandle): Promise<{ content: string; ephemeral: boolean }> {
+  const deferral = await h.callback();
+  const deferredPrivate = (((deferral.data as Body | undefined)?.flags ?? 0) & EPHEMERAL) !== 0;
+  const call = deferredPrivate ? await h.waitForEdit(10_000) : await h.waitForFollowup(10_000);
+  const flags = deferredPrivate ? (h.original()?.flags ?? 0) : (body(call).flags ?? 0);
+  return { content: body(call).content ?? '', ephemeral: (flags & EPHEMERAL) !== 0 };
+}
+
+const field = (embed: Embed | undefined, name: string) => embed?.fields?.find((f) => f.name === name);
+
+let stack: Stack;
+let store: SimStore;
+/** Who the adapter said asked, per command text, latest first. */
+const callers: { text: string; caller: Caller | undefined }[] = [];
+const callerOf = (text: string) => callers.find((c) => c.text === text)?.caller;
+
+beforeAll(async () => {
+  // Long enough for a card to come through a 5 s upstream delay; rate limits have their own test.
+  stack = await startStack({ POL_TIMEOUT_MS: '8000', RATE_LIMIT_PER_USER: '0' });
+  store = stack.core.upstream.sim!.store;
+  const run = stack.core.run.bind(stack.core);
+  stack.core.run = (text, caller) => {
+    callers.unshift({ text, caller });
+    return run(text, caller);
+  };
+  // The adapter starts loading the lists itself; waiting here makes the tests independent of timing.
+  await Promise.all([stack.core.upstream.source.list('project'), stack.core.upstream.source.list('exchange')]);
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('Discord adapter on the real discord.js client', () => {
+  it('connects with the Guilds intent only and never lets a message mention anyone', () => {
+    expect(stack.fake.identifies).toHaveLength(1);
+    expect(stack.fake.identifies[0]).toMatchObject({ intents: 1, tokenValid: true });
+    expect(stack.handle.adapter.client.options.allowedMentions).toEqual({ parse: [] });
+    expect(stack.handle.shards).toEqual({ ids: [0], count: 1 });
+    expect(stack.handle.primary).toBe(true);
+  });
+
+  it('answers /pol card with an embed of the simulator numbers and the PNG chart attached and referenced', async () => {
+    const e = store.exchange('kraken')!;
+    const pol = last(e.pol);
+    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'exchange:kraken' } });
+
+    const deferral = await h.callback();
+    expect(deferral.type).toBe(5);
+    expect(((deferral.data as Body | undefined)?.flags ?? 0) & EPHEMERAL).toBe(0);
+
+    const edit = await h.waitForEdit(10_000);
+    const embed = body(edit).embeds?.[0];
+    expect(embed?.title).toBe('Kraken');
+    expect(embed?.author?.name).toBe('Exchange');
+    expect(embed?.color).toBe(ratingColour(ratingForPol(pol)));
+
+    const headline = field(embed, 'Probability of Loss (lower is safer)');
+    expect(headline?.value).toContain(`**${fmt.pol(pol)}**`);
+    expect(headline?.value).toContain(`rating **${ratingForPol(pol)}**`);
+    expect(headline?.value).toContain(fmt.polChange(pol - e.pol[e.pol.length - 31]!));
+
+    const scores = field(embed, 'Category quality scores (higher is better)');
+    expect(scores?.value).toContain(`Security: **${fmt.score(last(e.categories.security.scores))}**`);
+    expect(scores?.value).toContain(`Solvency: **${fmt.score(last(e.categories.solvency.scores))}**`);
+    expect(field(embed, 'Reserves')?.value).toContain(`Reserves: **${fmt.usd(last(e.reserves))}**`);
+    expect(embed?.footer?.text).toMatch(/^as of \d{4}-\d\d-\d\d \d\d:\d\d UTC · source REST · SIMULATED DATA$/);
+
+    // The PNG goes up with the edit and the embed points at it by name.
+    expect(edit.files).toHaveLength(1);
+    const file = edit.files[0]!;
+    expect(file.contentType).toBe('image/png');
+    expect(file.bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    expect(embed?.image?.url).toBe(`attachment://${file.name}`);
+    expect(body(edit).attachments).toEqual([expect.objectContaining({ id: '0' })]);
+    expect(body(edit).allowed_mentions).toEqual({ parse: [] });
+
+    // Stored by the platform as a public reply with the attachment resolved.
+    const stored = h.original();
+    expect((stored?.flags ?? 0) & EPHEMERAL).toBe(0);
+    expect(stored?.attachments[0]?.filename).toBe(file.name);
+  });
+
+  it('defers within 3 s while the upstream takes 5 s, then edits the card in', async () => {
+    const sim = stack.core.upstream.sim!;
+    const p = store.project('lido-dao')!;
+    sim.faults.set({ latencyMs: 5_000 });
+    try {
+      const sentAt = Date.now();
+      const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'project:lido-dao' } });
+      const deferral = await h.callback(3_000);
+      expect(deferral.type).toBe(5);
+      expect(deferral.call.at - sentAt).toBeLessThan(3_000);
+      expect(deferral.call.status).toBe(204);
+
+      const edit = await h.waitForEdit(15_000);
+      expect(edit.at - sentAt).toBeGreaterThanOrEqual(5_000);
+      const embed = body(edit).embeds?.[0];
+      expect(embed?.title).toBe(`${p.name} (${p.ticker})`);
+      expect(field(embed, 'Probability of Loss (lower is safer)')?.value).toContain(`**${fmt.pol(last(p.pol))}**`);
+    } finally {
+      sim.faults.reset();
+    }
+  });
+
+  it('autocompletes from the cached lists within 3 s while the upstream is slow: at most 25, labelled, best first', async () => {
+    const sim = stack.core.upstream.sim!;
+    sim.faults.set({ latencyMs: 5_000 });
+    const before = sim.counter.total;
+    try {
+      const sentAt = Date.now();
+      const h = stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'card', options: { name: 'b' }, focused: 'name' });
+      const cb = await h.callback(3_000);
+      expect(cb.call.at - sentAt).toBeLessThan(3_000);
+      expect(cb.type).toBe(8);
+      const choices = (cb.data as { choices: { name: string; value: string }[] }).choices;
+      expect(choices.length).toBeGreaterThan(0);
+      expect(choices.length).toBeLessThanOrEqual(25);
+      for (const c of choices) {
+        const [kind, slug] = c.value.split(':') as ['project' | 'exchange', string];
+        expect(c.name).toMatch(/ · (project|exchange)$/);
+        expect(c.name.endsWith(` · ${kind}`)).toBe(true);
+        expect(store.entity(kind, slug), c.value).toBeDefined();
+      }
+
+      const exact = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'card', options: { name: 'bitcoin' }, focused: 'name' }).callback(3_000);
+      expect((exact.data as { choices: { name: string; value: string }[] }).choices[0]).toEqual({ name: 'Bitcoin (BTC) · project', value: 'project:bitcoin' });
+
+      // Flags are about projects: no exchange is offered there.
+      const flags = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'flags', options: { name: 'dydx' }, focused: 'name' }).callback(3_000);
+      const flagChoices = (flags.data as { choices: { value: string }[] }).choices;
+      expect(flagChoices.map((c) => c.value)).toContain('project:dydx');
+      expect(flagChoices.every((c) => c.value.startsWith('project:'))).toBe(true);
+
+      // Compare slots complete too, and none of this waited on the upstream.
+      const slot = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'compare', options: { a: 'binance', b: 'kra' }, focused: 'b' }).callback(3_000);
+      expect((slot.data as { choices: { value: string }[] }).choices[0]?.value).toBe('exchange:kraken');
+      expect(Date.now() - sentAt).toBeLessThan(3_000);
+      // Answered from the cache alone: the upstream was not asked anything.
+      expect(sim.counter.total).toBe(before);
+    } finally {
+      sim.faults.reset();
+    }
+  });
+
+  it('offers an ambiguous name as an ephemeral select menu and shows only the chosen entity', async () => {
+    const { fake, channelId } = stack;
+    const chosen = store.project('shibaswap')!;
+    const other = store.project('shiba-inu')!;
+    const h = fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'shiba' } });
+
+    // The core answers from cached lists at once, so the deferral itself is ephemeral.
+    const deferral = await h.callback();
+    expect(deferral.type).toBe(5);
+    expect((deferral.data as Body).flags).toBe(EPHEMERAL);
+    const edit = await h.waitForEdit();
+    const menu = body(edit).components?.[0]?.components[0];
+    expect(menu).toMatchObject({ type: 3, custom_id: CHOOSE_ID });
+    expect(menu?.options?.map((o) => o.value).sort()).toEqual(['project:shiba-inu', 'project:shibaswap']);
+    expect(body(edit).content).toContain('shiba');
+    const prompt = h.original()!;
+    expect((prompt.flags ?? 0) & EPHEMERAL).toBe(EPHEMERAL);
+
+    const pick = fake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: ['project:shibaswap'], message: prompt });
+    const update = await pick.callback();
+    expect(update.type).toBe(7);
+    expect(update.data).toMatchObject({ components: [] });
+
+    const card = await pick.waitForFollowup(10_000);
+    const embed = body(card).embeds?.[0];
+    expect(embed?.title).toBe(`${chosen.name} (${chosen.ticker})`);
+    expect(field(embed, 'Probability of Loss (lower is safer)')?.value).toContain(`**${fmt.pol(last(chosen.pol))}**`);
+    expect((body(card).flags ?? 0) & EPHEMERAL).toBe(0);
+    const confirmation = await pick.waitForEdit(5_000);
+    expect(body(confirmation).content).toBe(`Shown: ${chosen.name}`);
+
+    // What the channel sees: the chosen card, and nothing anywhere about the entity nobody chose.
+    const messages = fake.messages(channelId);
+    const publicTitles = messages.filter((m) => ((m.flags ?? 0) & EPHEMERAL) === 0).flatMap((m) => m.embeds.map((x) => x.title));
+    expect(publicTitles).toContain(`${chosen.name} (${chosen.ticker})`);
+    const everything = JSON.stringify(messages.filter((m) => m.id !== prompt.id));
+    expect(everything).not.toContain(other.name);
+    expect(everything).not.toContain(`${other.ticker})`);
+  });
+
+  it('runs a card’s buttons as new public answers, and holds digest commands to the admin bar', async () => {
+    const { fake } = stack;
+    const chart = fake.sendComponent({ custom_id: `${RUN_ID}:chart exchange:kraken 365d pol`, component_type: 2 });
+    const deferral = await chart.callback();
+    expect(deferral.type).toBe(5);
+    expect(((deferral.data as Body | undefined)?.flags ?? 0) & EPHEMERAL).toBe(0);
+    const edit = await chart.waitForEdit(10_000);
+    expect(body(edit).embeds?.[0]?.title).toContain('Kraken');
+    expect(body(edit).embeds?.[0]?.image?.url).toBe(`attachment://${edit.files[0]?.name}`);
+
+    // A button or menu carries no command permissions: managing digests through one takes Manage Server.
+    const sneaky = fake.sendComponent({ custom_id: `${RUN_ID}:digest remove 1`, component_type: 2 });
+    await privateAnswer(sneaky);
+    expect(callerOf('digest remove 1')).toEqual({ platform: 'discord', userId: fake.defaultUser.id, channelId: stack.channelId, canManageDigests: false });
+    const manager = fake.sendComponent({ custom_id: `${RUN_ID}:digest list`, component_type: 2, memberPermissions: MANAGE_GUILD });
+    expect((await privateAnswer(manager)).content).toContain('not enabled yet');
+    expect(callerOf('digest list')?.canManageDigests).toBe(true);
+
+    // A menu whose long commands were forgotten (a restart) says so instead of guessing.
+    const stale = fake.sendComponent({ custom_id: `${CHOOSE_ID}:gone`, component_type: 3, values: ['0'] });
+    expect(await stale.callback()).toMatchObject({ type: 7, data: { content: expect.stringContaining('expired'), components: [] } });
+  });
+
+  it('moves a late choice from the public deferral to an ephemeral follow-up', async () => {
+    const { core } = stack;
+    const sim = core.upstream.sim!;
+    // Without cached lists the resolver has to ask the upstream, so the answer is slow.
+    core.upstream.source.cache.clear();
+    sim.faults.set({ latencyMs: 800 });
+    try {
+      const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'shiba' } });
+      const deferral = await h.callback();
+      expect(deferral.type).toBe(5);
+      expect(((deferral.data as Body | undefined)?.flags ?? 0) & EPHEMERAL).toBe(0);
+
+      const followup = await h.waitForFollowup(10_000);
+      expect(body(followup).flags).toBe(EPHEMERAL);
+      expect(body(followup).components?.[0]?.components[0]?.custom_id).toBe(CHOOSE_ID);
+      // The public "thinking" message was removed before the private one was sent.
+      const deleted = stack.fake.calls((c) => c.method === 'DELETE' && c.path === `/webhooks/${stack.fake.applicationId}/${h.token}/messages/@original`);
+      expect(deleted).toHaveLength(1);
+      expect(deleted[0]!.status).toBe(204);
+      expect(deleted[0]!.at).toBeLessThanOrEqual(followup.at);
+      expect(h.originalEdits()).toHaveLength(0);
+    } finally {
+      sim.faults.reset();
+      await Promise.all([core.upstream.source.list('project'), core.upstream.source.list('exchange')]);
+    }
+  });
+
+  it('answers errors ephemerally, in plain words', async () => {
+    const { fake, core } = stack;
+    const digest = fake.sendCommand({ name: 'pol-digest', subcommand: 'list', memberPermissions: MANAGE_GUILD });
+    expect(((await digest.callback()).data as Body).flags).toBe(EPHEMERAL);
+    expect(body(await digest.waitForEdit()).content).toContain('not enabled yet');
+    // Discord gated /pol-digest; arriving through it is what lets someone manage digests.
+    expect(callerOf('digest list')).toEqual({ platform: 'discord', userId: fake.defaultUser.id, channelId: stack.channelId, canManageDigests: true });
+    expect(callerOf('exchange:kraken')?.canManageDigests).toBe(false);
+
+    const unknown = fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'project:no-such-project' } });
+    const answer = await privateAnswer(unknown);
+    expect(answer.ephemeral).toBe(true);
+    expect(answer.content).toMatch(/^⚠️ /);
+    expect(answer.content).not.toMatch(/svc_|stack|Error:|at \w+ \(|\/v1\//);
+    for (const secret of core.upstream.secrets) expect(answer.content).not.toContain(secret);
+
+    // A name the grammar cannot carry is refused at once, before the core is asked.
+    const odd = fake.sendCommand({ name: 'pol', subcommand: 'chart', options: { name: 'bitcoin all', range: '30d' } });
+    const refusal = await odd.callback();
+    expect(refusal.type).toBe(4);
+    expect((refusal.data as Body).flags).toBe(EPHEMERAL);
+    expect((refusal.data as Body).content).toContain('Pick it from the suggestions');
+
+  });
+
+  it('tells the person, privately, when Discord refuses an answer, and logs no interaction token', async () => {
+    const { fake, logLines } = stack;
+    fake.failNext('PATCH /webhooks/:webhookId/:webhookToken/messages/:messageId', { status: 400, code: 50035, message: 'Invalid Form Body' });
+    const h = fake.sendCommand({ name: 'pol', subcommand: 'index' });
+    const followup = await h.waitForFollowup(10_000);
+    expect(body(followup)).toMatchObject({ flags: EPHEMERAL, content: expect.stringContaining('Something went wrong') });
+    const logged = logLines.filter((l) => l.includes('Invalid Form Body'));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain('"code":50035');
+    expect(logLines.join('')).not.toContain(h.token);
+  });
+
+  it('escapes upstream text: mentions, masked links and direction tricks do nothing', async () => {
+    const hostile = '@everyone [free airdrop](https://evil.example) <@&123456789012345678> <@42> \u202Eexe.gnp';
+    store.rename('project', 'pepe', hostile);
+    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'project:pepe' } });
+    const edit = await h.waitForEdit(10_000);
+    const title = body(edit).embeds?.[0]?.title ?? '';
+    expect(title).toContain('free airdrop');
+    expect(title).not.toContain('@everyone');
+    expect(title).toContain('@\u200beveryone');
+    expect(title).not.toMatch(/\]\(https/);
+    expect(title).not.toMatch(/(^|[^\\])<@/);
+    expect(title).not.toContain('\u202E');
+    expect(body(edit).allowed_mentions).toEqual({ parse: [] });
+  });
+
+  it('posts any Reply to a channel for digests', async () => {
+    const { fake, core, channelId, handle } = stack;
+    const { reply } = await core.run('exchange:binance');
+    const posted = await handle.postReply(channelId, reply);
+    expect(posted.id).toMatch(/^\d+$/);
+    const call = fake.calls({ method: 'POST', path: `/channels/${channelId}/messages` }).at(-1)!;
+    expect(body(call).allowed_mentions).toEqual({ parse: [] });
+    expect(body(call).embeds?.[0]?.title).toBe('Binance');
+    expect(body(call).embeds?.[0]?.image?.url).toBe(`attachment://${call.files[0]?.name}`);
+    const stored = fake.messages(channelId).find((m) => m.id === posted.id);
+    expect(stored?.attachments).toHaveLength(1);
+    expect(stored?.embeds[0]?.footer?.text).toContain('SIMULATED DATA');
+  });
+
+  it('comes back after the gateway closes the socket, and keeps answering', async () => {
+    const { fake, handle } = stack;
+    const client = handle.adapter.client;
+    for (const code of [4000, 'abrupt'] as const) {
+      const identifies = fake.identifyCount;
+      const resumed = once(client, Events.ShardResume, { signal: AbortSignal.timeout(10_000) });
+      fake.dropConnections(code);
+      await resumed;
+      expect(fake.identifyCount).toBe(identifies);
+      const h = fake.sendCommand({ name: 'pol', subcommand: 'help' });
+      expect((await h.callback()).type).toBe(5);
+      expect(body(await h.waitForEdit()).embeds?.[0]?.title).toContain('polbot');
+    }
+    expect(fake.resumeCount).toBeGreaterThanOrEqual(2);
+  });
+
+  it('sends allowed_mentions that parse nothing with every message it creates or edits', () => {
+    const calls = messageCalls(stack.fake);
+    // Callbacks with content, edits, follow-ups and channel posts from the tests above.
+    expect(calls.length).toBeGreaterThanOrEqual(12);
+    for (const c of calls) expect(body(c).allowed_mentions, `${c.method} ${c.route}`).toEqual({ parse: [] });
+  });
+
+  it('keeps the bot token and the API key out of every payload and every log line', () => {
+    const { fake, core, logLines } = stack;
+    const secrets = [fake.token, ...core.upstream.secrets];
+    expect(secrets.every((s) => s.length > 10)).toBe(true);
+    expect(logLines.length).toBeGreaterThan(20);
+    const logs = logLines.join('');
+    for (const s of secrets) expect(logs).not.toContain(s);
+    // Not even the part of the token discord.js's own debug output shows.
+    expect(logs).toContain('Provided token: [token]');
+    expect(logs).not.toContain(fake.token.split('.').slice(0, 2).join('.'));
+
+    for (const c of fake.calls()) {
+      const text = JSON.stringify(c.body ?? null) + c.files.map((f) => f.bytes.toString('latin1')).join('');
+      for (const s of secrets) expect(text, `${c.method} ${c.path}`).not.toContain(s);
+    }
+    // The token is only ever a credential: the Authorization header and the gateway's IDENTIFY
+    // and RESUME frames carry it by design. Nothing else may.
+    const raw = fake
+      .rawPayloads()
+      .filter((p) => !/^GATEWAY [^\n]*\n\n\{"op":(2|6),/.test(p))
+      .map((p) => p.replace(/^authorization: Bot .*$/m, ''));
+    for (const s of secrets) for (const p of raw) expect(p).not.toContain(s);
+    expect(fake.rawPayloads().join('\n')).not.toContain(core.upstream.secrets[0]!);
+  });
+});
+
+describe('rate limits per Discord user', () => {
+  it('refuses a person who asks too fast, privately, while others are still answered', async () => {
+    const limited = await startStack({ RATE_LIMIT_PER_USER: '2', RATE_LIMIT_PER_CHANNEL: '100' });
+    try {
+      const alice = { id: '1100000000000000201', username: 'alice' };
+      for (let n = 0; n < 2; n++) {
+        const h = limited.fake.sendCommand({ name: 'pol', subcommand: 'help', user: alice });
+        expect(body(await h.waitForEdit()).embeds?.[0]?.title).toContain('polbot');
+      }
+      const third = await privateAnswer(limited.fake.sendCommand({ name: 'pol', subcommand: 'help', user: alice }));
+      expect(third).toMatchObject({ ephemeral: true, content: expect.stringContaining('faster than polbot answers') });
+      const bob = limited.fake.sendCommand({ name: 'pol', subcommand: 'help', user: { id: '1100000000000000202', username: 'bob' } });
+      expect(body(await bob.waitForEdit()).embeds?.[0]?.title).toContain('polbot');
+    } finally {
+      await limited.close();
+    }
+  });
+});
