@@ -1,0 +1,253 @@
+import { App, HTTPReceiver, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type CustomRoute } from '@slack/bolt';
+import type { Caller } from '../../commands/context.js';
+import type { RunResult } from '../../commands/run.js';
+import { slackCanManageDigests } from '../../src/digest/permissions.js';
+import type { Logger } from '../../src/log.js';
+import { ACTION_ID, CHOICE_ACTION_PREFIX, renderReply } from './blocks.js';
+import { boltLevelFor, boltLogger } from './bolt-logger.js';
+import { deliver, placementOf } from './delivery.js';
+import { lookingUp, somethingWentWrong } from './notices.js';
+import { guardRequestAge } from './signature.js';
+
+/** What the adapter needs from the core: text in (with who asked, where), Reply out. */
+export interface CommandRunner {
+  run(text: string, caller?: Caller): Promise<RunResult>;
+}
+
+export const EVENTS_PATH = '/slack/events';
+
+/**
+ * How long a slash command may wait for its answer before the "Looking up…" acknowledgement goes
+ * out instead. Slack allows 3 seconds; a cached answer takes a few milliseconds, an upstream
+ * round trip a few hundred.
+ */
+export const DEFAULT_QUICK_REPLY_MS = 400;
+
+/**
+ * 429s wait for Retry-After inside @slack/web-api, then this policy adds a short backoff. Bolt's
+ * default (ten retries over about thirty minutes) suits a batch job, not a person waiting.
+ */
+export const DEFAULT_RETRY: webApi.RetryOptions = { retries: 3, factor: 2, minTimeout: 250, maxTimeout: 4_000, randomize: true };
+
+/** A stuck Slack request gives up rather than holding the answer forever. */
+const REQUEST_TIMEOUT_MS = 15_000;
+
+/** A second click on the same button by the same person within this window is a double click. */
+const DOUBLE_CLICK_MS = 10_000;
+
+export type SlackMode = { kind: 'http'; signingSecret: string } | { kind: 'socket'; appToken: string };
+
+export interface BuildAppOptions {
+  core: CommandRunner;
+  log: Logger;
+  botToken: string;
+  mode: SlackMode;
+  /** Web API base, ending with `/`. */
+  apiUrl?: string;
+  customRoutes?: CustomRoute[];
+  quickReplyMs?: number;
+  retryConfig?: webApi.RetryOptions;
+  /** DIGEST_ADMINS: Slack user ids who may manage digests; empty lets everyone. */
+  digestAdmins?: readonly string[];
+}
+
+export interface BuiltApp {
+  app: App;
+  /** Resolves when every interaction under way has been answered. */
+  drain(timeoutMs: number): Promise<void>;
+}
+
+const FAILED: RunResult = { command: 'invalid', reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' } };
+
+export function buildApp(options: BuildAppOptions): BuiltApp {
+  const { core, log, mode } = options;
+  const quickReplyMs = options.quickReplyMs ?? DEFAULT_QUICK_REPLY_MS;
+  const logger = boltLogger(log);
+  const logLevel = boltLevelFor(log.level);
+  const slackApiUrl = options.apiUrl;
+  // Each client gets its own options object: Bolt and the Socket Mode client write into them.
+  const clientOptions = (): webApi.WebClientOptions => ({
+    ...(slackApiUrl ? { slackApiUrl } : {}),
+    retryConfig: { ...(options.retryConfig ?? DEFAULT_RETRY) },
+    timeout: REQUEST_TIMEOUT_MS,
+    rejectRateLimitedCalls: false,
+  });
+
+  const receiver =
+    mode.kind === 'socket'
+      ? new SocketModeReceiver({
+          appToken: mode.appToken,
+          logger,
+          logLevel,
+          installerOptions: { clientOptions: { ...(slackApiUrl ? { slackApiUrl } : {}) } },
+        })
+      : new HTTPReceiver({
+          signingSecret: mode.signingSecret,
+          endpoints: EVENTS_PATH,
+          logger,
+          logLevel,
+          ...(options.customRoutes?.length ? { customRoutes: options.customRoutes } : {}),
+        });
+  if (receiver instanceof HTTPReceiver) {
+    receiver.requestListener = guardRequestAge(receiver.requestListener, {
+      endpoints: [EVENTS_PATH],
+      onReject: ({ path, reason }) => log.warn({ path, reason }, 'slack: request timestamp outside the 5-minute window, refused'),
+    });
+  }
+
+  const app = new App({
+    token: options.botToken,
+    receiver,
+    logger,
+    logLevel,
+    clientOptions: clientOptions(),
+    // auth.test runs in init(), so a bad token fails start-up instead of the first command.
+    deferInitialization: true,
+  });
+
+  const inflight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inflight.add(work);
+    void work.finally(() => inflight.delete(work)).catch(() => undefined);
+    return work;
+  };
+
+  const digestAdmins = options.digestAdmins ?? [];
+  const callerOf = (userId: string, channelId: string): Caller => ({
+    platform: 'slack',
+    userId,
+    channelId,
+    canManageDigests: slackCanManageDigests(digestAdmins, userId),
+  });
+  const run = (text: string, caller: Caller): Promise<RunResult> =>
+    core.run(text, caller).catch((err: unknown) => {
+      log.error({ err }, 'slack: command core failed');
+      return FAILED;
+    });
+
+  app.command(/^\/.+/, ({ command, ack, respond, client, context }) =>
+    track(
+      (async () => {
+        const started = performance.now();
+        let acked = false;
+        const acknowledge: typeof ack = async (response) => {
+          acked = true;
+          await ack(response);
+        };
+        try {
+          const work = run(command.text, callerOf(command.user_id, command.channel_id));
+          const quick = await within(work, quickReplyMs);
+          if (quick && placementOf(quick) === 'ephemeral') {
+            // The answer is already here and only for the asker: it rides on the acknowledgement.
+            const message = renderReply(quick.reply);
+            await acknowledge({ response_type: 'ephemeral', text: message.text, blocks: message.blocks });
+            logAnswer(log, quick, started, 'ack');
+            return;
+          }
+          if (quick) await acknowledge();
+          else await acknowledge({ response_type: 'ephemeral', ...lookingUp(command.text) });
+          const result = quick ?? (await work);
+          const target = { client, respond, channel: command.channel_id, supersedes: !quick, ...(context.botUserId ? { botUserId: context.botUserId } : {}) };
+          logAnswer(log, result, started, await deliver(target, result, log));
+        } catch (err) {
+          // Slack shows the person a timeout error for a command that is never acknowledged.
+          if (!acked) await ack({ response_type: 'ephemeral', ...somethingWentWrong() });
+          throw err;
+        }
+      })(),
+    ),
+  );
+
+  const recentClicks = new Map<string, number>();
+  const firstClick = (key: string): boolean => {
+    const now = Date.now();
+    for (const [k, at] of recentClicks) if (now - at > DOUBLE_CLICK_MS) recentClicks.delete(k);
+    if (recentClicks.has(key)) return false;
+    recentClicks.set(key, now);
+    return true;
+  };
+
+  app.action<BlockAction<ButtonAction>>(ACTION_ID, ({ ack, action, body, respond, client, context }) =>
+    track(
+      (async () => {
+        await ack();
+        const started = performance.now();
+        const messageTs = stringOr(body.container.message_ts) ?? body.message?.ts ?? '';
+        if (!firstClick(`${body.user.id}:${messageTs}:${action.action_id}:${action.value ?? ''}`)) {
+          log.debug({ actionId: action.action_id }, 'slack: repeated click ignored');
+          return;
+        }
+        const command = typeof action.value === 'string' ? action.value.trim() : '';
+        const channel = body.channel?.id ?? stringOr(body.container.channel_id);
+        if (!command || !channel) {
+          log.warn({ actionId: action.action_id }, 'slack: button without a command or channel');
+          await respond({ response_type: 'ephemeral', replace_original: false, ...somethingWentWrong() }).catch(() => undefined);
+          return;
+        }
+        const fromEphemeral = body.container.is_ephemeral === true;
+        // Follow-ups on a message in the channel answer in that message's thread.
+        const threadTs = fromEphemeral ? undefined : (stringOr(body.message?.thread_ts) ?? body.message?.ts ?? stringOr(body.container.message_ts));
+        const work = run(command, callerOf(body.user.id, channel));
+        if (fromEphemeral && !(await within(work, quickReplyMs))) {
+          // The clicked choice turns into progress, so its other buttons cannot be clicked meanwhile.
+          await respond({ replace_original: true, ...lookingUp(command) }).catch(() => undefined);
+        }
+        const result = await work;
+        const placement = await deliver(
+          {
+            client,
+            respond,
+            channel,
+            supersedes: fromEphemeral,
+            ...(threadTs ? { threadTs } : {}),
+            ...(context.botUserId ? { botUserId: context.botUserId } : {}),
+          },
+          result,
+          log,
+        );
+        logAnswer(log, result, started, placement, action.action_id.startsWith(CHOICE_ACTION_PREFIX) ? 'choice' : 'follow-up');
+      })(),
+    ),
+  );
+
+  app.error(async (error) => {
+    log.error({ err: error }, 'slack: unhandled error in a listener');
+  });
+
+  return {
+    app,
+    async drain(timeoutMs) {
+      if (!inflight.size) return;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([Promise.allSettled([...inflight]).then(() => undefined), timeout]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The value if `work` settles within `ms`, else undefined; the timer never outlives the race. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function logAnswer(log: Logger, result: RunResult, started: number, via: string, trigger = 'slash command'): void {
+  log.info(
+    { trigger, command: result.command, kind: result.reply.kind, via, ms: Math.round(performance.now() - started) },
+    'slack: answered',
+  );
+}

@@ -1,0 +1,307 @@
+import type { types } from '@slack/bolt';
+import * as fmt from '../../src/reply/format.js';
+import type {
+  Action,
+  CardReply,
+  ChoiceReply,
+  ErrorReply,
+  Field,
+  Footer,
+  Headline,
+  Reply,
+  ReplyImage,
+  Section,
+  TableReply,
+  TextReply,
+} from '../../src/reply/model.js';
+import { code, flat, mrkdwn, plain, stripInvisible } from './escape.js';
+import { andMore, clip, FALLBACK_TEXT_MAX, fitLines, LIMITS, MESSAGE_TEXT_BUDGET } from './limits.js';
+
+/**
+ * Reply -> Block Kit. Pure: no I/O, no clock. Every piece of text from a Reply goes through
+ * escape.ts on the way in, and every element is cut to Block Kit's limits with a visible
+ * "…and N more" rather than being allowed to fail the whole message.
+ */
+
+export type Block = types.KnownBlock;
+
+export interface SlackMessage {
+  /** Notification and accessibility fallback; mrkdwn, escaped like the blocks. */
+  text: string;
+  blocks: Block[];
+}
+
+/** Button action ids: a choice between candidates, or a follow-up offered by a reply. */
+export const CHOICE_ACTION_PREFIX = 'pol_choice_';
+export const FOLLOW_UP_ACTION_PREFIX = 'pol_action_';
+export const ACTION_ID = /^pol_(?:choice|action)_\d+$/;
+
+/** Candidates beyond this are summarised; a list that long means the name needs narrowing anyway. */
+const MAX_CHOICES = 20;
+/** Fields beyond this many per Reply section are summarised, so one section cannot crowd out the rest. */
+const MAX_FIELDS_PER_SECTION = 30;
+/** A table column wider than this is cut, so a long name cannot push the numbers off screen. */
+const MAX_COLUMN_WIDTH = 32;
+/**
+ * The parts every message keeps (title, headline, notes, footer) have their own small budgets, so
+ * together they can never crowd the body out of the message's text budget.
+ */
+const SHORT_TEXT = 300;
+const NOTE_TEXT = 500;
+const LEAD_TEXT = 1_000;
+const MAX_FOOTER_NOTES = 4;
+
+export function renderReply(reply: Reply): SlackMessage {
+  switch (reply.kind) {
+    case 'card':
+      return card(reply);
+    case 'choice':
+      return choice(reply);
+    case 'table':
+      return table(reply);
+    case 'text':
+      return textReply(reply);
+    case 'error':
+      return errorReply(reply);
+  }
+}
+
+// ---- element builders ------------------------------------------------------------------------
+
+const md = (text: string): types.MrkdwnElement => ({ type: 'mrkdwn', text });
+
+const plainText = (text: string, max: number): types.PlainTextElement => ({ type: 'plain_text', text: clip(plain(flat(text)), max), emoji: true });
+
+/** Slack refuses empty text objects; text that was all invisible characters shows as a dash. */
+const nonEmpty = (text: string): string => (text.trim() ? text : '—');
+
+function section(text: string, max: number = LIMITS.sectionText): types.SectionBlock {
+  return { type: 'section', text: md(nonEmpty(clip(text, max))) };
+}
+
+function context(...texts: string[]): types.ContextBlock {
+  return { type: 'context', elements: texts.slice(0, LIMITS.contextElements).map((t) => md(nonEmpty(clip(t, LIMITS.contextText)))) };
+}
+
+function header(title: string): types.HeaderBlock[] {
+  const text = plainText(title, LIMITS.headerText);
+  return text.text ? [{ type: 'header', text }] : [];
+}
+
+function button(label: string, actionId: string, value: string): types.Button {
+  const text = plainText(label, LIMITS.buttonText);
+  return { type: 'button', text: text.text ? text : { type: 'plain_text', text: 'Open' }, action_id: actionId, value };
+}
+
+/**
+ * A command is only offered when it fits in a button value whole: a cut command would run
+ * something the person never chose.
+ */
+const offerable = (a: Action): boolean => a.command.trim() !== '' && a.command.length <= LIMITS.buttonValue;
+
+function followUps(actions: readonly Action[] | undefined): Block[] {
+  if (!actions?.length) return [];
+  const usable = actions.filter(offerable);
+  const shown = usable.slice(0, LIMITS.actionsElements);
+  const blocks: Block[] = [];
+  if (shown.length) {
+    blocks.push({ type: 'actions', elements: shown.map((a, i) => button(a.label, `${FOLLOW_UP_ACTION_PREFIX}${i}`, a.command)) });
+  }
+  const hidden = usable.length - shown.length;
+  if (hidden > 0) blocks.push(context(andMore(hidden)));
+  return blocks;
+}
+
+function image(img: ReplyImage | undefined): Block[] {
+  // PNG charts are uploaded as files next to the message; only hosted images are blocks.
+  if (img?.kind !== 'url' || img.url.length > LIMITS.imageUrl || !/^https?:\/\//i.test(img.url)) return [];
+  const alt = clip(plain(flat(img.alt)), LEAD_TEXT) || 'chart';
+  return [{ type: 'image', image_url: img.url, alt_text: alt }];
+}
+
+function footer(f: Footer | undefined): Block[] {
+  if (!f) return [];
+  const parts = [`as of ${fmt.utc(f.asOf)}`, `source ${f.sources.map((s) => mrkdwn(s.toUpperCase())).join('+') || '—'}`];
+  if (f.stale) parts.push(`:warning: stale (${fmt.age(f.stale.ageMs)} old)`);
+  if (f.simulated) parts.push(':test_tube: *SIMULATED DATA*');
+  const notes = (f.notes ?? []).map((n) => clip(mrkdwn(flat(n)), SHORT_TEXT)).filter(Boolean);
+  const shown = notes.slice(0, MAX_FOOTER_NOTES);
+  if (notes.length > shown.length) shown.push(andMore(notes.length - shown.length, 'more notes'));
+  return [context(parts.join(' · '), ...shown)];
+}
+
+// ---- Reply sections --------------------------------------------------------------------------
+
+function sectionTitle(s: Section): string {
+  const title = clip(mrkdwn(flat(s.title)), SHORT_TEXT);
+  return `${title ? `*${title}*` : ''}${s.direction ? `  _(${s.direction})_` : ''}`;
+}
+
+function fieldText(f: Field): string {
+  const label = mrkdwn(flat(f.label));
+  const value = mrkdwn(f.value.trim()) || '—';
+  const detail = f.detail ? mrkdwn(flat(f.detail)) : '';
+  return clip(`${label ? `*${label}*\n` : ''}${value}${detail ? `  _${detail}_` : ''}`, LIMITS.fieldText);
+}
+
+function sectionBlocks(s: Section): Block[] {
+  const blocks: Block[] = [];
+  const title = sectionTitle(s);
+  const fields = s.fields ?? [];
+  const shown = fields.slice(0, MAX_FIELDS_PER_SECTION);
+  for (let i = 0; i < shown.length; i += LIMITS.sectionFields) {
+    const chunk = shown.slice(i, i + LIMITS.sectionFields).map((f) => md(fieldText(f)));
+    blocks.push(i === 0 && title ? { type: 'section', text: md(title), fields: chunk } : { type: 'section', fields: chunk });
+  }
+  if (fields.length > shown.length) blocks.push(context(andMore(fields.length - shown.length)));
+
+  const head = blocks.length ? '' : title;
+  if (s.items?.length) {
+    blocks.push(section(fitLines(head, s.items.map((item) => `• ${mrkdwn(flat(item))}`), LIMITS.sectionText)));
+  } else if (s.items || !blocks.length) {
+    const empty = `_${mrkdwn(flat(s.empty ?? 'none'))}_`;
+    blocks.push(section(head ? `${head}\n${empty}` : empty));
+  }
+  return blocks;
+}
+
+/** Rating badges follow the letter grade: A* green, B* yellow, anything lower red. */
+function badge(rating: string): string {
+  const grade = rating.trim().charAt(0).toUpperCase();
+  if (grade === 'A') return ':large_green_circle: ';
+  if (grade === 'B') return ':large_yellow_circle: ';
+  if (grade === 'C' || grade === 'D') return ':red_circle: ';
+  return '';
+}
+
+function headline(h: Headline): string {
+  const rating = h.rating ? `   ${badge(h.rating)}*${mrkdwn(flat(h.rating))}*` : '';
+  const first = `*${mrkdwn(flat(h.label))}:*  *${mrkdwn(flat(h.value))}*${rating}   _(${h.direction})_`;
+  return h.change ? `${first}\n${mrkdwn(flat(h.change.text))}` : first;
+}
+
+// ---- whole messages --------------------------------------------------------------------------
+
+/**
+ * Fixed parts (title, headline, footer, buttons) always go out; body blocks are kept in order
+ * while they fit the block count and the text budget, and whatever is left is counted.
+ */
+function assemble(head: Block[], body: Block[], tail: Block[]): Block[] {
+  const fixed = [...head, ...tail];
+  const roomForNote = 1;
+  let blocksLeft = LIMITS.blocks - fixed.length - roomForNote;
+  let textLeft = MESSAGE_TEXT_BUDGET - textLength(fixed) - 64;
+  const kept: Block[] = [];
+  for (const block of body) {
+    const size = textLength(block);
+    if (blocksLeft <= 0 || size > textLeft) break;
+    kept.push(block);
+    blocksLeft -= 1;
+    textLeft -= size;
+  }
+  const dropped = body.length - kept.length;
+  const note = dropped > 0 ? [context(`${andMore(dropped)} not shown here`)] : [];
+  return [...head, ...kept, ...note, ...tail];
+}
+
+function fallback(text: string, simulated = false): string {
+  const summary = clip(mrkdwn(flat(text)), FALLBACK_TEXT_MAX - 20) || 'polbot';
+  return simulated ? `${summary} · SIMULATED DATA` : summary;
+}
+
+function card(r: CardReply): SlackMessage {
+  const head: Block[] = [...header(r.title)];
+  if (r.subtitle) head.push(context(clip(mrkdwn(flat(r.subtitle)), SHORT_TEXT)));
+  head.push(section(headline(r.headline), LEAD_TEXT), { type: 'divider' });
+  const body = r.sections.flatMap(sectionBlocks);
+  const tail = [...image(r.image), ...followUps(r.actions), ...footer(r.footer)];
+  const h = r.headline;
+  const summary = `${r.title}: ${h.label} ${h.value}${h.rating ? `, rated ${h.rating}` : ''} (${h.direction})`;
+  return { text: fallback(summary, r.footer.simulated), blocks: assemble(head, body, tail) };
+}
+
+function choice(r: ChoiceReply): SlackMessage {
+  const usable = r.options.filter(offerable);
+  const shown = usable.slice(0, MAX_CHOICES);
+  const body: Block[] = shown.map((o, i) => {
+    const label = mrkdwn(flat(o.label));
+    const description = o.description ? mrkdwn(flat(o.description)) : '';
+    const name = clip(label || mrkdwn(flat(o.command)) || `Option ${i + 1}`, SHORT_TEXT);
+    const text = `*${name}*${description && description !== label ? `\n${clip(description, NOTE_TEXT)}` : ''}`;
+    return { ...section(text), accessory: button('Choose', `${CHOICE_ACTION_PREFIX}${i}`, o.command) };
+  });
+  const tail: Block[] = [];
+  if (usable.length > shown.length) tail.push(context(`${andMore(usable.length - shown.length)}: try a more specific name`));
+  if (r.note) tail.push(context(clip(mrkdwn(flat(r.note)), NOTE_TEXT)));
+  return { text: fallback(r.prompt), blocks: assemble([section(mrkdwn(r.prompt), LEAD_TEXT)], body, tail) };
+}
+
+function tableCode(r: TableReply): string {
+  const columns = r.columns;
+  if (!columns.length) return '_no columns_';
+  const cell = (value: string | undefined): string => flat(stripInvisible(value ?? ''));
+  const widths = columns.map((c) =>
+    Math.min(MAX_COLUMN_WIDTH, Math.max(cell(c.label).length, ...r.rows.map((row) => cell(row[c.key]).length))),
+  );
+  const line = (values: string[]): string =>
+    values
+      .map((raw, i) => {
+        const w = widths[i]!;
+        const v = raw.length > w ? `${raw.slice(0, w - 1)}…` : raw;
+        return columns[i]!.align === 'right' ? v.padStart(w) : v.padEnd(w);
+      })
+      .join('  ')
+      .trimEnd();
+  // Padding happens before escaping: `&amp;` renders as one character, so columns stay aligned.
+  const head = [code(line(columns.map((c) => cell(c.label)))), code(widths.map((w) => '─'.repeat(w)).join('  '))];
+  const rows = r.rows.map((row) => code(line(columns.map((c) => cell(row[c.key])))));
+  const open = '```\n';
+  const close = '\n```';
+  const reserve = `\n${andMore(r.rows.length, 'more rows')}`.length;
+  let body = head.join('\n');
+  let shown = 0;
+  for (const row of rows) {
+    if (open.length + body.length + 1 + row.length + close.length + reserve > LIMITS.sectionText) break;
+    body += `\n${row}`;
+    shown += 1;
+  }
+  const more = r.rows.length - shown;
+  const text = `${open}${body}${close}${more > 0 ? `\n${andMore(more, 'more rows')}` : ''}`;
+  return r.rows.length ? text : `${text}\n_no rows_`;
+}
+
+function table(r: TableReply): SlackMessage {
+  const head: Block[] = [...header(r.title)];
+  if (r.note) head.push(context(clip(mrkdwn(flat(r.note)), NOTE_TEXT)));
+  const body: Block[] = [section(tableCode(r))];
+  const tail = [...image(r.image), ...followUps(r.actions), ...footer(r.footer)];
+  return { text: fallback(r.title, r.footer?.simulated), blocks: assemble(head, body, tail) };
+}
+
+function textReply(r: TextReply): SlackMessage {
+  const head: Block[] = r.title ? header(r.title) : [];
+  const body: Block[] = [];
+  if (r.text?.trim()) body.push(section(mrkdwn(r.text.trim())));
+  for (const s of r.sections ?? []) body.push(...sectionBlocks(s));
+  const tail = [...image(r.image), ...footer(r.footer)];
+  if (!head.length && !body.length && !tail.length) body.push(section('_nothing to show_'));
+  const summary = r.title ?? r.text?.split('\n')[0] ?? 'polbot';
+  return { text: fallback(summary, r.footer?.simulated), blocks: assemble(head, body, tail) };
+}
+
+function errorReply(r: ErrorReply): SlackMessage {
+  const hint = r.hint ? `\n${clip(mrkdwn(r.hint), NOTE_TEXT)}` : '';
+  return { text: fallback(r.message), blocks: [section(`:warning: ${clip(mrkdwn(r.message), LEAD_TEXT)}${hint}`)] };
+}
+
+/** Characters of visible text in blocks: text objects, button labels and alt texts. */
+export function textLength(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + textLength(v), 0);
+  if (!value || typeof value !== 'object') return 0;
+  let n = 0;
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v === 'string') n += key === 'text' || key === 'alt_text' ? v.length : 0;
+    else n += textLength(v);
+  }
+  return n;
+}

@@ -1,0 +1,193 @@
+import { webApi, type RespondArguments, type RespondFn } from '@slack/bolt';
+import type { RunResult } from '../../commands/run.js';
+import type { Logger } from '../../src/log.js';
+import type { Reply, ReplyImage } from '../../src/reply/model.js';
+import { renderReply, type SlackMessage } from './blocks.js';
+import { flat, plain } from './escape.js';
+import { clip } from './limits.js';
+import { chartNotAttached, deliveryFailed, notInChannel, safeCode } from './notices.js';
+
+/**
+ * Where answers go. Cards, tables and charts are for the whole channel; choices, errors and
+ * help are for the person who asked. Nothing here decides *what* to answer: that is the core's.
+ */
+
+export type Placement = 'channel' | 'ephemeral';
+
+const PERSONAL_COMMANDS = new Set(['help', 'health', 'invalid']);
+
+export function placementOf(result: RunResult): Placement {
+  if (result.reply.kind === 'choice' || result.reply.kind === 'error') return 'ephemeral';
+  return PERSONAL_COMMANDS.has(result.command) ? 'ephemeral' : 'channel';
+}
+
+/** Slack's error code from a Web API failure (`not_in_channel`...), or a coarse kind for transport failures. */
+export function slackErrorCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; data?: { error?: unknown } } | null;
+  switch (e?.code) {
+    case webApi.ErrorCode.PlatformError:
+      return typeof e.data?.error === 'string' ? e.data.error : 'platform_error';
+    case webApi.ErrorCode.RateLimitedError:
+      return 'ratelimited';
+    case webApi.ErrorCode.HTTPError:
+      return 'http_error';
+    case webApi.ErrorCode.RequestError:
+      return 'request_error';
+    default:
+      return undefined;
+  }
+}
+
+/** A Web API failure reduced to its Slack error code: safe to log, to show, and to branch on. */
+export class SlackDeliveryError extends Error {
+  override name = 'SlackDeliveryError';
+  constructor(
+    readonly code: string,
+    readonly channel: string,
+  ) {
+    super(`Slack refused the message for ${channel}: ${code}`);
+  }
+}
+
+/** Channels the bot cannot post into until someone adds it. */
+export const NOT_A_MEMBER = new Set(['not_in_channel', 'channel_not_found']);
+
+function imageOf(reply: Reply): ReplyImage | undefined {
+  return reply.kind === 'card' || reply.kind === 'table' || reply.kind === 'text' ? reply.image : undefined;
+}
+
+/** The file's title in Slack: the first clause of the chart's description ("PoL of Pepe over 90 days"). */
+function fileTitle(image: Extract<ReplyImage, { kind: 'png' }>, reply: Reply): string {
+  // Split at ": " or ". " only, so names such as "Gate.io" stay whole.
+  const clause = flat(image.alt).split(/[:.]\s/)[0] ?? '';
+  const title = clause.length >= 8 ? clause : 'title' in reply && typeof reply.title === 'string' ? reply.title : image.filename;
+  return clip(plain(flat(title)), 200);
+}
+
+export interface Posted {
+  ts?: string;
+  /** Set when the message went out but its chart did not; the Slack error code. */
+  chartError?: string;
+}
+
+/**
+ * Posts a reply into a channel as the bot: the blocks first, then the PNG chart (if any) as a
+ * file in the same place. A failed chart costs the chart, not the answer.
+ */
+export async function postToChannel(
+  client: webApi.WebClient,
+  log: Logger,
+  channel: string,
+  reply: Reply,
+  threadTs?: string,
+): Promise<Posted> {
+  const message = renderReply(reply);
+  let ts: string | undefined;
+  try {
+    const res = await client.chat.postMessage({
+      channel,
+      text: message.text,
+      blocks: message.blocks,
+      unfurl_links: false,
+      unfurl_media: false,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
+    ts = res.ts;
+  } catch (err) {
+    throw new SlackDeliveryError(slackErrorCode(err) ?? 'unknown_error', channel);
+  }
+
+  const image = imageOf(reply);
+  if (image?.kind !== 'png') return { ...(ts ? { ts } : {}) };
+  try {
+    const file = {
+      channel_id: channel,
+      file: image.png,
+      filename: image.filename,
+      title: fileTitle(image, reply),
+      alt_text: clip(plain(flat(image.alt)), 1000),
+    };
+    await client.files.uploadV2(threadTs ? { ...file, thread_ts: threadTs } : file);
+    return { ...(ts ? { ts } : {}) };
+  } catch (err) {
+    const chartError = slackErrorCode(err) ?? 'upload_failed';
+    log.warn({ channel, chartError }, 'slack: chart upload failed');
+    return { ...(ts ? { ts } : {}), chartError };
+  }
+}
+
+export interface InteractionTarget {
+  client: webApi.WebClient;
+  respond: RespondFn;
+  /** Where the person typed the command or clicked the button. */
+  channel: string;
+  /** Thread to answer in, when the interaction came from a message in the channel. */
+  threadTs?: string;
+  /**
+   * An ephemeral message of ours that this answer supersedes (the "Looking up…" acknowledgement,
+   * or the choice that was clicked): it is replaced or removed rather than left behind.
+   */
+  supersedes: boolean;
+  botUserId?: string;
+}
+
+/**
+ * response_url failures (expired after 30 minutes or 5 uses, network) are logged and swallowed:
+ * there is no other way left to reach the person.
+ */
+async function respondSafely(respond: RespondFn, log: Logger, message: RespondArguments, what: string): Promise<boolean> {
+  try {
+    await respond(message);
+    return true;
+  } catch (err) {
+    log.warn({ what, status: (err as { statusCode?: unknown }).statusCode }, 'slack: response_url post failed');
+    return false;
+  }
+}
+
+const ephemeral = (message: SlackMessage, replaceOriginal: boolean): RespondArguments => ({
+  response_type: 'ephemeral',
+  replace_original: replaceOriginal,
+  text: message.text,
+  blocks: message.blocks,
+});
+
+/** Answers an interaction: in the channel or to the person, with the not-a-member fallback. */
+export async function deliver(target: InteractionTarget, result: RunResult, log: Logger): Promise<Placement> {
+  const { reply } = result;
+  const placement = placementOf(result);
+  if (placement === 'ephemeral') {
+    await respondSafely(target.respond, log, ephemeral(renderReply(reply), target.supersedes), 'ephemeral reply');
+    return placement;
+  }
+
+  let posted: Posted;
+  try {
+    posted = await postToChannel(target.client, log, target.channel, reply, target.threadTs);
+  } catch (err) {
+    const code = err instanceof SlackDeliveryError ? err.code : 'unknown_error';
+    if (NOT_A_MEMBER.has(code)) {
+      // The reply link can still post in the channel; a file cannot travel that way.
+      const message = renderReply(reply);
+      await respondSafely(
+        target.respond,
+        log,
+        { response_type: 'in_channel', replace_original: false, text: message.text, blocks: message.blocks },
+        'in-channel fallback',
+      );
+      await respondSafely(target.respond, log, ephemeral(notInChannel(target.botUserId, code), target.supersedes), 'invite hint');
+      log.info({ channel: target.channel, code }, 'slack: not a member, answered through response_url');
+      return placement;
+    }
+    log.warn({ channel: target.channel, code: safeCode(code) ?? 'unknown_error' }, 'slack: could not post reply');
+    await respondSafely(target.respond, log, ephemeral(deliveryFailed(code), target.supersedes), 'delivery failure notice');
+    return placement;
+  }
+
+  if (posted.chartError) {
+    await respondSafely(target.respond, log, ephemeral(chartNotAttached(posted.chartError), target.supersedes), 'chart failure notice');
+  } else if (target.supersedes) {
+    await respondSafely(target.respond, log, { delete_original: true }, 'remove superseded message');
+  }
+  return placement;
+}

@@ -1,0 +1,56 @@
+/**
+ * Upstream text (names, red flags, reviews) and whatever a person typed reach Slack only through
+ * these functions. Slack parses `<...>` in mrkdwn as mentions, channel broadcasts and links, so a
+ * red flag reading `<!channel>` would page a whole channel if it went out verbatim.
+ */
+
+/**
+ * Characters that change how text is shown rather than what it says: C0/C1 controls (newline and
+ * tab aside), zero-width characters, bidirectional overrides and isolates (which can make
+ * "evil.com/moc.knab" read as something else), and the byte-order mark.
+ */
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+
+/**
+ * Plain `@channel` is not a broadcast when posted through the API without `link_names`, but a
+ * client or a later edit may still link it. A zero-width space after the `@` keeps it inert
+ * while it reads the same.
+ */
+const BROADCAST_WORDS = /@(channel|here|everyone)\b/gi;
+const ZWSP = '\u200b';
+
+export function stripInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
+function neutraliseBroadcasts(text: string): string {
+  return text.replace(BROADCAST_WORDS, (_m, word: string) => `@${ZWSP}${word}`);
+}
+
+/** For any mrkdwn text object: Slack's three control characters become entities, as it documents. */
+export function mrkdwn(text: string): string {
+  const escaped = stripInvisible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return neutraliseBroadcasts(escaped);
+}
+
+/**
+ * For plain_text objects (headers, button labels). Slack shows them verbatim, so entities would
+ * appear literally; angle brackets are swapped for look-alikes instead, so nothing that looks like
+ * `<!channel>` leaves the adapter whatever a client does with plain text.
+ */
+export function plain(text: string): string {
+  return neutraliseBroadcasts(stripInvisible(text).replace(/</g, '\u2039').replace(/>/g, '\u203a'));
+}
+
+/**
+ * Text inside a ``` code block: mrkdwn escaping still applies (Slack parses entities there too),
+ * and backticks are swapped for a look-alike so upstream text cannot close the block early.
+ */
+export function code(text: string): string {
+  return mrkdwn(text).replace(/`/g, '\u02cb');
+}
+
+/** Flattens whitespace for one-line contexts (labels, headers, button text). */
+export function flat(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,114 @@
+import type { Server } from 'node:http';
+import type { CustomRoute, webApi } from '@slack/bolt';
+import type { Config } from '../../src/config.js';
+import type { Logger } from '../../src/log.js';
+import type { Reply } from '../../src/reply/model.js';
+import { buildApp, EVENTS_PATH, type CommandRunner, type SlackMode } from './app.js';
+import { postToChannel, slackErrorCode, type Posted } from './delivery.js';
+import { boundPort, closeServer, serveRoutes } from './routes.js';
+
+export { renderReply, type SlackMessage } from './blocks.js';
+export { SlackDeliveryError, type Posted } from './delivery.js';
+export { slackDeliverer } from './digest-deliverer.js';
+export { EVENTS_PATH, DEFAULT_QUICK_REPLY_MS, DEFAULT_RETRY, type CommandRunner } from './app.js';
+
+export interface StartSlackOptions {
+  core: CommandRunner;
+  slack: NonNullable<Config['slack']>;
+  http: Config['http'];
+  log: Logger;
+  /** Extra HTTP routes on the same server, e.g. `GET /healthz` and `GET /metrics`. */
+  customRoutes?: CustomRoute[];
+  /** How long a slash command waits for its answer before acknowledging with "Looking up…". */
+  quickReplyMs?: number;
+  /** @slack/web-api retry policy (429s wait for Retry-After first). */
+  retryConfig?: webApi.RetryOptions;
+  /** `config.digestAdmins` (DIGEST_ADMINS): who may manage digests; empty lets everyone. */
+  digestAdmins?: readonly string[];
+}
+
+export interface SlackAdapter {
+  mode: 'http' | 'socket';
+  /** The bound HTTP port: always in HTTP mode, in Socket Mode only when custom routes are served. */
+  port?: number;
+  /**
+   * Posts any Reply into a channel as the bot (cards with their chart file), e.g. for scheduled
+   * digests. Throws SlackDeliveryError carrying Slack's error code (`not_in_channel`...).
+   */
+  postReply(channelId: string, reply: Reply, opts?: { threadTs?: string }): Promise<Posted>;
+  /** Stops taking events, lets answers under way finish (bounded), then closes the servers. */
+  stop(): Promise<void>;
+}
+
+/** How long stop() waits for answers already under way. */
+const DRAIN_MS = 10_000;
+
+function modeOf(slack: NonNullable<Config['slack']>): SlackMode {
+  // The documented contract: Socket Mode whenever an app-level token is set.
+  if (slack.appToken) return { kind: 'socket', appToken: slack.appToken };
+  if (slack.signingSecret) return { kind: 'http', signingSecret: slack.signingSecret };
+  throw new Error('Slack: set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)');
+}
+
+/** @slack/web-api joins method names onto the base, so it has to end with a slash. */
+function apiBase(url: string | undefined): string | undefined {
+  return url === undefined ? undefined : url.endsWith('/') ? url : `${url}/`;
+}
+
+export async function startSlack(options: StartSlackOptions): Promise<SlackAdapter> {
+  const { slack, http, log } = options;
+  const mode = modeOf(slack);
+  const apiUrl = apiBase(slack.apiUrl);
+  const { app, drain } = buildApp({
+    core: options.core,
+    log,
+    botToken: slack.botToken,
+    mode,
+    ...(apiUrl ? { apiUrl } : {}),
+    ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
+    ...(options.quickReplyMs !== undefined ? { quickReplyMs: options.quickReplyMs } : {}),
+    ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
+    ...(options.digestAdmins ? { digestAdmins: options.digestAdmins } : {}),
+  });
+
+  try {
+    await app.init();
+  } catch (err) {
+    throw new Error(`Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? 'Slack unreachable'}`);
+  }
+
+  let port: number | undefined;
+  let routesServer: Server | undefined;
+  if (mode.kind === 'http') {
+    const server = (await app.start({ port: http.port, host: http.host })) as Server;
+    port = boundPort(server);
+    log.info({ mode: 'http', host: http.host, port, path: EVENTS_PATH }, 'slack: listening for events');
+  } else {
+    try {
+      await app.start();
+    } catch (err) {
+      await app.stop().catch(() => undefined);
+      throw new Error(`Slack: Socket Mode could not connect: ${slackErrorCode(err) ?? 'Slack unreachable'}`);
+    }
+    if (options.customRoutes?.length) {
+      routesServer = await serveRoutes(options.customRoutes, http.host, http.port);
+      port = boundPort(routesServer);
+    }
+    log.info({ mode: 'socket', ...(port !== undefined ? { port } : {}) }, 'slack: connected in Socket Mode');
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    mode: mode.kind,
+    ...(port !== undefined ? { port } : {}),
+    postReply: (channelId, reply, opts) => postToChannel(app.client, log, channelId, reply, opts?.threadTs),
+    stop() {
+      stopping ??= (async () => {
+        await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stopping the receiver failed'));
+        await drain(DRAIN_MS);
+        if (routesServer) await closeServer(routesServer);
+      })();
+      return stopping;
+    },
+  };
+}

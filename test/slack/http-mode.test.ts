@@ -1,0 +1,447 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SlackDeliveryError } from '../../adapters/slack/index.js';
+import * as fmt from '../../src/reply/format.js';
+import { DEFAULT_CHANNEL_ID } from '../fakes/slack/index.js';
+import { messageTexts, validateMessage } from './block-kit-limits.js';
+import {
+  ackBody,
+  blocksJson,
+  decodeWire,
+  ephemeralAnswer,
+  headerOf,
+  last,
+  PNG_SIGNATURE,
+  quiesce,
+  SIGNING_SECRET,
+  startHarness,
+  uniqueId,
+  type Harness,
+} from './harness.js';
+
+// Node timers are millisecond-granular and may fire a hair early against performance.now().
+const TIMER_SLACK_MS = 15;
+const WAIT_MS = 8_000;
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({
+    customRoutes: [{ path: '/healthz', method: 'GET', handler: (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok') }],
+  });
+});
+
+afterAll(async () => {
+  await h.close();
+});
+
+beforeEach(async () => {
+  await quiesce(h);
+  h.fake.clear();
+  h.fake.clearFailures();
+  h.sim.faults.reset();
+});
+
+afterEach(() => {
+  h.sim.faults.reset();
+});
+
+const posts = (channel = DEFAULT_CHANNEL_ID) => h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel && c.status === 200);
+
+describe('acknowledgement', () => {
+  it('acks /pol within 3 s with "Looking up…" while the upstream takes 5 s, then answers on the response_url', async () => {
+    // Warm the catalogue so the slow part is the card's own data, as for a real first look-up.
+    await h.core.run('search kraken');
+    h.sim.faults.set({ latencyMs: 5_000 });
+    const id = uniqueId('slow');
+
+    const response = await h.command('bitstamp', { responseId: id });
+
+    expect(response.status).toBe(200);
+    expect(response.elapsedMs).toBeLessThan(3_000);
+    expect(ackBody(response)).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Looking up “bitstamp”') });
+
+    // The core gives up after its own deadline; the answer replaces the acknowledgement.
+    const answer = await h.fake.waitFor('response_url', (c) => c.id === id, 15_000);
+    h.sim.faults.reset();
+    const text = `${String(answer.args.text)} ${blocksJson(answer.args)}`;
+    if (answer.args.response_type === 'ephemeral') {
+      expect(answer.args.replace_original).toBe(true);
+      expect(text).not.toMatch(/127\.0\.0\.1|https?:\/\/|svc_|\n\s+at |Error:/);
+    } else {
+      // A card that did make it in time goes to the channel, and the acknowledgement is removed.
+      expect(answer.args).toEqual({ delete_original: true });
+      expect(posts().length).toBe(1);
+    }
+  });
+
+  it('answers a cached card with a bare ack and no "Looking up…"', async () => {
+    await h.core.run('kraken');
+    const response = await h.command('kraken');
+
+    expect(response.status).toBe(200);
+    expect(ackBody(response)).toBeUndefined();
+    const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
+    expect(headerOf(post.args)).toBe('Kraken');
+    await h.fake.waitFor('files.completeUploadExternal', undefined, WAIT_MS);
+  });
+
+  it('puts a quick personal answer (help) on the acknowledgement itself', async () => {
+    const response = await h.command('help');
+
+    const ack = ackBody(response);
+    expect(ack).toMatchObject({ response_type: 'ephemeral' });
+    expect(validateMessage(ack!)).toEqual([]);
+    expect(blocksJson(ack!)).toContain('/pol compare');
+    expect(h.fake.calls('chat.postMessage')).toEqual([]);
+  });
+});
+
+describe('cards', () => {
+  it('posts the card to the channel with the simulator numbers, direction labels and a PNG chart', async () => {
+    const id = uniqueId('card');
+    const response = await h.command('binance', { responseId: id });
+    expect(response.status).toBe(200);
+
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === DEFAULT_CHANNEL_ID, WAIT_MS);
+    const args = post.args;
+    expect(validateMessage(args, { maxVisibleText: 10_000, requireFallbackText: true })).toEqual([]);
+    expect(headerOf(args)).toBe('Binance');
+
+    const binance = h.sim.store.exchange('binance')!;
+    const json = blocksJson(args);
+    expect(json).toContain(`*${fmt.pol(last(binance.pol))}*`);
+    expect(json).toContain('_(lower is safer)_');
+    expect(json).toContain('*Category quality scores*  _(higher is better)_');
+    for (const [category, label] of [['security', 'Security'], ['transparency', 'Transparency'], ['solvency', 'Solvency']] as const) {
+      expect(json).toContain(`*${label}*\\n${fmt.score(last(binance.categories[category].scores))}`);
+    }
+    expect(json).toContain('SIMULATED DATA');
+    expect(json).toMatch(/as of \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC · source REST/);
+    expect(String(args.text)).toContain(`Binance: Probability of Loss ${fmt.pol(last(binance.pol))}`);
+    expect(String(args.text)).toContain('SIMULATED DATA');
+
+    const complete = await h.fake.waitFor('files.completeUploadExternal', undefined, WAIT_MS);
+    expect(complete.args.channel_id).toBe(DEFAULT_CHANNEL_ID);
+    const [file] = complete.args.files as { title: string }[];
+    expect(file?.title).toMatch(/Binance over 90 days$/);
+    const [upload] = h.fake.uploads();
+    expect(upload?.filename).toMatch(/^exchange-binance-.*\.png$/);
+    expect(upload?.bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    expect(upload!.bytes.length).toBeGreaterThan(1_000);
+  });
+
+  it('answers a follow-up button on a card in the card thread, never touching the card itself', async () => {
+    const id = uniqueId('follow');
+    const response = await h.click('pol_action_0', 'chart project:bitcoin 365d pol', { responseId: id, messageTs: '1763800000.000200' });
+    expect(response.status).toBe(200);
+
+    const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
+    expect(post.args.thread_ts).toBe('1763800000.000200');
+    expect(headerOf(post.args)).toContain('Bitcoin');
+    expect(validateMessage(post.args)).toEqual([]);
+    const complete = await h.fake.waitFor('files.completeUploadExternal', undefined, WAIT_MS);
+    expect(complete.args.thread_ts).toBe('1763800000.000200');
+    expect(h.fake.uploads()[0]?.bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    // The card was a channel message: replacing or deleting "the original" would delete the card.
+    expect(h.responses(id)).toEqual([]);
+  });
+
+  it('keeps the card when its chart cannot be attached, and tells the person why', async () => {
+    h.fake.failNext('files.getUploadURLExternal', { error: 'missing_scope' });
+    await h.core.run('bybit');
+    const id = uniqueId('noscope');
+    await h.command('bybit', { responseId: id });
+
+    const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
+    expect(headerOf(post.args)).toBe('Bybit');
+    const note = await h.fake.waitFor('response_url', (c) => c.id === id, WAIT_MS);
+    expect(note.args).toMatchObject({ response_type: 'ephemeral' });
+    expect(blocksJson(note.args)).toContain('`files:write`');
+    expect(h.fake.uploads()).toEqual([]);
+  });
+
+  it('posts tables (compare) to the channel with a button per entity', async () => {
+    await h.command('compare binance, kraken, okx');
+    const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
+    expect(validateMessage(post.args)).toEqual([]);
+    const json = blocksJson(post.args);
+    expect(json).toContain(fmt.pol(last(h.sim.store.exchange('okx')!.pol)));
+    expect(json).toContain('```');
+    expect(json).toContain('"value":"exchange:okx"');
+  });
+});
+
+describe('ambiguous and unknown names', () => {
+  it('offers a button per candidate, posts nothing, and a click posts only the chosen entity', async () => {
+    const id = uniqueId('choice');
+    const response = await h.command('shiba', { responseId: id });
+    const choice = await ephemeralAnswer(h, response, id);
+
+    expect(validateMessage(choice)).toEqual([]);
+    const buttons = JSON.parse(blocksJson(choice)).flatMap((b: { accessory?: { action_id: string; value: string } }) => (b.accessory ? [b.accessory] : []));
+    expect(buttons.map((b: { value: string }) => b.value).sort()).toEqual(['project:shiba-inu', 'project:shibaswap']);
+    expect(new Set(buttons.map((b: { action_id: string }) => b.action_id)).size).toBe(2);
+    expect(h.fake.calls('chat.postMessage')).toEqual([]);
+
+    const chosen = buttons.find((b: { value: string }) => b.value === 'project:shibaswap');
+    const clickId = uniqueId('click');
+    const click = await h.click(chosen.action_id, chosen.value, { responseId: clickId, ephemeral: true });
+    expect(click.status).toBe(200);
+
+    const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
+    expect(headerOf(post.args)).toBe('ShibaSwap (BONE)');
+    expect(blocksJson(post.args)).toContain(fmt.pol(last(h.sim.store.project('shibaswap')!.pol)));
+    // The choice message goes away once answered.
+    await h.fake.waitFor('response_url', (c) => c.id === clickId && c.args.delete_original === true, WAIT_MS);
+    await h.fake.waitFor('files.completeUploadExternal', undefined, WAIT_MS);
+    const everything = h.fake.calls('chat.postMessage').map((c) => headerOf(c.args));
+    expect(everything).toEqual(['ShibaSwap (BONE)']);
+  });
+
+  it('turns a clicked choice into "Looking up…" while a slow upstream answers', async () => {
+    await h.core.run('search curve');
+    h.sim.faults.set({ latencyMs: 5_000 });
+    const id = uniqueId('slow-click');
+    const started = performance.now();
+    await h.click('pol_choice_0', 'project:curve-dao', { ephemeral: true, responseId: id });
+
+    const progress = await h.fake.waitFor('response_url', (c) => c.id === id, 3_000);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(progress.args).toMatchObject({ replace_original: true, text: expect.stringContaining('Looking up “project:curve-dao”') });
+    const answer = await h.fake.waitFor('response_url', (c) => c.id === id && c !== progress, 15_000);
+    h.sim.faults.reset();
+    // Either the upstream deadline passed (a private error replaces the progress note) or the card made it.
+    expect(answer.args.replace_original === true || answer.args.delete_original === true).toBe(true);
+  });
+
+  it('answers a double click on a choice once', async () => {
+    await h.core.run('project:lido-staked-ether');
+    const clicks = await Promise.all([
+      h.click('pol_choice_1', 'project:lido-staked-ether', { ephemeral: true, messageTs: '1763800000.000900' }),
+      h.click('pol_choice_1', 'project:lido-staked-ether', { ephemeral: true, messageTs: '1763800000.000900' }),
+    ]);
+    expect(clicks.map((c) => c.status)).toEqual([200, 200]);
+    await h.fake.waitFor('files.completeUploadExternal', undefined, WAIT_MS);
+    await quiesce(h);
+    expect(h.fake.calls('chat.postMessage').map((c) => headerOf(c.args))).toEqual(['Lido Staked Ether (STETH)']);
+  });
+
+  it('answers an unknown name privately with a hint and no buttons', async () => {
+    const id = uniqueId('unknown');
+    const response = await h.command('qqqzzzxxx', { responseId: id });
+    const answer = await ephemeralAnswer(h, response, id);
+
+    expect(blocksJson(answer)).toContain('/pol search');
+    expect(blocksJson(answer)).not.toContain('"button"');
+    expect(h.fake.calls('chat.postMessage')).toEqual([]);
+  });
+});
+
+describe('request signatures', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it('refuses a forged signature and timestamps 6 minutes old or ahead with 401, before any upstream call', async () => {
+    const before = h.sim.counter.total;
+    const forged = await h.command('ethereum', { headers: { 'x-slack-signature': `v0=${'0'.repeat(64)}` } });
+    const wrongSecret = await h.command('ethereum', { headers: { 'x-slack-signature': 'v0=deadbeef' } });
+    const stale = await h.command('ethereum', { timestampSec: now() - 6 * 60 });
+    const future = await h.command('ethereum', { timestampSec: now() + 6 * 60 });
+    const garbage = await h.command('ethereum', { headers: { 'x-slack-request-timestamp': 'soon' } });
+
+    for (const r of [forged, wrongSecret, stale, future, garbage]) {
+      expect(r.status).toBe(401);
+      expect(r.body).toBe('');
+    }
+    // Give any stray handler time to act before concluding nothing happened.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(h.sim.counter.total).toBe(before);
+    expect(h.fake.calls()).toEqual([]);
+    expect(h.logs.lines.some((l) => l.includes('outside the 5-minute window'))).toBe(true);
+  });
+
+  it('accepts a correctly signed request whose clock is within 5 minutes either way', async () => {
+    const ahead = await h.command('help', { timestampSec: now() + 4 * 60 });
+    const behind = await h.command('help', { timestampSec: now() - 4 * 60 });
+    expect(ahead.status).toBe(200);
+    expect(behind.status).toBe(200);
+    expect(ackBody(ahead)).toMatchObject({ response_type: 'ephemeral' });
+  });
+
+  it('refuses a signature made with another secret even with a fresh timestamp', async () => {
+    const { postToBolt, slashCommandBody } = await import('../fakes/slack/index.js');
+    const body = slashCommandBody({ text: 'bitcoin', response_url: h.fake.responseUrl() });
+    const response = await postToBolt(h.endpoint, body, `${SIGNING_SECRET}-not`);
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('channels the bot is not in', () => {
+  it('delivers the card through response_url without the file and hints how to invite the bot (not_in_channel)', async () => {
+    h.fake.failChannel('C0NOTMEMB1', 'not_in_channel');
+    const id = uniqueId('nic');
+    await h.command('coinbase-exchange', { channel: 'C0NOTMEMB1', responseId: id });
+
+    const card = await h.fake.waitFor('response_url', (c) => c.id === id && c.args.response_type === 'in_channel', WAIT_MS);
+    expect(headerOf(card.args)).toBe(h.sim.store.exchange('coinbase-exchange')!.name);
+    expect(card.args.replace_original).toBe(false);
+    expect(validateMessage(card.args)).toEqual([]);
+    const hint = await h.fake.waitFor('response_url', (c) => c.id === id && c.args.response_type === 'ephemeral', WAIT_MS);
+    expect(blocksJson(hint.args)).toContain('/invite <@U0FAKEBOT1>');
+    expect(h.fake.uploads()).toEqual([]);
+    expect(h.fake.calls('files.getUploadURLExternal')).toEqual([]);
+  });
+
+  it('explains private channels and DMs on channel_not_found', async () => {
+    h.fake.failChannel('G0PRIVATE1', 'channel_not_found');
+    const id = uniqueId('cnf');
+    await h.command('kraken', { channel: 'G0PRIVATE1', responseId: id });
+
+    await h.fake.waitFor('response_url', (c) => c.id === id && c.args.response_type === 'in_channel', WAIT_MS);
+    const hint = await h.fake.waitFor('response_url', (c) => c.id === id && c.args.response_type === 'ephemeral', WAIT_MS);
+    expect(blocksJson(hint.args)).toContain('Add apps');
+    expect(h.fake.uploads()).toEqual([]);
+  });
+});
+
+describe('Slack rate limits', () => {
+  it('retries a 429 after Retry-After and delivers the card', async () => {
+    h.fake.rateLimitNext('chat.postMessage', { retryAfterSec: 1 });
+    await h.core.run('okx');
+    await h.command('okx');
+
+    const ok = await h.fake.waitFor('chat.postMessage', (c) => c.status === 200, WAIT_MS);
+    const attempts = h.fake.calls('chat.postMessage');
+    expect(attempts.map((c) => c.status)).toEqual([429, 200]);
+    expect(ok.at.getTime() - attempts[0]!.at.getTime()).toBeGreaterThanOrEqual(1_000 - TIMER_SLACK_MS);
+    expect(headerOf(ok.args)).toBe('OKX');
+    expect(h.logs.lines.some((l) => l.includes('rate limiting'))).toBe(true);
+  });
+});
+
+describe('escaping upstream text', () => {
+  it('sends a red flag holding <!channel>, a user mention and a link escaped, never live', async () => {
+    const hostile = '<!channel> <@U123> <https://evil.example|click>';
+    h.sim.store.addRedFlag('pepe', 'mm', hostile);
+    h.core.upstream.source.cache.clear();
+
+    await h.command('pepe');
+    const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
+    await h.command('flags pepe');
+    const flags = await h.fake.waitFor('chat.postMessage', (c) => headerOf(c.args)?.includes('red flags') === true, WAIT_MS);
+
+    for (const args of [post.args, flags.args]) {
+      const json = blocksJson(args);
+      expect(json).toContain('&lt;!channel&gt; &lt;@U123&gt; &lt;https://evil.example|click&gt;');
+      const { mrkdwn, plain } = messageTexts(args);
+      for (const text of [...mrkdwn, ...plain]) {
+        expect(text).not.toContain('<');
+        expect(text).not.toContain('>');
+      }
+    }
+    // The wire format too: nothing on the way to Slack carries the live markup.
+    const wire = h.fake.rawPayloads().map(decodeWire);
+    expect(wire.some((raw) => raw.includes('&lt;!channel&gt;'))).toBe(true);
+    expect(wire.some((raw) => raw.includes('<!channel>') || raw.includes('<@U123>') || raw.includes('<https://evil'))).toBe(false);
+  });
+
+  it('neutralises markup in entity names shown in headers and buttons', async () => {
+    h.sim.store.rename('exchange', 'bitfinex', '<!here> Bitfinex @everyone\u202e');
+    h.core.upstream.source.cache.clear();
+    await h.command('exchange bitfinex');
+
+    const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
+    const header = headerOf(post.args)!;
+    expect(header).not.toMatch(/[<>\u202e]/);
+    expect(header).toContain('Bitfinex');
+    expect(header).not.toMatch(/@everyone/);
+    expect(String(post.args.text)).not.toMatch(/<!here>|@everyone/);
+  });
+});
+
+describe('errors', () => {
+  it('keeps upstream failures ephemeral, short and free of URLs, keys and stack traces', async () => {
+    h.sim.faults.set({ errorRate: 1 });
+    const id = uniqueId('err');
+    const response = await h.command('bitget', { responseId: id });
+    const answer = await ephemeralAnswer(h, response, id, 15_000);
+
+    const text = `${String(answer.text)} ${blocksJson(answer)}`;
+    expect(text).toMatch(/:warning:/);
+    expect(text.length).toBeLessThan(800);
+    expect(text).not.toMatch(/127\.0\.0\.1|https?:\/\/|svc_|\n\s+at |Error:|stack/i);
+    expect(h.fake.calls('chat.postMessage')).toEqual([]);
+  });
+
+  it('answers a usage error privately', async () => {
+    const response = await h.command('compare');
+    const ack = ackBody(response);
+    expect(ack).toMatchObject({ response_type: 'ephemeral' });
+    expect(blocksJson(ack!)).toContain(':warning:');
+    expect(h.fake.calls('chat.postMessage')).toEqual([]);
+  });
+});
+
+describe('secrets', () => {
+  it('never sends the API key to Slack nor writes it, the bot token or the signing secret to the log', async () => {
+    const apiKey = h.sim.apiKey;
+    // An upstream failure, a choice, a click and a card with its chart: every path that talks to Slack.
+    h.sim.faults.set({ errorRate: 1 });
+    const failedId = uniqueId('secret-err');
+    await ephemeralAnswer(h, await h.command('huobi', { responseId: failedId }), failedId, 15_000);
+    h.sim.faults.reset();
+    // The failures opened the cache's circuit breaker; the harness cools it down in 50 ms.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const choiceId = uniqueId('secret-choice');
+    await ephemeralAnswer(h, await h.command('lido', { responseId: choiceId }), choiceId);
+    await h.click('pol_choice_0', 'project:lido-dao', { ephemeral: true });
+    await h.fake.waitFor('chat.postMessage', (c) => headerOf(c.args)?.startsWith('Lido DAO') === true, WAIT_MS);
+    await h.command('bitcoin');
+    await h.fake.waitFor('files.completeUploadExternal', (c) => /bitcoin/i.test(JSON.stringify(c.args)), WAIT_MS);
+
+    expect(h.fake.calls().length).toBeGreaterThan(3);
+    const wire = h.fake.rawPayloads().join('\n');
+    expect(wire).not.toContain(apiKey);
+    expect(decodeWire(wire)).not.toContain(apiKey);
+    for (const call of h.fake.calls()) expect(JSON.stringify(call.args)).not.toContain(apiKey);
+
+    const logs = h.logs.lines.join('\n');
+    expect(h.logs.lines.length).toBeGreaterThan(5);
+    // Bolt's and the Web API client's own debug lines come through the same logger.
+    expect(h.logs.lines.some((l) => l.includes('"component":"slack-sdk"'))).toBe(true);
+    for (const secret of [apiKey, h.fake.botToken, SIGNING_SECRET]) expect(logs).not.toContain(secret);
+  });
+});
+
+describe('postReply', () => {
+  it('posts any Reply into a channel by id, with its chart, for scheduled digests', async () => {
+    const { reply } = await h.core.run('exchange gemini');
+    const posted = await h.slack.postReply('C0DIGEST01', reply);
+
+    expect(posted.ts).toMatch(/^\d+\.\d+$/);
+    const post = h.fake.calls('chat.postMessage')[0]!;
+    expect(post.args.channel).toBe('C0DIGEST01');
+    expect(headerOf(post.args)).toBe('Gemini');
+    expect(h.fake.calls('files.completeUploadExternal')[0]?.args.channel_id).toBe('C0DIGEST01');
+
+    const threaded = await h.slack.postReply('C0DIGEST01', { kind: 'text', title: 'Digest', text: 'Two changes since yesterday.' }, { threadTs: posted.ts! });
+    expect(threaded.ts).toBeDefined();
+    expect(h.fake.calls('chat.postMessage')[1]?.args.thread_ts).toBe(posted.ts);
+  });
+
+  it('rejects with Slack error code when the bot is not in the channel', async () => {
+    h.fake.failChannel('C0DIGEST02', 'not_in_channel');
+    const failure = await h.slack.postReply('C0DIGEST02', { kind: 'text', text: 'hello' }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(SlackDeliveryError);
+    expect(failure).toMatchObject({ code: 'not_in_channel', channel: 'C0DIGEST02' });
+  });
+});
+
+describe('custom routes', () => {
+  it('serves extra routes on the same HTTP server as /slack/events', async () => {
+    const base = h.endpoint.replace('/slack/events', '');
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.text()).toBe('ok');
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+  });
+});

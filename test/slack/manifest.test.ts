@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { EVENTS_PATH } from '../../adapters/slack/index.js';
+
+const manifest = readFileSync(new URL('../../adapters/slack/manifest.yml', import.meta.url), 'utf8');
+const lines = manifest.split('\n');
+
+/** The indented lines under a top-level or nested key, comments dropped. */
+function under(key: string): string[] {
+  const start = lines.findIndex((l) => l.trimStart().startsWith(`${key}:`));
+  if (start === -1) return [];
+  const indent = lines[start]!.length - lines[start]!.trimStart().length;
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    if (line.length - line.trimStart().length <= indent) break;
+    out.push(line.trim());
+  }
+  return out;
+}
+
+describe('Slack app manifest', () => {
+  it('is YAML without tabs and with the manifest schema version', () => {
+    expect(manifest).not.toContain('\t');
+    expect(under('_metadata')).toEqual(['major_version: 1', 'minor_version: 1']);
+  });
+
+  it('declares /pol, a bot user, and exactly the scopes the adapter uses', () => {
+    expect(under('slash_commands')).toEqual(expect.arrayContaining(['- command: /pol', 'should_escape: false']));
+    expect(under('bot_user')).toContain('display_name: polbot');
+    expect(under('bot')).toEqual(['- commands', '- chat:write', '- files:write']);
+  });
+
+  it('enables interactivity and Socket Mode, and documents the HTTP mode URLs', () => {
+    expect(under('interactivity')).toContain('is_enabled: true');
+    expect(under('settings')).toContain('socket_mode_enabled: true');
+    expect(manifest).toContain(`# url: https://polbot.example.com${EVENTS_PATH}`);
+    expect(manifest).toContain(`# request_url: https://polbot.example.com${EVENTS_PATH}`);
+  });
+
+  it('keeps Slack limits: a long description of 175 to 4000 characters, a short one under 140', () => {
+    const long = /long_description: >-\n((?: {4}.*\n)+)/.exec(manifest)?.[1]?.replace(/\s+/g, ' ').trim() ?? '';
+    expect(long.length).toBeGreaterThanOrEqual(175);
+    expect(long.length).toBeLessThanOrEqual(4000);
+    const short = /^ {2}description: (.*)$/m.exec(manifest)?.[1] ?? '';
+    expect(short.length).toBeGreaterThan(0);
+    expect(short.length).toBeLessThanOrEqual(140);
+  });
+});
