@@ -1,5 +1,6 @@
 import type { CachedDataSource } from '../src/api/cache/cached-source.js';
 import type { ChartRenderer } from '../src/charts/index.js';
+import type { DigestService } from '../src/digest/service.js';
 import type { Resolver } from '../src/resolve/resolver.js';
 
 /** Who asked, where: digests belong to a channel and only some people may manage them. */
@@ -11,6 +12,9 @@ export interface Caller {
   canManageDigests: boolean;
 }
 
+/** Who asked when no caller is given: the local terminal, which has no channel to deliver digests to. */
+export const CONSOLE_CALLER: Caller = { platform: 'console', userId: 'console', channelId: 'console', canManageDigests: true };
+
 /** What a command handler may use; it does no I/O except through these. */
 export interface CommandContext {
   source: CachedDataSource;
@@ -18,4 +22,6 @@ export interface CommandContext {
   charts: ChartRenderer;
   /** Epoch ms; injectable so tests and digests control time. */
   now: () => number;
+  /** Scheduled digests; absent where no digest store is configured. */
+  digests?: DigestService;
 }

@@ -21,7 +21,7 @@ export const HELP: readonly CommandHelp[] = [
   { name: 'index', usage: '/pol index', example: '/pol index', summary: 'index-level PoL for projects and exchanges' },
   { name: 'health', usage: '/pol health', example: '/pol health', summary: 'is the risk-data service up' },
   { name: 'help', usage: '/pol help', example: '/pol help', summary: 'this list' },
-  { name: 'digest', usage: '/pol digest add <names...> [daily|weekly|"<cron>"] [at HH:MM] [tz <Area/City>]', example: '/pol digest add bitcoin, ethereum daily at 09:00 tz Europe/Berlin', summary: 'scheduled watchlist digests (list, remove, pause, resume, preview)' },
+  { name: 'digest', usage: '/pol digest add <names...> [daily|weekdays|weekly [<day>]|"<cron>"] [at HH:MM] [tz <Area/City>]', example: '/pol digest add bitcoin, ethereum daily at 09:00 tz Europe/Berlin', summary: 'scheduled watchlist digests (list, remove, pause, resume, preview)' },
 ];
 
 export const RANGES = ['7d', '30d', '90d', '180d', '365d', 'all'] as const;

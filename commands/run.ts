@@ -4,7 +4,7 @@ import type { ErrorReply, Reply } from '../src/reply/model.js';
 import { cardCommand } from './card.js';
 import { chartCommand } from './chart.js';
 import { compareCommand } from './compare.js';
-import type { Caller, CommandContext } from './context.js';
+import { CONSOLE_CALLER, type Caller, type CommandContext } from './context.js';
 import { digestCommand } from './digest.js';
 import { flagsCommand } from './flags.js';
 import type { Command, CommandName } from './grammar.js';
@@ -34,7 +34,7 @@ export function errorReply(err: unknown, log?: Logger): ErrorReply {
   return { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' };
 }
 
-function dispatch(ctx: CommandContext, command: Command): Promise<Reply> | Reply {
+function dispatch(ctx: CommandContext, command: Command, caller: Caller): Promise<Reply> | Reply {
   switch (command.name) {
     case 'card':
       return cardCommand(ctx, command.target);
@@ -57,7 +57,7 @@ function dispatch(ctx: CommandContext, command: Command): Promise<Reply> | Reply
     case 'help':
       return helpCommand();
     case 'digest':
-      return digestCommand();
+      return digestCommand(ctx, command.args, caller);
   }
 }
 
@@ -67,13 +67,13 @@ export interface RunResult {
 }
 
 /** Text in, Reply out. Never throws: every failure becomes a short, safe error reply. */
-export async function runCommand(ctx: CommandContext, text: string, log?: Logger, _caller?: Caller): Promise<RunResult> {
+export async function runCommand(ctx: CommandContext, text: string, log?: Logger, caller: Caller = CONSOLE_CALLER): Promise<RunResult> {
   const parsed = parse(text);
   if (!parsed.ok) {
     return { command: 'invalid', reply: { kind: 'error', message: parsed.message, hint: `Usage: ${parsed.usage} (for example ${parsed.example})` } };
   }
   try {
-    return { command: parsed.command.name, reply: await dispatch(ctx, parsed.command) };
+    return { command: parsed.command.name, reply: await dispatch(ctx, parsed.command, caller) };
   } catch (err) {
     return { command: parsed.command.name, reply: errorReply(err, log) };
   }

@@ -110,6 +110,7 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
       };
       out.push(paint(style, 'dim', reply.columns.map((c, i) => cell(c.label, i)).join('  ')));
       for (const r of reply.rows) out.push(reply.columns.map((c, i) => cell(r[c.key] ?? '', i)).join('  '));
+      for (const s of reply.sections ?? []) out.push('', ...section(style, s));
       out.push(...image(style), ...footer(style, reply.footer));
       break;
     }

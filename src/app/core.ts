@@ -2,7 +2,7 @@ import type { ChartRenderer } from '../charts/index.js';
 import { createChartRenderer } from '../charts/index.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Caller, CommandContext } from '../../commands/context.js';
+import { CONSOLE_CALLER, type Caller, type CommandContext } from '../../commands/context.js';
 import { runCommand, type RunResult } from '../../commands/run.js';
 import type { Metrics } from './metrics.js';
 import { RateLimiter } from './rate-limit.js';
@@ -25,8 +25,6 @@ export interface CoreOptions extends UpstreamHooks {
   now?: () => number;
   metrics?: Metrics;
 }
-
-export const CONSOLE_CALLER: Caller = { platform: 'console', userId: 'console', channelId: 'console', canManageDigests: true };
 
 export async function createCore(config: Config, options: CoreOptions = {}): Promise<Core> {
   const { metrics } = options;

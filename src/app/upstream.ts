@@ -1,10 +1,10 @@
 import { withCache, type CacheOptions, type CachedDataSource } from '../api/cache/cached-source.js';
-import { McpSource } from '../api/mcp/source.js';
+import type { McpSource } from '../api/mcp/source.js';
 import type { HttpClientOptions } from '../api/rest/http.js';
 import { RestSource } from '../api/rest/source.js';
 import type { Config } from '../config.js';
 import { Resolver } from '../resolve/resolver.js';
-import { startSimulator, type Simulator } from '../sim/server.js';
+import type { Simulator } from '../sim/server.js';
 
 export interface Upstream {
   source: CachedDataSource;
@@ -26,7 +26,9 @@ export interface UpstreamHooks {
  * REST filling the gaps wherever a base URL exists.
  */
 export async function connectUpstream(config: Config, hooks: UpstreamHooks = {}): Promise<Upstream> {
-  const sim = config.upstream ? null : await startSimulator({ port: 0, host: '127.0.0.1' });
+  // The simulator and the MCP client are loaded only when used: together they are about 18 MB of
+  // resident memory that a bot talking REST to a real upstream never needs.
+  const sim = config.upstream ? null : await (await import('../sim/server.js')).startSimulator({ port: 0, host: '127.0.0.1' });
   const baseUrl = sim ? sim.url : config.upstream!.baseUrl;
   const apiKey = sim ? sim.apiKey : config.upstream!.apiKey;
   const rest = baseUrl
@@ -36,6 +38,7 @@ export async function connectUpstream(config: Config, hooks: UpstreamHooks = {})
   let raw: RestSource | McpSource;
   if (config.source === 'mcp') {
     const mcpUrl = config.mcp.url ?? (config.mcp.command ? undefined : sim?.mcpUrl);
+    const { McpSource } = await import('../api/mcp/source.js');
     raw = new McpSource({
       ...(mcpUrl ? { url: mcpUrl } : {}),
       ...(config.mcp.command ? { command: config.mcp.command } : {}),

@@ -1,8 +1,15 @@
 import { startConsole } from '../../adapters/console/repl.js';
+import { startBot } from '../app/bot.js';
 import { createCore } from '../app/core.js';
 import { loadConfig, secretsOf } from '../config.js';
-import { createLogger } from '../log.js';
+import { createLogger, type AppLogger } from '../log.js';
 import { consoleBanner } from './banner.js';
+
+/** A stray rejection is a bug to log, not a reason to drop every conversation in flight. */
+function keepRunning(log: AppLogger): void {
+  process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
+  process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'));
+}
 
 export async function runStart(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -11,18 +18,43 @@ export async function runStart(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const adapters = Boolean(config.slack || config.discord);
-  // In the console, logs would interleave with answers: they go to stderr, warnings and worse only.
-  const log = createLogger({
-    level: adapters ? config.logLevel : process.env.LOG_LEVEL ? config.logLevel : 'warn',
-    secrets: secretsOf(config),
-    destination: adapters ? process.stdout : process.stderr,
-  });
-  const core = await createCore(config, { log });
-  log.scrubber.addSecrets(core.upstream.secrets);
-  try {
-    await startConsole(core, { banner: consoleBanner(core.upstream.sim !== null, config.source) });
-  } finally {
-    await core.close();
+  if (!adapters) {
+    // In the console, logs would interleave with answers: they go to stderr, warnings and worse only.
+    const log = createLogger({ level: process.env.LOG_LEVEL ? config.logLevel : 'warn', secrets: secretsOf(config), destination: process.stderr });
+    const core = await createCore(config, { log });
+    log.scrubber.addSecrets(core.upstream.secrets);
+    try {
+      await startConsole(core, { banner: consoleBanner(core.upstream.sim !== null, config.source) });
+    } finally {
+      await core.close();
+    }
+    return 0;
   }
+
+  const log = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
+  keepRunning(log);
+  // Signals are caught from the first moment: one arriving during start-up stops polbot once it is up.
+  const signalled = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  const bot = await startBot(config, log);
+  log.info(
+    {
+      slack: bot.slack?.mode ?? 'off',
+      discord: bot.discord ? 'on' : 'off',
+      source: config.source,
+      demo: bot.core.upstream.sim !== null,
+      port: bot.port,
+    },
+    bot.core.upstream.sim ? 'polbot started in DEMO MODE: answers use SIMULATED data' : 'polbot started',
+  );
+  const signal = await signalled;
+  log.info({ signal }, 'shutting down: finishing answers under way');
+  // Whatever happens below, the process must not hang past the platform's patience.
+  const hardStop = setTimeout(() => process.exit(1), 15_000);
+  hardStop.unref();
+  await bot.stop();
+  log.info('stopped');
   return 0;
 }

@@ -26,7 +26,8 @@ describe('the core on each source', () => {
   });
 
   it('works with the tool server alone: category scores, no overall PoL, exchanges by slug only', async () => {
-    const core = await demoCore({ POL_SOURCE: 'mcp', POL_MCP_COMMAND: `node ${BIN} sim --mcp-stdio --as-of 2026-11-22` });
+    // A generous deadline: the first call also starts the tool server as a child process.
+    const core = await demoCore({ POL_TIMEOUT_MS: '20000', POL_SOURCE: 'mcp', POL_MCP_COMMAND: `node ${BIN} sim --mcp-stdio --as-of 2026-11-22` });
     try {
       expect(core.upstream.sim).toBeNull();
       const store = new SimStore({ seed: 42, asOf: TEST_AS_OF });

@@ -1,0 +1,107 @@
+import { discordDeliverer, startDiscord, type DiscordHandle } from '../../adapters/discord/index.js';
+import { slackDeliverer, startSlack, type SlackAdapter } from '../../adapters/slack/index.js';
+import type { Config } from '../config.js';
+import { createDigests, DeliveryError, type Deliverer, type Digests } from '../digest/index.js';
+import type { AppLogger } from '../log.js';
+import { createCore, type Core } from './core.js';
+import { Health } from './health.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { operationalRoutes, startRouteServer } from './routes.js';
+
+export interface Bot {
+  core: Core;
+  health: Health;
+  metrics: Metrics;
+  slack: SlackAdapter | null;
+  discord: DiscordHandle | null;
+  digests: Digests;
+  /** The port serving `/healthz` and `/metrics` (and Slack events in HTTP mode). */
+  port: number | undefined;
+  /** Stops taking new work, finishes what is under way (bounded), stops the scheduler, closes the database. */
+  stop(): Promise<void>;
+}
+
+/** A deliverer for an adapter that starts after the digest store: until then, a retryable failure. */
+function lateDeliverer(platform: 'slack' | 'discord', get: () => Deliverer | null): Deliverer {
+  const notYet = () => new DeliveryError(`${platform} is not connected yet`, { permanent: false });
+  return {
+    platform,
+    post: (channelId, reply, key) => {
+      const d = get();
+      return d ? d.post(channelId, reply, key) : Promise.reject(notYet());
+    },
+    alreadyDelivered: async (channelId, key) => (await get()?.alreadyDelivered?.(channelId, key)) ?? false,
+  };
+}
+
+/**
+ * Everything `polbot start` runs when Slack or Discord is configured. Order matters: the core and
+ * the digest store are ready before any adapter takes its first command.
+ */
+export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
+  const metrics = createMetrics();
+  const core = await createCore(config, { log, metrics });
+  log.scrubber.addSecrets(core.upstream.secrets);
+  const health = new Health(core.upstream.source);
+  const routes = operationalRoutes(health, metrics);
+  // Run in reverse order of start on the way down.
+  const stoppers: (() => Promise<void>)[] = [() => core.close()];
+  const stopAll = async () => {
+    for (const stop of stoppers) await stop().catch((err: Error) => log.warn({ err }, 'error while stopping'));
+  };
+
+  let slack: SlackAdapter | null = null;
+  let discord: DiscordHandle | null = null;
+  try {
+    const deliverers: Deliverer[] = [];
+    if (config.slack) deliverers.push(lateDeliverer('slack', () => (slack ? slackDeliverer(slack) : null)));
+    if (config.discord) deliverers.push(lateDeliverer('discord', () => (discord ? discordDeliverer(discord) : null)));
+    const digests = await createDigests({ config, ctx: core.ctx, deliverers, log });
+    stoppers.unshift(() => digests.stop());
+    core.ctx.digests = digests.service;
+    health.register('database', async () => {
+      await digests.db.query('select 1');
+      return { ok: true };
+    });
+
+    if (config.slack) {
+      const started = await startSlack({ core, slack: config.slack, http: config.http, log: log.child({ adapter: 'slack' }), customRoutes: routes, digestAdmins: config.digestAdmins });
+      slack = started;
+      stoppers.unshift(() => started.stop());
+      health.register('slack', () => ({ ok: true, detail: `${started.mode} mode` }));
+    }
+    // Without a Slack receiver serving them, the operational routes get a server of their own.
+    const own = slack?.port === undefined ? await startRouteServer(routes, config.http.port, config.http.host) : null;
+    if (own) stoppers.unshift(() => own.close());
+
+    if (config.discord) {
+      const started = await startDiscord({ core, discord: config.discord, log: log.child({ adapter: 'discord' }) });
+      discord = started;
+      stoppers.unshift(() => started.stop());
+      health.register('discord', () => ({ ok: started.adapter.client.isReady(), detail: `shards ${started.shards.ids.join(',')} of ${started.shards.count}` }));
+    }
+
+    // Under Discord sharding every process runs this; only one should schedule. Slack replicas
+    // all may: each slot is claimed in the database.
+    if (!discord || discord.primary) digests.start();
+
+    let stopping: Promise<void> | null = null;
+    return {
+      core,
+      health,
+      metrics,
+      slack,
+      discord,
+      digests,
+      port: slack?.port ?? own?.port,
+      stop() {
+        health.stopping = true;
+        stopping ??= stopAll();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

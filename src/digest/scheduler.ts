@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { UpstreamError } from '../api/errors.js';
+import type { Logger } from '../log.js';
+import type { Reply } from '../reply/model.js';
+import type { CommandContext } from '../../commands/context.js';
+import { buildDigest, chartFor, deliveryKey, EntityLoader, type ContentOptions } from './content.js';
+import { asDeliveryError, DEFAULT_POST_RETRY, DeliveryError, postWithRetry, type Deliverer, type PostRetryOptions } from './deliver.js';
+import { nextSlot } from './schedule.js';
+import { LATE_REASON, type ClaimedRun, type DigestStore, type Platform, type RunContent } from './store.js';
+
+export interface SchedulerOptions {
+  store: DigestStore;
+  /** The command core's context: the shared cached source and the chart renderer. */
+  ctx: Pick<CommandContext, 'source' | 'charts'>;
+  deliverers: readonly Deliverer[];
+  log?: Logger;
+  /** Epoch ms. Every decision (due, late, lease) uses this clock, so tests control time. */
+  now?: () => number;
+  /** Names this replica in `claimed_by`; unique per process by default. */
+  instanceId?: string;
+  /** A missed slot this late or less is still delivered (once); older ones are skipped. Default 6 h. */
+  graceMs?: number;
+  /** How long a claim holds without renewal; another replica takes over after it. Default 5 min. */
+  leaseMs?: number;
+  /** Pause between ticks when running on a timer. Default 15 s. */
+  tickMs?: number;
+  /** Runs claimed per tick, and delivered at once. */
+  batch?: number;
+  concurrency?: number;
+  /** Claims of one run before it is given up as failed. */
+  maxAttempts?: number;
+  /** Wait before a run that failed transiently is claimed again (doubles per attempt). */
+  releaseBackoffMs?: number;
+  retry?: PostRetryOptions;
+  content?: Partial<ContentOptions>;
+}
+
+export interface TickReport {
+  materialized: number;
+  skipped: number;
+  claimed: number;
+  delivered: number;
+  failed: number;
+  released: number;
+  /** Runs whose claim was lost to another replica mid-delivery (their lease had run out). */
+  lost: number;
+  /** Recovered runs found already posted by a crashed holder, completed without posting again. */
+  confirmed: number;
+}
+
+type Outcome = 'delivered' | 'confirmed' | 'skipped' | 'failed' | 'released' | 'lost';
+
+const HOUR = 3_600_000;
+
+/**
+ * Delivers due digests exactly once across replicas.
+ *
+ * Each tick: (1) materialize: due slots become rows keyed by (digest, slot), written under a
+ * SKIP LOCKED lock on the digest; (2) claim: runs are claimed with a lease, again under SKIP
+ * LOCKED, so concurrent replicas take disjoint runs; (3) deliver: the content is built, stored on
+ * the run, and posted part by part, each post preceded by a fenced lease renewal that fails if
+ * another replica has taken the run over; (4) the run is marked delivered, fenced the same way.
+ *
+ * A replica that dies mid-delivery leaves a claimed run whose lease runs out; the next claimer sees
+ * it as recovered, asks the deliverer whether each remaining part is already in the channel (the
+ * key is in the message), and posts only what is missing, from the stored content.
+ *
+ * What remains: (a) with a deliverer that cannot search the channel (no `alreadyDelivered`), a
+ * replica dying between the platform accepting a post and the database recording it, or a post
+ * that timed out after the platform accepted it, leads to that part being posted again; (b) a
+ * replica that stalls for longer than its lease while a post is already on the wire (the fence is
+ * checked before the post, not during it) can race the replica that took over; the lease (5 min)
+ * is far longer than a post's retries (three waits of at most 30 s, plus the adapter's request
+ * timeouts), and the taker's `alreadyDelivered` check catches a post that has already landed.
+ */
+export class DigestScheduler {
+  readonly instanceId: string;
+  private readonly o: Required<Omit<SchedulerOptions, 'log' | 'now' | 'instanceId' | 'content'>> & Pick<SchedulerOptions, 'log' | 'content'>;
+  private readonly byPlatform: Map<Platform, Deliverer>;
+  private readonly clock: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+
+  constructor(options: SchedulerOptions) {
+    this.o = {
+      graceMs: 6 * HOUR,
+      leaseMs: 5 * 60_000,
+      tickMs: 15_000,
+      batch: 50,
+      concurrency: 8,
+      maxAttempts: 5,
+      releaseBackoffMs: 60_000,
+      retry: DEFAULT_POST_RETRY,
+      ...options,
+    };
+    this.clock = options.now ?? Date.now;
+    this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.byPlatform = new Map(options.deliverers.map((d) => [d.platform, d]));
+  }
+
+  get platforms(): Platform[] {
+    return [...this.byPlatform.keys()];
+  }
+
+  /**
+   * One pass over everything due at `now`. Safe to call from any number of replicas at once. Time
+   * inside the pass (lease renewals, backoff) runs on from `now` by the clock's elapsed time.
+   */
+  async tick(now = this.clock()): Promise<TickReport> {
+    const { store } = this.o;
+    const base = this.clock();
+    const time = () => now + Math.max(0, this.clock() - base);
+    const report: TickReport = { materialized: 0, skipped: 0, claimed: 0, delivered: 0, failed: 0, released: 0, lost: 0, confirmed: 0 };
+    const m = await store.materialize(now, this.o.graceMs, this.platforms);
+    report.materialized = m.pending;
+    report.skipped = m.skipped;
+    const claimed = await store.claim({ now, instance: this.instanceId, leaseMs: this.o.leaseMs, platforms: this.platforms, limit: this.o.batch });
+    report.claimed = claimed.length;
+    if (claimed.length === 0) return report;
+    // One loader per tick: an entity watched by forty digests is fetched once.
+    const loader = new EntityLoader(this.o.ctx.source);
+    const queue = [...claimed];
+    const worker = async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) {
+        const outcome = await this.process(c, now, time, loader);
+        if (outcome === 'skipped') report.skipped++;
+        else report[outcome]++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.o.concurrency, claimed.length) }, worker));
+    return report;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      const pass = this.tick().catch((err: unknown) => this.o.log?.error({ err }, 'digest tick failed'));
+      this.running = pass;
+      await pass;
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.o.tickMs);
+    };
+    void loop();
+  }
+
+  /** Stops ticking and waits for deliveries under way, so a clean shutdown leaves no claim behind. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private async process(c: ClaimedRun, now: number, time: () => number, loader: EntityLoader): Promise<Outcome> {
+    const { store } = this.o;
+    const { digest, run } = c;
+    const deliverer = this.byPlatform.get(digest.platform)!;
+    const me = this.instanceId;
+    const log = this.o.log?.child({ digest: digest.id, slot: new Date(run.slot).toISOString() });
+    try {
+      if (run.attempts > this.o.maxAttempts) {
+        const reason = `gave up after ${run.attempts - 1} attempts${run.reason ? `: ${run.reason}` : ''}`;
+        return (await store.failed(digest.id, run.slot, me, time(), reason, false)) ? 'failed' : 'lost';
+      }
+      let content = run.content;
+      let sent = run.partsSent;
+      if ((c.recovered || run.attempts > 1) && content && deliverer.alreadyDelivered) {
+        // The previous holder may have posted parts without living to record them, or a post that
+        // failed on a timeout may have landed after all.
+        const parts = content.parts.length;
+        const check = deliverer.alreadyDelivered.bind(deliverer);
+        const posted = async (key: string) => {
+          try {
+            return await check(digest.channelId, key);
+          } catch (err) {
+            // Not knowing is not a reason to post twice, nor to mark the channel failing: try later.
+            throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, { permanent: false, cause: err });
+          }
+        };
+        while (sent < parts && (await posted(deliveryKey(digest, run.slot, sent, parts)))) {
+          sent++;
+          if (!(await store.partSent(digest.id, run.slot, me, sent))) return 'lost';
+        }
+        if (sent === parts) {
+          log?.info('recovered digest run was already posted; recorded without posting again');
+          return (await store.delivered(digest.id, run.slot, me, time())) ? 'confirmed' : 'lost';
+        }
+      }
+      if (sent === 0 && now - run.slot > this.o.graceMs) {
+        return (await store.skip(digest.id, run.slot, me, time(), LATE_REASON)) ? 'skipped' : 'lost';
+      }
+      if (sent === 0 || !content) {
+        content = await this.build(c, now, loader);
+        if (!(await store.saveContent(digest.id, run.slot, me, content, time() + this.o.leaseMs))) return 'lost';
+        sent = 0;
+      }
+      const parts = content.parts.length;
+      for (let i = sent; i < parts; i++) {
+        // The fence: no post unless this replica still holds the run, with a fresh lease for the post.
+        if (!(await store.renew(digest.id, run.slot, me, time() + this.o.leaseMs))) return 'lost';
+        const reply = await this.withImage(content, i);
+        await postWithRetry(deliverer, digest.channelId, reply, deliveryKey(digest, run.slot, i, parts), this.o.retry);
+        if (!(await store.partSent(digest.id, run.slot, me, i + 1))) return 'lost';
+      }
+      return (await store.delivered(digest.id, run.slot, me, time())) ? 'delivered' : 'lost';
+    } catch (err) {
+      try {
+        return await this.failure(c, err, time(), log);
+      } catch (storeErr) {
+        // The database is unreachable too: the claim stays and is taken over when its lease ends.
+        log?.error({ err: storeErr }, 'could not record a digest failure');
+        return 'lost';
+      }
+    }
+  }
+
+  private async build(c: ClaimedRun, now: number, loader: EntityLoader): Promise<RunContent> {
+    const { store } = this.o;
+    const { digest, run } = c;
+    const previous = await store.previousDelivered(digest.id, run.slot);
+    const unsent = await store.skippedBetween(digest.id, previous?.slot ?? null, run.slot);
+    return buildDigest(
+      loader,
+      { digest, slot: run.slot, previous, unsent, nextRun: nextSlot(digest.cron, digest.timezone, Math.max(run.slot, now)), now },
+      this.o.content,
+    );
+  }
+
+  private async withImage(content: RunContent, part: number): Promise<Reply> {
+    const reply = content.parts[part]!;
+    if (part !== 0 || reply.kind !== 'table') return reply;
+    const image = await chartFor(this.o.ctx.charts, content.chart);
+    return image ? { ...reply, image } : reply;
+  }
+
+  private async failure(c: ClaimedRun, err: unknown, now: number, log: Logger | undefined): Promise<Outcome> {
+    const { store } = this.o;
+    const { digest, run } = c;
+    const me = this.instanceId;
+    if (err instanceof UpstreamError) {
+      // The risk data could not be fetched: nothing was posted, try again shortly.
+      log?.warn({ kind: err.kind, route: err.route }, 'digest data unavailable; will retry');
+      return this.release(c, `risk data unavailable: ${err.kind}`, now);
+    }
+    const d = asDeliveryError(err);
+    if (d.permanent) {
+      log?.warn({ reason: d.reason, scope: d.scope }, 'digest delivery refused');
+      return (await store.failed(digest.id, run.slot, me, now, d.reason, d.scope === 'channel')) ? 'failed' : 'lost';
+    }
+    if (err instanceof DeliveryError) log?.warn({ reason: d.reason }, 'digest delivery failed; will retry');
+    else log?.error({ err }, 'digest delivery failed unexpectedly');
+    return this.release(c, d.reason, now);
+  }
+
+  private async release(c: ClaimedRun, reason: string, now: number): Promise<Outcome> {
+    const { store } = this.o;
+    const { digest, run } = c;
+    if (run.attempts >= this.o.maxAttempts) {
+      return (await store.failed(digest.id, run.slot, this.instanceId, now, `gave up after ${run.attempts} attempts: ${reason}`, false)) ? 'failed' : 'lost';
+    }
+    const wait = this.o.releaseBackoffMs * 2 ** (run.attempts - 1);
+    return (await store.release(digest.id, run.slot, this.instanceId, now + wait, reason)) ? 'released' : 'lost';
+  }
+}
