@@ -31,7 +31,12 @@ const ALIASES: Record<string, Sub> = { add: 'add', new: 'add', create: 'add', li
 export async function digestCommand(ctx: CommandContext, args: string, caller: Caller): Promise<Reply> {
   const service = ctx.digests;
   if (!service) {
-    return { kind: 'error', message: 'Scheduled digests are not enabled yet on this polbot.', hint: 'Meanwhile, /pol compare <a>, <b>, ... shows several at once.' };
+    // Only a chat channel can receive a digest; the console and `polbot ask` have none.
+    return {
+      kind: 'error',
+      message: 'Scheduled digests are delivered to Slack or Discord channels, and this polbot is not connected to either.',
+      hint: 'Run polbot with Slack or Discord configured (see README), or use /pol compare <a>, <b>, ... for several at once.',
+    };
   }
   const [head = '', ...restWords] = args.trim().split(/\s+/);
   const rest = restWords.join(' ');

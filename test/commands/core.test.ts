@@ -210,9 +210,9 @@ describe('other commands', () => {
     expect(help.text).toMatch(/higher is better/);
   });
 
-  it('routes digest and says it is not enabled yet', async () => {
+  it('routes digest and explains that digests need a chat channel', async () => {
     const r = await ask(core, 'digest add bitcoin daily');
-    expect(r).toMatchObject({ kind: 'error', message: expect.stringMatching(/not enabled yet/) });
+    expect(r).toMatchObject({ kind: 'error', message: expect.stringMatching(/delivered to Slack or Discord channels/) });
   });
 
   it('gives a usage line with an example for malformed input', async () => {

@@ -232,7 +232,7 @@ describe('Discord adapter on the real discord.js client', () => {
     await privateAnswer(sneaky);
     expect(callerOf('digest remove 1')).toEqual({ platform: 'discord', userId: fake.defaultUser.id, channelId: stack.channelId, canManageDigests: false });
     const manager = fake.sendComponent({ custom_id: `${RUN_ID}:digest list`, component_type: 2, memberPermissions: MANAGE_GUILD });
-    expect((await privateAnswer(manager)).content).toContain('not enabled yet');
+    expect((await privateAnswer(manager)).content).toContain('delivered to Slack or Discord channels');
     expect(callerOf('digest list')?.canManageDigests).toBe(true);
 
     // A menu whose long commands were forgotten (a restart) says so instead of guessing.
@@ -271,7 +271,7 @@ describe('Discord adapter on the real discord.js client', () => {
     const { fake, core } = stack;
     const digest = fake.sendCommand({ name: 'pol-digest', subcommand: 'list', memberPermissions: MANAGE_GUILD });
     expect(((await digest.callback()).data as Body).flags).toBe(EPHEMERAL);
-    expect(body(await digest.waitForEdit()).content).toContain('not enabled yet');
+    expect(body(await digest.waitForEdit()).content).toContain('delivered to Slack or Discord channels');
     // Discord gated /pol-digest; arriving through it is what lets someone manage digests.
     expect(callerOf('digest list')).toEqual({ platform: 'discord', userId: fake.defaultUser.id, channelId: stack.channelId, canManageDigests: true });
     expect(callerOf('exchange:kraken')?.canManageDigests).toBe(false);
