@@ -10,6 +10,7 @@ import type { DiscordSettings } from './register.js';
 export { registerDiscordCommands, summarise as summariseRegistration, type RegisterResult, type DiscordSettings } from './register.js';
 export { commandDefinitions, POL, POL_DIGEST } from './commands.js';
 export { renderReply, type DiscordMessage } from './embeds.js';
+export { discordDeliverer } from './digest-deliverer.js';
 export type { DiscordAdapter } from './client.js';
 
 export interface StartDiscordOptions {

@@ -1,0 +1,34 @@
+import { DeliveryError, type Deliverer } from '../../src/digest/deliver.js';
+import type { DiscordHandle } from './index.js';
+
+/**
+ * The digest scheduler's view of Discord: post a Reply into a channel, and say whether a failure
+ * is worth retrying. Reasons are written for the channel's `digest list`.
+ */
+
+/** Discord JSON error codes that mean the channel is out of reach for good. */
+const DISCORD_CHANNEL_GONE: Record<number, string> = {
+  10003: 'the channel no longer exists',
+  10004: 'the bot is no longer in that server',
+  50001: 'the bot cannot see the channel (missing access)',
+  50013: 'the bot lacks permission to post there (Send Messages, Embed Links, Attach Files)',
+  50007: 'the bot cannot message that user',
+};
+
+export function discordDeliverer(discord: DiscordHandle): Deliverer {
+  return {
+    platform: 'discord',
+    async post(channelId, reply) {
+      try {
+        await discord.postReply(channelId, reply);
+      } catch (err) {
+        const code = typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : undefined;
+        const status = (err as { status?: number }).status;
+        if (code !== undefined && code in DISCORD_CHANNEL_GONE) throw new DeliveryError(DISCORD_CHANNEL_GONE[code]!, { permanent: true, scope: 'channel', cause: err });
+        if (code === 50035 || code === 50006 || status === 413) throw new DeliveryError('Discord refused the message as invalid or too large', { permanent: true, scope: 'message', cause: err });
+        if (status === 401) throw new DeliveryError('the Discord bot token is no longer valid', { permanent: true, scope: 'channel', cause: err });
+        throw new DeliveryError(`Discord did not take the message (${status ?? 'network error'})`, { permanent: false, cause: err });
+      }
+    },
+  };
+}
