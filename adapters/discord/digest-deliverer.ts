@@ -18,6 +18,7 @@ const DISCORD_CHANNEL_GONE: Record<number, string> = {
 export function discordDeliverer(discord: DiscordHandle): Deliverer {
   return {
     platform: 'discord',
+    alreadyDelivered: (channelId, key) => discord.hasRecentMessage(channelId, key),
     async post(channelId, reply) {
       try {
         await discord.postReply(channelId, reply);

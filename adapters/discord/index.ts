@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { Events } from 'discord.js';
+import { Events, Routes } from 'discord.js';
 import type { Core } from '../../src/app/core.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
@@ -26,6 +26,11 @@ export interface StartDiscordOptions {
 export interface DiscordHandle {
   /** Posts any Reply to a channel (digests). Works from any shard: it goes through REST. */
   postReply(channelId: string, reply: Reply): Promise<{ id?: string }>;
+  /**
+   * Whether one of the channel's recent messages contains `needle` (a digest's delivery key), so a
+   * digest part that reached Discord before a crash is not posted twice. Needs Read Message History.
+   */
+  hasRecentMessage(channelId: string, needle: string): Promise<boolean>;
   /** Shards this process runs, and how many there are in total. */
   readonly shards: { ids: number[]; count: number };
   /**
@@ -75,6 +80,10 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
   let stopped = false;
   return {
     postReply: (channelId, reply) => adapter.postReply(channelId, reply),
+    async hasRecentMessage(channelId, needle) {
+      const messages = (await client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: '50' }) })) as unknown[];
+      return messages.some((m) => JSON.stringify(m).includes(needle));
+    },
     shards: { ids, count },
     primary: ids.includes(0),
     adapter,

@@ -41,9 +41,13 @@ export function toDeliveryError(err: unknown): DeliveryError {
   return new DeliveryError(`Slack did not accept the digest${code ? ` (${code})` : ''}; it will be retried`, { permanent: false, cause: err });
 }
 
-export function slackDeliverer(adapter: { postReply(channelId: string, reply: Reply): Promise<Posted> }): Deliverer {
+export function slackDeliverer(adapter: {
+  postReply(channelId: string, reply: Reply): Promise<Posted>;
+  hasRecentMessage?(channelId: string, needle: string): Promise<boolean>;
+}): Deliverer {
   return {
     platform: 'slack',
+    ...(adapter.hasRecentMessage ? { alreadyDelivered: (channelId: string, key: string) => adapter.hasRecentMessage!(channelId, key) } : {}),
     async post(channelId, reply) {
       try {
         await adapter.postReply(channelId, reply);

@@ -36,6 +36,11 @@ export interface SlackAdapter {
    * digests. Throws SlackDeliveryError carrying Slack's error code (`not_in_channel`...).
    */
   postReply(channelId: string, reply: Reply, opts?: { threadTs?: string }): Promise<Posted>;
+  /**
+   * Whether one of the channel's recent messages contains `needle` (a digest's delivery key), so a
+   * digest part that reached Slack before a crash is not posted twice. Needs `channels:history`.
+   */
+  hasRecentMessage(channelId: string, needle: string): Promise<boolean>;
   /** Stops taking events, lets answers under way finish (bounded), then closes the servers. */
   stop(): Promise<void>;
 }
@@ -102,6 +107,10 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     mode: mode.kind,
     ...(port !== undefined ? { port } : {}),
     postReply: (channelId, reply, opts) => postToChannel(app.client, log, channelId, reply, opts?.threadTs),
+    async hasRecentMessage(channelId, needle) {
+      const res = await app.client.conversations.history({ channel: channelId, limit: 100 });
+      return (res.messages ?? []).some((m) => JSON.stringify(m).includes(needle));
+    },
     stop() {
       stopping ??= (async () => {
         await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stopping the receiver failed'));

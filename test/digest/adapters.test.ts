@@ -40,7 +40,8 @@ describe('digests through the real Slack and Discord adapters', () => {
     const ok = await h.add('digest add bitcoin, binance, pepe daily at 09:00 tz Europe/Berlin', slackCaller('C-RISK'));
     const gone = await h.add('digest add bitcoin daily at 09:00 tz Europe/Berlin', slackCaller('C-GONE'));
     const onDiscord = await h.add('digest add kraken, okx daily at 09:00 tz Europe/Berlin', discordCaller(discord.channelId));
-    const scheduler = h.scheduler([slackDeliverer(slack), discordDeliverer(discord.handle)]);
+    const deliverers = [slackDeliverer(slack), discordDeliverer(discord.handle)] as const;
+    const scheduler = h.scheduler(deliverers);
     h.clock.set('2026-11-20T08:00:30Z');
     const report = await scheduler.tick();
     expect(report.delivered).toBe(2);
@@ -58,6 +59,12 @@ describe('digests through the real Slack and Discord adapters', () => {
     expect(JSON.stringify(posted[0]!.body)).toContain('Kraken');
     expect(JSON.stringify(posted[0]!.body)).toContain(`digest #${onDiscord}`);
     expect(posted[0]!.files.some((f) => f.bytes.subarray(1, 4).toString() === 'PNG')).toBe(true);
+
+    // After a crash, a run taken over looks its key up in the channel before posting again.
+    expect(await deliverers[0].alreadyDelivered!('C-RISK', `digest #${ok} ·`)).toBe(true);
+    expect(await deliverers[0].alreadyDelivered!('C-RISK', 'digest #9999 ·')).toBe(false);
+    expect(await deliverers[1].alreadyDelivered!(discord.channelId, `digest #${onDiscord} ·`)).toBe(true);
+    expect(await deliverers[1].alreadyDelivered!(discord.channelId, 'digest #9999 ·')).toBe(false);
 
     const digest = await h.store.get(gone);
     expect(digest?.state).toBe('failing');

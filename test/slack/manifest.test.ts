@@ -28,7 +28,7 @@ describe('Slack app manifest', () => {
   it('declares /pol, a bot user, and exactly the scopes the adapter uses', () => {
     expect(under('slash_commands')).toEqual(expect.arrayContaining(['- command: /pol', 'should_escape: false']));
     expect(under('bot_user')).toContain('display_name: polbot');
-    expect(under('bot')).toEqual(['- commands', '- chat:write', '- files:write']);
+    expect(under('bot')).toEqual(['- commands', '- chat:write', '- files:write', '- channels:history', '- groups:history']);
   });
 
   it('enables interactivity and Socket Mode, and documents the HTTP mode URLs', () => {

@@ -266,6 +266,12 @@ export class RestApi {
       if (invalid) return error(invalid);
       return json(200, deps.world.createMessage(channelId, (c.body ?? {}) as MessageBody, c.files));
     });
+    r.add('GET', '/channels/:channelId/messages', (c) => {
+      const channelId = c.params.channelId ?? '';
+      if (!deps.world.channels.has(channelId)) return error(unknownChannel());
+      const limit = Math.min(100, Number(c.query.get('limit') ?? 50) || 50);
+      return json(200, [...deps.world.channelMessages(channelId)].reverse().slice(0, limit));
+    });
     r.add('GET', '/channels/:channelId/messages/:messageId', (c) => {
       const message = this.#channelMessage(c);
       return message ? json(200, message) : error(unknownMessage());

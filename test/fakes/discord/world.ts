@@ -183,6 +183,11 @@ export class World {
     return this.#attachments.get(`${channelId}/${attachmentId}`);
   }
 
+  /** A channel's messages, oldest first (Discord lists newest first; the route reverses). */
+  channelMessages(channelId: string): APIMessage[] {
+    return [...this.messages.values()].filter((m) => m.channel_id === channelId);
+  }
+
   /** Builds and stores a message the way Discord echoes a create request back. */
   createMessage(channelId: string, body: MessageBody, files: RecordedFile[], extra: Partial<APIMessage> = {}): APIMessage {
     const message: APIMessage = {

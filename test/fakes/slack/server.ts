@@ -73,6 +73,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const failures = new FailurePlan();
   const files = new FileStore();
   const nextTs = createTsClock();
+  const history = new Map<string, Record<string, unknown>[]>();
   const nextResponseId = createIdSequence('R');
   const socket = new FakeSocketMode({
     appId: identity.appId,
@@ -104,6 +105,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const body: ApiBody = spec.handle({
       args,
       identity,
+      history,
       nextTs,
       files,
       origin,

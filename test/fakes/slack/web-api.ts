@@ -9,6 +9,8 @@ export interface ApiContext {
   /** Scheme, host and port of the fake, for URLs it hands out. */
   origin: string;
   issueSocketUrl: () => string;
+  /** Messages the bot posted, per channel, oldest first: what `conversations.history` reads. */
+  history: Map<string, Record<string, unknown>[]>;
 }
 
 export type ApiBody = { ok: boolean; error?: string } & Record<string, unknown>;
@@ -121,7 +123,22 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
       if (!channel) return fail('channel_not_found');
       if (!hasContent(ctx.args)) return fail('no_text');
       const ts = ctx.nextTs();
-      return { ok: true, channel, ts, message: botMessage(ctx, ts) };
+      const message = botMessage(ctx, ts);
+      const list = ctx.history.get(channel) ?? [];
+      list.push(message);
+      ctx.history.set(channel, list);
+      return { ok: true, channel, ts, message };
+    },
+  },
+
+  'conversations.history': {
+    token: 'bot',
+    handle: (ctx) => {
+      const channel = str(ctx.args.channel);
+      if (!channel) return fail('channel_not_found');
+      const limit = Math.min(999, Number(ctx.args.limit ?? 100) || 100);
+      const messages = [...(ctx.history.get(channel) ?? [])].reverse().slice(0, limit);
+      return { ok: true, messages, has_more: false };
     },
   },
 
