@@ -19,6 +19,8 @@ export interface SimulatorOptions {
   host?: string;
   apiKey?: string;
   faults?: Partial<FaultSettings>;
+  /** Synthetic projects beyond the catalog, for load tests (see `GenerateOptions.extraProjects`). */
+  extraProjects?: number;
 }
 
 export interface Simulator {
@@ -190,7 +192,11 @@ export function createSimulatorHandler(opts: { store: SimStore; faults: Faults; 
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const seed = options.seed ?? DEFAULT_SEED;
-  const generateOptions: GenerateOptions = { seed, ...(options.asOf ? { asOf: options.asOf } : {}) };
+  const generateOptions: GenerateOptions = {
+    seed,
+    ...(options.asOf ? { asOf: options.asOf } : {}),
+    ...(options.extraProjects ? { extraProjects: options.extraProjects } : {}),
+  };
   const store = new SimStore(generateOptions);
   const faults = new Faults(seed);
   if (options.faults) faults.set(options.faults);

@@ -69,7 +69,10 @@ export class CachedSource {
     this.name = inner.name;
     this.o = {
       maxEntries: 20_000,
-      maxBytes: 64 * 1024 * 1024,
+      // Estimated bytes (see approximateSize), about twice the live heap they stand for. At
+      // 64 MB the cache held 30 MB of heap and V8 kept 40 MB more around it, a third of the bot's
+      // memory, for 7 % fewer misses than at 32 MB over 10,000 mixed commands.
+      maxBytes: 32 * 1024 * 1024,
       maxStaleMs: 24 * 60 * 60 * 1000,
       staleRetryMs: 5_000,
       breakerThreshold: 5,

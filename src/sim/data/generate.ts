@@ -16,31 +16,54 @@ export interface GenerateOptions {
   seed: number;
   /** Last day of history; defaults to today (UTC). Fix it for byte-identical output. */
   asOf?: Date;
+  /**
+   * Synthetic projects added after the catalog, for load tests that need a larger universe than
+   * the named brands. The catalog's own entities come out exactly as without them.
+   */
+  extraProjects?: number;
 }
 
 export function utcMidnight(date: Date): number {
   return Math.floor(date.getTime() / 1000 / DAY) * DAY;
 }
 
-export function generate({ seed, asOf = new Date() }: GenerateOptions): SimData {
+export function generate({ seed, asOf = new Date(), extraProjects = 0 }: GenerateOptions): SimData {
   const last = utcMidnight(asOf);
   const days = Array.from({ length: HISTORY_DAYS }, (_, i) => last - (HISTORY_DAYS - 1 - i) * DAY);
   const projects = PROJECTS.map((p) => generateProject(seed, p, days));
   const tokens = buildTokens(seed, projects);
   const exchanges = EXCHANGES.map((e) => generateExchange(seed, e, days, tokens));
   const rng = Rng.derive(seed, 'global');
-  return {
-    seed,
-    days,
-    projects,
-    exchanges,
-    tokens,
-    lostFunds: buildLostFunds(rng, exchanges),
-    trending: {
-      projects: rng.sample(projects, 10).map((p) => p.slug),
-      exchanges: rng.sample(exchanges, 8).map((e) => e.slug),
-    },
+  const lostFunds = buildLostFunds(rng, exchanges);
+  // Drawn from the catalog only, so extra projects never change what the catalog's entities show.
+  const trending = {
+    projects: rng.sample(projects, 10).map((p) => p.slug),
+    exchanges: rng.sample(exchanges, 8).map((e) => e.slug),
   };
+  const extras = syntheticProjectSeeds(seed, extraProjects).map((p) => generateProject(seed, p, days));
+  return { seed, days, projects: [...projects, ...extras], exchanges, tokens, lostFunds, trending };
+}
+
+const SYNTHETIC_CATEGORIES = ['DeFi', 'Layer 1', 'Layer 2', 'Gaming', 'Infrastructure', 'Payments'];
+const SYNTHETIC_CHAINS = ['Ethereum', 'Solana', 'Arbitrum', 'Base', 'BNB Chain', 'Polygon'];
+
+/** `synthetic-0001`, `Synthetic 0001`, `SYN0001`...: names no catalog entry shares a word with. */
+export function syntheticProjectSeeds(seed: number, count: number): ProjectSeed[] {
+  if (!Number.isInteger(count) || count < 0 || count > 100_000) throw new Error(`extraProjects must be an integer from 0 to 100000: ${count}`);
+  const rng = Rng.derive(seed, 'synthetic-projects');
+  return Array.from({ length: count }, (_, i) => {
+    const n = String(i + 1).padStart(4, '0');
+    const launched = new Date(Date.UTC(rng.int(2016, 2024), rng.int(0, 11), rng.int(1, 28))).toISOString().slice(0, 10);
+    return {
+      slug: `synthetic-${n}`,
+      name: `Synthetic ${n}`,
+      ticker: `SYN${n}`,
+      category: rng.pick(SYNTHETIC_CATEGORIES),
+      chains: rng.sample(SYNTHETIC_CHAINS, rng.int(1, 3)),
+      quality: round(rng.range(0.1, 0.95), 2),
+      launched,
+    };
+  });
 }
 
 /** Mean-reverting daily walk, so two years of history wander plausibly without drifting off the scale. */
