@@ -1,13 +1,13 @@
 import type { CategoryPoint } from '../../api/domain.js';
-import { cleanText, formatScore, rangeLabel } from '../format.js';
+import { cleanText, formatScore } from '../format.js';
 import { align, cleanSamples } from '../series.js';
 import {
-  CATEGORY_COLOR,
-  PALETTE,
   altSuffix,
-  chartTitle,
-  emptyChart,
+  CATEGORY_COLOR,
+  chartHeading,
   lineChart,
+  noDataChart,
+  PALETTE,
   subtitleText,
   type BuiltChart,
   type ChartTextOptions,
@@ -39,19 +39,13 @@ export function categoryLabel(category: string): string {
 
 /** Category quality scores over time, one line each: 0..100, higher is better. */
 export function describeCategoriesChart(points: readonly CategoryPoint[], opts: CategoriesOptions): BuiltChart {
-  const title = chartTitle(opts, 'category scores');
-  const name = cleanText(opts.entityName, 48) || 'this entity';
-  const range = rangeLabel(opts.range);
+  const { title, name, range } = chartHeading(opts, 'category scores', 'this entity');
   const wanted = (opts.categories ?? categoriesIn(points)).slice(0, PALETTE.length);
   const series = wanted
     .map((category) => ({ category, samples: cleanSamples(points, (p) => p.scores?.[category]?.score) }))
     .filter((s) => s.samples.length > 0);
   if (series.length === 0) {
-    return {
-      config: emptyChart(title, opts.simulated),
-      alt: `Category quality scores of ${name} over ${range}: no data for this period.${altSuffix(opts.simulated)}`,
-      empty: true,
-    };
+    return noDataChart(title, `Category quality scores of ${name} over ${range}`, opts.simulated);
   }
   const aligned = align(series.map((s) => s.samples));
   let spare = 0;

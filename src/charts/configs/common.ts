@@ -96,6 +96,16 @@ export function withAlpha(hex: string, alpha: number): string {
   return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
 }
 
+/** What every single-entity chart starts from: its title, the entity's display name and the range in words. */
+export function chartHeading(opts: ChartTextOptions, what: string, fallbackName: string): { title: string; name: string; range: string } {
+  return { title: chartTitle(opts, what), name: cleanText(opts.entityName, 48) || fallbackName, range: rangeLabel(opts.range) };
+}
+
+/** The "No data for this period" chart, with alt text that says so about `subject` ("PoL of Bitcoin over 90 days"). */
+export function noDataChart(title: string, subject: string, simulated: boolean | undefined): BuiltChart {
+  return { config: emptyChart(title, simulated), alt: `${subject}: no data for this period.${altSuffix(simulated)}`, empty: true };
+}
+
 /** "Bitcoin · PoL, 90 days", or the caller's own title; always one plain line of at most ~80 chars. */
 export function chartTitle(opts: Pick<ChartTextOptions, 'entityName' | 'range' | 'title'>, what: string): string {
   if (opts.title !== undefined) return cleanText(opts.title);

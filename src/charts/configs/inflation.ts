@@ -1,14 +1,14 @@
 import type { ValuePoint } from '../../api/domain.js';
-import { cleanText, formatPercentUnits, rangeLabel } from '../format.js';
+import { formatPercentUnits } from '../format.js';
 import { align, cleanSamples } from '../series.js';
 import {
-  SERIES_COLOR,
   altSuffix,
-  chartTitle,
-  emptyChart,
+  chartHeading,
   lineChart,
+  noDataChart,
   paddedBounds,
   percentUnitTickCallback,
+  SERIES_COLOR,
   subtitleText,
   type BuiltChart,
   type ChartTextOptions,
@@ -17,12 +17,10 @@ import {
 
 /** Token inflation in percent per year (the upstream's unit: 3.5 means 3.5 %/yr). */
 export function describeInflationChart(points: readonly ValuePoint[], opts: ChartTextOptions): BuiltChart {
-  const title = chartTitle(opts, 'token inflation');
-  const name = cleanText(opts.entityName, 48) || 'this project';
-  const range = rangeLabel(opts.range);
+  const { title, name, range } = chartHeading(opts, 'token inflation', 'this project');
   const samples = cleanSamples(points, (p) => p.value);
   if (samples.length === 0) {
-    return { config: emptyChart(title, opts.simulated), alt: `Token inflation of ${name} over ${range}: no data for this period.${altSuffix(opts.simulated)}`, empty: true };
+    return noDataChart(title, `Token inflation of ${name} over ${range}`, opts.simulated);
   }
   const first = samples[0]!.v;
   const last = samples[samples.length - 1]!.v;

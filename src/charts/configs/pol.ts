@@ -1,14 +1,14 @@
 import type { PolPoint } from '../../api/domain.js';
-import { cleanText, formatPol, rangeLabel } from '../format.js';
+import { formatPol } from '../format.js';
 import { align, cleanSamples } from '../series.js';
 import {
-  SERIES_COLOR,
   altSuffix,
-  chartTitle,
-  emptyChart,
+  chartHeading,
   lineChart,
+  noDataChart,
   paddedBounds,
   percentTickCallback,
+  SERIES_COLOR,
   subtitleText,
   withAlpha,
   type BuiltChart,
@@ -18,12 +18,10 @@ import {
 
 /** PoL history of one entity: a probability of loss, so lower is safer. */
 export function describePolChart(points: readonly PolPoint[], opts: ChartTextOptions): BuiltChart {
-  const title = chartTitle(opts, 'PoL');
-  const name = cleanText(opts.entityName, 48) || 'this entity';
-  const range = rangeLabel(opts.range);
+  const { title, name, range } = chartHeading(opts, 'PoL', 'this entity');
   const samples = cleanSamples(points, (p) => p.pol);
   if (samples.length === 0) {
-    return { config: emptyChart(title, opts.simulated), alt: `PoL of ${name} over ${range}: no data for this period.${altSuffix(opts.simulated)}`, empty: true };
+    return noDataChart(title, `PoL of ${name} over ${range}`, opts.simulated);
   }
   const first = samples[0]!.v;
   const last = samples[samples.length - 1]!.v;

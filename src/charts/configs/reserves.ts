@@ -1,13 +1,13 @@
 import type { ReservesPoint } from '../../api/domain.js';
-import { cleanText, formatUsd, rangeLabel } from '../format.js';
+import { formatUsd } from '../format.js';
 import { align, cleanSamples } from '../series.js';
 import {
-  SERIES_COLOR,
   altSuffix,
-  chartTitle,
-  emptyChart,
+  chartHeading,
   lineChart,
+  noDataChart,
   paddedBounds,
+  SERIES_COLOR,
   subtitleText,
   usdTickCallback,
   withAlpha,
@@ -18,17 +18,11 @@ import {
 
 /** An exchange's reserves against its liabilities, in USD. */
 export function describeReservesChart(points: readonly ReservesPoint[], opts: ChartTextOptions): BuiltChart {
-  const title = chartTitle(opts, 'reserves vs liabilities');
-  const name = cleanText(opts.entityName, 48) || 'this exchange';
-  const range = rangeLabel(opts.range);
+  const { title, name, range } = chartHeading(opts, 'reserves vs liabilities', 'this exchange');
   const reserves = cleanSamples(points, (p) => p.reserves);
   const liabilities = cleanSamples(points, (p) => p.liabilities);
   if (reserves.length === 0 && liabilities.length === 0) {
-    return {
-      config: emptyChart(title, opts.simulated),
-      alt: `Reserves and liabilities of ${name} over ${range}: no data for this period.${altSuffix(opts.simulated)}`,
-      empty: true,
-    };
+    return noDataChart(title, `Reserves and liabilities of ${name} over ${range}`, opts.simulated);
   }
   const r = reserves[reserves.length - 1]?.v;
   const l = liabilities[liabilities.length - 1]?.v;

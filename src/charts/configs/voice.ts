@@ -1,12 +1,12 @@
 import type { ValuePoint } from '../../api/domain.js';
-import { cleanText, formatScore, rangeLabel } from '../format.js';
+import { formatScore } from '../format.js';
 import { align, cleanSamples } from '../series.js';
 import {
-  SERIES_COLOR,
   altSuffix,
-  chartTitle,
-  emptyChart,
+  chartHeading,
   lineChart,
+  noDataChart,
+  SERIES_COLOR,
   subtitleText,
   withAlpha,
   type BuiltChart,
@@ -16,12 +16,10 @@ import {
 
 /** Proof of Voice score, 0..100, higher is better. */
 export function describeVoiceChart(points: readonly ValuePoint[], opts: ChartTextOptions): BuiltChart {
-  const title = chartTitle(opts, 'Proof of Voice');
-  const name = cleanText(opts.entityName, 48) || 'this project';
-  const range = rangeLabel(opts.range);
+  const { title, name, range } = chartHeading(opts, 'Proof of Voice', 'this project');
   const samples = cleanSamples(points, (p) => p.value);
   if (samples.length === 0) {
-    return { config: emptyChart(title, opts.simulated), alt: `Proof of Voice score of ${name} over ${range}: no data for this period.${altSuffix(opts.simulated)}`, empty: true };
+    return noDataChart(title, `Proof of Voice score of ${name} over ${range}`, opts.simulated);
   }
   const first = samples[0]!.v;
   const last = samples[samples.length - 1]!.v;
