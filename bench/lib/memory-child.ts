@@ -66,6 +66,8 @@ async function run(url: string, apiKey: string, total: number): Promise<MemoryRe
       }
     });
     const end = await memory();
+    const dataCache = core.upstream.source.cache.stats();
+    const chartCache = (core.charts as { stats?: () => unknown }).stats?.();
     // The same process a second later, idle: V8 and the allocator give back what the burst left.
     const settled: Record<string, unknown>[] = [];
     for (let i = 0; i < 4; i++) {
@@ -85,10 +87,6 @@ async function run(url: string, apiKey: string, total: number): Promise<MemoryRe
       heapWithoutCachesMb: round(withoutCharts.heapMb),
       rssWithoutCachesMb: round(withoutCharts.rssMb),
     };
-    if (process.env.BENCH_HOLD) {
-      process.stderr.write(`memory child ${process.pid} holding\n`);
-      await new Promise((r) => setTimeout(r, Number(process.env.BENCH_HOLD)));
-    }
     return {
       commands: total,
       concurrency: CONCURRENCY,
@@ -99,8 +97,8 @@ async function run(url: string, apiKey: string, total: number): Promise<MemoryRe
       attribution,
       replies,
       errors,
-      dataCache: core.upstream.source.cache.stats(),
-      chartCache: (core.charts as { stats?: () => unknown }).stats?.(),
+      dataCache,
+      chartCache,
     };
   } finally {
     await core.close();
