@@ -29,9 +29,10 @@ export const DEFAULT_CONTENT: ContentOptions = {
 };
 
 /**
- * Each entity's data, fetched at most once per scheduler tick however many digests watch it.
- * Requests go through the shared cache, whose single-flight also merges them with people's
- * commands asking for the same thing at the same moment.
+ * Each entity's data, fetched once for every digest that watches it. Requests go through the
+ * shared cache, whose single-flight also merges them with people's commands asking for the same
+ * thing at the same moment. A failure is shared by the requests already waiting for it, then
+ * forgotten, so a later digest asks again rather than repeating an outage.
  */
 export class EntityLoader {
   private readonly memo = new Map<string, Promise<Settled<Fetched<unknown>>>>();
@@ -41,8 +42,12 @@ export class EntityLoader {
   private once<T>(key: string, load: () => Promise<Fetched<T>>): Promise<Settled<Fetched<T>>> {
     let p = this.memo.get(key);
     if (!p) {
-      p = settle(load());
-      this.memo.set(key, p);
+      const settled = settle(load());
+      p = settled;
+      this.memo.set(key, settled);
+      void settled.then((r) => {
+        if (!r.ok && this.memo.get(key) === settled) this.memo.delete(key);
+      });
     }
     return p as Promise<Settled<Fetched<T>>>;
   }

@@ -125,15 +125,28 @@ export function nextSlot(cron: string, timezone: string, afterMs: number): numbe
   return cronOf(cron, timezone).nextRun(new Date(afterMs))?.getTime() ?? null;
 }
 
+/** Forward steps tried before a gap is treated as an outage and walked backwards instead. */
+const FORWARD_STEPS = 16;
+
 /**
- * Slots in (fromExclusive, toInclusive], oldest first. Walked backwards from `toInclusive`, so a
- * long outage costs at most `limit` steps: beyond that many, the older slots are not listed but
- * counted in `dropped`, estimated from the average gap between the listed ones.
+ * Slots in (fromExclusive, toInclusive], oldest first. The usual case, a digest falling due once,
+ * is found by stepping forward from `fromExclusive`. A gap holding more slots than that (an outage)
+ * is walked backwards from `toInclusive` instead, so it costs at most `limit` steps: beyond that
+ * many, the older slots are not listed but counted in `dropped`, estimated from the average gap
+ * between the listed ones.
  */
 export function slotsBetween(cron: string, timezone: string, fromExclusive: number, toInclusive: number, limit = 500): { slots: number[]; dropped: number } {
   if (toInclusive <= fromExclusive) return { slots: [], dropped: 0 };
+  const job = cronOf(cron, timezone);
+  const forward: number[] = [];
+  for (let after = fromExclusive; forward.length <= Math.min(limit, FORWARD_STEPS); ) {
+    const t = job.nextRun(new Date(after))?.getTime();
+    if (t === undefined || t > toInclusive) return { slots: forward, dropped: 0 };
+    forward.push(t);
+    after = t;
+  }
   // croner's reference is exclusive and whole seconds; slots fall on whole minutes.
-  const recent = cronOf(cron, timezone)
+  const recent = job
     .previousRuns(limit + 1, new Date(toInclusive + 1000))
     .map((d) => d.getTime())
     .filter((t) => t > fromExclusive && t <= toInclusive)

@@ -34,6 +34,11 @@ export interface SchedulerOptions {
   releaseBackoffMs?: number;
   retry?: PostRetryOptions;
   content?: Partial<ContentOptions>;
+  /**
+   * Digests of one slot share one fetch of each entity for this long, however many ticks their
+   * delivery spans; a run delivered later than this (a retry, a catch-up) fetches afresh. Default 10 min.
+   */
+  slotDataMs?: number;
 }
 
 export interface TickReport {
@@ -82,6 +87,8 @@ export class DigestScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = true;
+  /** One loader per slot being delivered, and when it was made. */
+  private readonly loaders = new Map<number, { loader: EntityLoader; since: number }>();
 
   constructor(options: SchedulerOptions) {
     this.o = {
@@ -92,6 +99,7 @@ export class DigestScheduler {
       concurrency: 8,
       maxAttempts: 5,
       releaseBackoffMs: 60_000,
+      slotDataMs: 10 * 60_000,
       retry: DEFAULT_POST_RETRY,
       ...options,
     };
@@ -118,19 +126,31 @@ export class DigestScheduler {
     report.skipped = m.skipped;
     const claimed = await store.claim({ now, instance: this.instanceId, leaseMs: this.o.leaseMs, platforms: this.platforms, limit: this.o.batch });
     report.claimed = claimed.length;
+    for (const [slot, l] of this.loaders) if (now - l.since > this.o.slotDataMs) this.loaders.delete(slot);
     if (claimed.length === 0) return report;
-    // One loader per tick: an entity watched by forty digests is fetched once.
-    const loader = new EntityLoader(this.o.ctx.source);
     const queue = [...claimed];
     const worker = async () => {
       for (let c = queue.shift(); c; c = queue.shift()) {
-        const outcome = await this.process(c, now, time, loader);
+        const outcome = await this.process(c, now, time, this.loaderFor(c.run.slot, now));
         if (outcome === 'skipped') report.skipped++;
         else report[outcome]++;
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.concurrency, claimed.length) }, worker));
     return report;
+  }
+
+  /**
+   * Ten thousand digests falling due at 09:00 take many ticks to deliver, longer than the cache
+   * keeps current PoL; a loader per slot keeps it one fetch per entity for the whole slot.
+   */
+  private loaderFor(slot: number, now: number): EntityLoader {
+    let entry = this.loaders.get(slot);
+    if (!entry) {
+      entry = { loader: new EntityLoader(this.o.ctx.source), since: now };
+      this.loaders.set(slot, entry);
+    }
+    return entry.loader;
   }
 
   start(): void {
@@ -151,6 +171,7 @@ export class DigestScheduler {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
+    this.loaders.clear();
   }
 
   private async process(c: ClaimedRun, now: number, time: () => number, loader: EntityLoader): Promise<Outcome> {

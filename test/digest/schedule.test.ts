@@ -56,9 +56,7 @@ describe('schedules', () => {
   });
 
   it('bound the slots walked after a long outage, estimating how many older ones were dropped', () => {
-    const started = performance.now();
     const { slots, dropped } = slotsBetween('0 * * * *', 'UTC', utc('2026-01-01T00:00:00Z') - 1, utc('2026-12-31T23:00:00Z'), 100);
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(slots).toHaveLength(100);
     expect(iso(slots[0]!)).toBe('2026-12-27T20:00:00.000Z');
     expect(iso(slots[99]!)).toBe('2026-12-31T23:00:00.000Z');
@@ -67,6 +65,13 @@ describe('schedules', () => {
     const week = slotsBetween('0 9 * * *', 'Europe/Berlin', utc('2026-03-25T00:00:00Z'), utc('2026-03-31T23:00:00Z'), 100);
     expect(week.dropped).toBe(0);
     expect(week.slots.map(iso)).toHaveLength(7);
+    // Either side of the forward steps: the walk forward and the walk back agree.
+    for (const n of [1, 15, 16, 17, 18, 40]) {
+      const from = utc('2026-03-20T12:00:00Z');
+      const { slots: daily } = slotsBetween('0 9 * * *', 'Europe/Berlin', from, from + n * 86_400_000, 100);
+      expect(daily).toHaveLength(n);
+      expect(new Set(daily.map((t) => formatSlot(t, 'Europe/Berlin').slice(11)))).toEqual(new Set(['09:00 Europe/Berlin']));
+    }
   });
 });
 

@@ -310,4 +310,50 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     // Red flags exist for projects only.
     expect(paths.filter(([p]) => p.endsWith('/reputational')).map(([p]) => p.split('/')[3]).sort()).toEqual(['bitcoin', 'ethereum', 'pepe', 'solana', 'uniswap']);
   });
+
+  it('fetches each entity once per slot even when delivering the slot takes many ticks and outlives the cache', async () => {
+    const platform = new MemoryDeliverer('slack');
+    h.clock.set('2026-05-23T08:00:00Z');
+    const others = ['ethereum', 'solana', 'kraken', 'pepe', 'uniswap'];
+    for (let i = 0; i < 20; i++) await h.add(`digest add bitcoin, ${others[i % others.length]} daily at 09:00`, slackCaller(`C-SLOW-${i}`));
+    const sim = h.core.upstream.sim!;
+    h.expireCache();
+    sim.counter.reset();
+    const s = h.scheduler([platform], { batch: 3, concurrency: 2 });
+    const slot = at('2026-05-23T09:00:00Z');
+    let delivered = 0;
+    for (let minute = 0; delivered < 20 && minute < 30; minute++) {
+      // Every tick a minute apart, the cache emptied in between: only the slot's loader remembers.
+      h.expireCache();
+      delivered += (await s.tick(slot + minute * MINUTE)).delivered;
+    }
+    expect(delivered).toBe(20);
+    for (const [path, count] of sim.counter.byPath) expect(count, path).toBe(1);
+    expect([...sim.counter.byPath.keys()].filter((p) => p.includes('/pol/current')).map((p) => p.split('/')[3]).sort()).toEqual(['bitcoin', ...others].sort());
+    // The next day's slot is new data, fetched afresh.
+    sim.counter.reset();
+    h.expireCache();
+    expect((await s.tick(slot + 24 * HOUR)).delivered).toBe(3);
+    expect([...sim.counter.byPath.keys()].some((p) => p.endsWith('/bitcoin/pol/current'))).toBe(true);
+  });
+
+  it('asks the upstream again on the retry after it failed, rather than repeating the outage from memory', async () => {
+    const platform = new MemoryDeliverer('slack');
+    h.clock.set('2026-05-24T08:00:00Z');
+    const id = await h.add('digest add bitcoin daily at 09:00', slackCaller('C-UPSTREAM-DOWN'));
+    const sim = h.core.upstream.sim!;
+    h.expireCache();
+    const s = h.scheduler([platform], { releaseBackoffMs: MINUTE });
+    const slot = at('2026-05-24T09:00:00Z');
+    sim.faults.set({ errorRate: 1, match: /\/pol\/current$/ });
+    try {
+      expect(await s.tick(slot)).toMatchObject({ released: 1, delivered: 0 });
+    } finally {
+      sim.faults.reset();
+    }
+    expect(await h.store.run(id, slot)).toMatchObject({ status: 'pending', reason: expect.stringMatching(/^risk data unavailable/) });
+    expect(await s.tick(slot + MINUTE)).toMatchObject({ delivered: 1 });
+    const [posted] = platform.posted.filter((p) => p.channelId === 'C-UPSTREAM-DOWN');
+    expect((posted!.reply as TableReply).rows[0]).toMatchObject({ name: 'Bitcoin (BTC)', pol: expect.stringMatching(/%$/) });
+  });
 });
