@@ -1,3 +1,4 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import { App, HTTPReceiver, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type CustomRoute } from '@slack/bolt';
 import type { Caller } from '../../commands/context.js';
 import type { RunResult } from '../../commands/run.js';
@@ -17,11 +18,11 @@ export interface CommandRunner {
 export const EVENTS_PATH = '/slack/events';
 
 /**
- * How long a slash command may wait for its answer before the "Looking up…" acknowledgement goes
- * out instead. Slack allows 3 seconds; a cached answer takes a few milliseconds, an upstream
- * round trip a few hundred.
+ * A slash command is acknowledged at once, with nothing: Slack allows 3 seconds, but a burst of
+ * commands queues on one event loop, and an acknowledgement that waited for its answer waits for
+ * everyone else's too. Answers that take longer than this show "Looking up…" meanwhile.
  */
-export const DEFAULT_QUICK_REPLY_MS = 400;
+export const DEFAULT_PROGRESS_MS = 1_000;
 
 /**
  * 429s wait for Retry-After inside @slack/web-api, then this policy adds a short backoff. Bolt's
@@ -45,7 +46,8 @@ export interface BuildAppOptions {
   /** Web API base, ending with `/`. */
   apiUrl?: string;
   customRoutes?: CustomRoute[];
-  quickReplyMs?: number;
+  /** How long an answer may take before "Looking up…" is shown. */
+  progressMs?: number;
   retryConfig?: webApi.RetryOptions;
   /** DIGEST_ADMINS: Slack user ids who may manage digests; empty lets everyone. */
   digestAdmins?: readonly string[];
@@ -61,7 +63,7 @@ const FAILED: RunResult = { command: 'invalid', reply: { kind: 'error', message:
 
 export function buildApp(options: BuildAppOptions): BuiltApp {
   const { core, log, mode } = options;
-  const quickReplyMs = options.quickReplyMs ?? DEFAULT_QUICK_REPLY_MS;
+  const progressMs = options.progressMs ?? DEFAULT_PROGRESS_MS;
   const logger = boltLogger(log);
   const logLevel = boltLevelFor(log.level);
   const slackApiUrl = options.apiUrl;
@@ -129,30 +131,26 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     track(
       (async () => {
         const started = performance.now();
-        let acked = false;
-        const acknowledge: typeof ack = async (response) => {
-          acked = true;
-          await ack(response);
-        };
+        await ack();
+        // The rest waits a turn of the event loop, so that commands that arrived together are all
+        // acknowledged before any of them starts its work.
+        await turn();
         try {
           const work = run(command.text, callerOf(command.user_id, command.channel_id));
-          const quick = await within(work, quickReplyMs);
-          if (quick && placementOf(quick) === 'ephemeral') {
-            // The answer is already here and only for the asker: it rides on the acknowledgement.
-            const message = renderReply(quick.reply);
-            await acknowledge({ response_type: 'ephemeral', text: message.text, blocks: message.blocks });
-            logAnswer(log, quick, started, 'ack');
-            return;
+          let result = await within(work, progressMs);
+          let progress = false;
+          if (!result) {
+            progress = await respond({ response_type: 'ephemeral', ...lookingUp(command.text) }).then(
+              () => true,
+              () => false,
+            );
+            result = await work;
           }
-          if (quick) await acknowledge();
-          else await acknowledge({ response_type: 'ephemeral', ...lookingUp(command.text) });
-          const result = quick ?? (await work);
-          const target = { client, respond, channel: command.channel_id, supersedes: !quick, ...(context.botUserId ? { botUserId: context.botUserId } : {}) };
+          const target = { client, respond, channel: command.channel_id, supersedes: progress, ...(context.botUserId ? { botUserId: context.botUserId } : {}) };
           logAnswer(log, result, started, await deliver(target, result, log));
         } catch (err) {
-          // Slack shows the person a timeout error for a command that is never acknowledged.
-          if (!acked) await ack({ response_type: 'ephemeral', ...somethingWentWrong() });
-          throw err;
+          log.error({ err }, 'slack: command failed after its acknowledgement');
+          await respond({ response_type: 'ephemeral', replace_original: false, ...somethingWentWrong() }).catch(() => undefined);
         }
       })(),
     ),
@@ -171,6 +169,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     track(
       (async () => {
         await ack();
+        await turn();
         const started = performance.now();
         const messageTs = stringOr(body.container.message_ts) ?? body.message?.ts ?? '';
         if (!firstClick(`${body.user.id}:${messageTs}:${action.action_id}:${action.value ?? ''}`)) {
@@ -188,7 +187,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
         // Follow-ups on a message in the channel answer in that message's thread.
         const threadTs = fromEphemeral ? undefined : (stringOr(body.message?.thread_ts) ?? body.message?.ts ?? stringOr(body.container.message_ts));
         const work = run(command, callerOf(body.user.id, channel));
-        if (fromEphemeral && !(await within(work, quickReplyMs))) {
+        if (fromEphemeral && !(await within(work, progressMs))) {
           // The clicked choice turns into progress, so its other buttons cannot be clicked meanwhile.
           await respond({ replace_original: true, ...lookingUp(command) }).catch(() => undefined);
         }

@@ -10,7 +10,7 @@ import { boundPort, closeServer, serveRoutes } from './routes.js';
 export { renderReply, type SlackMessage } from './blocks.js';
 export { SlackDeliveryError, type Posted } from './delivery.js';
 export { slackDeliverer } from './digest-deliverer.js';
-export { EVENTS_PATH, DEFAULT_QUICK_REPLY_MS, DEFAULT_RETRY, type CommandRunner } from './app.js';
+export { EVENTS_PATH, DEFAULT_PROGRESS_MS, DEFAULT_RETRY, type CommandRunner } from './app.js';
 
 export interface StartSlackOptions {
   core: CommandRunner;
@@ -19,8 +19,8 @@ export interface StartSlackOptions {
   log: Logger;
   /** Extra HTTP routes on the same server, e.g. `GET /healthz` and `GET /metrics`. */
   customRoutes?: CustomRoute[];
-  /** How long a slash command waits for its answer before acknowledging with "Looking up…". */
-  quickReplyMs?: number;
+  /** How long an answer may take before "Looking up…" is shown. */
+  progressMs?: number;
   /** @slack/web-api retry policy (429s wait for Retry-After first). */
   retryConfig?: webApi.RetryOptions;
   /** `config.digestAdmins` (DIGEST_ADMINS): who may manage digests; empty lets everyone. */
@@ -71,7 +71,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     mode,
     ...(apiUrl ? { apiUrl } : {}),
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
-    ...(options.quickReplyMs !== undefined ? { quickReplyMs: options.quickReplyMs } : {}),
+    ...(options.progressMs !== undefined ? { progressMs: options.progressMs } : {}),
     ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
     ...(options.digestAdmins ? { digestAdmins: options.digestAdmins } : {}),
   });

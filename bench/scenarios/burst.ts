@@ -74,7 +74,6 @@ interface SlackModule {
     slack: { botToken: string; signingSecret?: string; apiUrl?: string };
     http: { port: number; host: string };
     log: Logger;
-    quickReplyMs?: number;
   }): Promise<{ port?: number; stop(): Promise<void> }>;
 }
 
@@ -88,7 +87,6 @@ async function loadSlackAdapter(): Promise<SlackModule | string> {
 
 interface AckRun {
   core: string;
-  quickReplyMs: number | 'adapter default';
   ackMs: ReturnType<typeof summarize>;
   /** How late timers and I/O callbacks ran on polbot's event loop during the burst. */
   eventLoopDelayMs: { p50: number; p99: number; max: number };
@@ -116,7 +114,6 @@ async function ackBurst(
   sim: SimHandle,
   commands: string[],
   log: Logger,
-  quickReplyMs: number | undefined,
 ): Promise<AckRun> {
   let adapter: Awaited<ReturnType<SlackModule['startSlack']>> | undefined;
   try {
@@ -126,7 +123,6 @@ async function ackBurst(
       slack: { botToken: rig.fake.ready.botToken, signingSecret: SIGNING_SECRET, apiUrl: rig.fake.ready.url },
       http: { port: 0, host: '127.0.0.1' },
       log,
-      ...(quickReplyMs !== undefined ? { quickReplyMs } : {}),
     });
     if (!adapter.port) throw new Error('the Slack adapter reported no HTTP port');
     await before();
@@ -140,7 +136,7 @@ async function ackBurst(
       commands,
       warmConnections: true,
     };
-    const { result } = (await profiled(`burst-slack-${label}-${quickReplyMs ?? 'default'}`, () => rig.load.call('burst', { request }))) as unknown as {
+    const { result } = (await profiled(`burst-slack-${label}`, () => rig.load.call('burst', { request }))) as unknown as {
       result: LoadResult;
     };
     eld.disable();
@@ -152,7 +148,6 @@ async function ackBurst(
     const ns = (v: number) => round(v / 1e6, 1);
     return {
       core: label,
-      quickReplyMs: quickReplyMs ?? 'adapter default',
       ackMs: summarize(result.times),
       eventLoopDelayMs: { p50: ns(eld.percentile(50)), p99: ns(eld.percentile(99)), max: ns(eld.max) },
       statuses: result.statuses,
@@ -243,7 +238,7 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
       const rig = await startRig();
       try {
         const cold = async () => clearCaches(core);
-        const ack = await ackBurst(rig, slack, 'polbot core, cold caches', core, cold, sim, commands, o.log, undefined);
+        const ack = await ackBurst(rig, slack, 'polbot core, cold caches', core, cold, sim, commands, o.log);
         rows.push({
           metric: '5. burst: Slack ack p50 / p99 (signed, real Bolt HTTP)',
           measured: `${fmtMs(ack.ackMs.p50)} / ${fmtMs(ack.ackMs.p99)}`,
@@ -256,31 +251,23 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
           target: '1.00',
           pass: ack.upstreamRequests === minimum,
         });
-        // Diagnostics that split the ack time between the adapter's policy, Bolt and the core:
-        // acknowledging at once instead of waiting for a quick answer, and a core that answers
+        // A diagnostic that splits the ack time between Bolt and the core: a core that answers
         // instantly with the same cards (what Bolt and delivery alone cost on this machine).
         if (o.quick) {
-          details.slack = { adapterDefault: ack };
+          details.slack = { polbot: ack };
           return { rows, details, notes };
         }
-        const atOnce = await ackBurst(rig, slack, 'polbot core, cold caches', core, cold, sim, commands, o.log, 0);
         const prebuilt = new Map<string, unknown>();
         for (const name of iso.names) prebuilt.set(name, await core.run(name));
         const instant = { run: async (text: string) => prebuilt.get(text) };
-        const floor = await ackBurst(rig, slack, 'instant core (prebuilt cards)', instant, async () => undefined, sim, commands, o.log, undefined);
-        rows.push({
-          metric: '5. burst: Slack ack p50 / p99, adapter acking at once (quickReplyMs 0)',
-          measured: `${fmtMs(atOnce.ackMs.p50)} / ${fmtMs(atOnce.ackMs.p99)}`,
-          target: '— (diagnostic)',
-          pass: null,
-        });
+        const floor = await ackBurst(rig, slack, 'instant core (prebuilt cards)', instant, async () => undefined, sim, commands, o.log);
         rows.push({
           metric: '5. burst: Slack ack p50 / p99, instant core (Bolt + delivery floor)',
           measured: `${fmtMs(floor.ackMs.p50)} / ${fmtMs(floor.ackMs.p99)}`,
           target: '— (diagnostic)',
           pass: null,
         });
-        details.slack = { adapterDefault: ack, ackAtOnce: atOnce, instantCore: floor };
+        details.slack = { polbot: ack, instantCore: floor };
       } finally {
         await rig.load.close();
         await rig.fake.close();

@@ -144,8 +144,15 @@ function indexOf(ref: EntityRef): Indexed {
   return entry;
 }
 
+/** One index per list the cache hands out: a list is replaced, never changed, when it is refetched. */
+const fuseCache = new WeakMap<readonly EntityRef[], Fuse<EntityRef>>();
+
 function fuzzy(list: EntityRef[], query: string): EntityRef[] {
-  const fuse = new Fuse(list, { keys: ['name', 'slug', 'ticker'], threshold: 0.4, ignoreLocation: true, includeScore: true });
+  let fuse = fuseCache.get(list);
+  if (!fuse) {
+    fuse = new Fuse(list, { keys: ['name', 'slug', 'ticker'], threshold: 0.4, ignoreLocation: true, includeScore: true });
+    fuseCache.set(list, fuse);
+  }
   return fuse.search(normalize(query), { limit: MAX_SUGGESTIONS }).map((r) => r.item);
 }
 

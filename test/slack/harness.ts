@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { Writable } from 'node:stream';
 import type { CustomRoute } from '@slack/bolt';
 import { startSlack, type SlackAdapter } from '../../adapters/slack/index.js';
@@ -30,7 +31,7 @@ export class LogCapture extends Writable {
 
 export interface HarnessOptions {
   mode?: 'http' | 'socket';
-  quickReplyMs?: number;
+  progressMs?: number;
   customRoutes?: CustomRoute[];
   env?: Record<string, string>;
 }
@@ -78,7 +79,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     http: { host: '127.0.0.1', port: 0 },
     log,
-    ...(options.quickReplyMs !== undefined ? { quickReplyMs: options.quickReplyMs } : {}),
+    ...(options.progressMs !== undefined ? { progressMs: options.progressMs } : {}),
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
   });
   const endpoint = `http://127.0.0.1:${slack.port ?? 0}/slack/events`;
@@ -127,14 +128,10 @@ export function ackBody(response: BoltResponse): Record<string, unknown> | undef
   return response.body.trim() ? (JSON.parse(response.body) as Record<string, unknown>) : undefined;
 }
 
-/**
- * The ephemeral answer to a command wherever it went: on the acknowledgement when it was quick,
- * otherwise on the response_url (replacing "Looking up…").
- */
+/** The ephemeral answer to a command: on the response_url, after a bare acknowledgement. */
 export async function ephemeralAnswer(h: Harness, response: BoltResponse, responseId: string, timeoutMs = 8_000): Promise<Record<string, unknown>> {
-  const ack = ackBody(response);
-  if (ack?.blocks) return ack;
-  const call = await h.fake.waitFor('response_url', (c) => c.id === responseId && c.args.response_type === 'ephemeral', timeoutMs);
+  expect(ackBody(response)).toBeUndefined();
+  const call = await h.fake.waitFor('response_url', (c) => c.id === responseId && c.args.response_type === 'ephemeral' && !/Looking up/.test(String(c.args.text)), timeoutMs);
   return call.args;
 }
 

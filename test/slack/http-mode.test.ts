@@ -48,7 +48,7 @@ afterEach(() => {
 const posts = (channel = DEFAULT_CHANNEL_ID) => h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel && c.status === 200);
 
 describe('acknowledgement', () => {
-  it('acks /pol within 3 s with "Looking up…" while the upstream takes 5 s, then answers on the response_url', async () => {
+  it('acks /pol at once, shows "Looking up…" while the upstream takes 5 s, then replaces it with the answer', async () => {
     // Warm the catalogue so the slow part is the card's own data, as for a real first look-up.
     await h.core.run('search kraken');
     h.sim.faults.set({ latencyMs: 5_000 });
@@ -58,17 +58,19 @@ describe('acknowledgement', () => {
 
     expect(response.status).toBe(200);
     expect(response.elapsedMs).toBeLessThan(3_000);
-    expect(ackBody(response)).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Looking up “bitstamp”') });
+    expect(ackBody(response)).toBeUndefined();
+    const progress = await h.fake.waitFor('response_url', (c) => c.id === id, WAIT_MS);
+    expect(progress.args).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Looking up “bitstamp”') });
 
-    // The core gives up after its own deadline; the answer replaces the acknowledgement.
-    const answer = await h.fake.waitFor('response_url', (c) => c.id === id, 15_000);
+    // The core gives up after its own deadline; the answer replaces "Looking up…".
+    const answer = await h.fake.waitFor('response_url', (c) => c.id === id && c !== progress, 15_000);
     h.sim.faults.reset();
     const text = `${String(answer.args.text)} ${blocksJson(answer.args)}`;
     if (answer.args.response_type === 'ephemeral') {
       expect(answer.args.replace_original).toBe(true);
       expect(text).not.toMatch(/127\.0\.0\.1|https?:\/\/|svc_|\n\s+at |Error:/);
     } else {
-      // A card that did make it in time goes to the channel, and the acknowledgement is removed.
+      // A card that did make it in time goes to the channel, and "Looking up…" is removed.
       expect(answer.args).toEqual({ delete_original: true });
       expect(posts().length).toBe(1);
     }
@@ -76,22 +78,26 @@ describe('acknowledgement', () => {
 
   it('answers a cached card with a bare ack and no "Looking up…"', async () => {
     await h.core.run('kraken');
-    const response = await h.command('kraken');
+    const id = uniqueId('cached');
+    const response = await h.command('kraken', { responseId: id });
 
     expect(response.status).toBe(200);
     expect(ackBody(response)).toBeUndefined();
     const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
     expect(headerOf(post.args)).toBe('Kraken');
     await h.fake.waitFor('files.completeUploadExternal', undefined, WAIT_MS);
+    expect(h.responses(id)).toEqual([]);
   });
 
-  it('puts a quick personal answer (help) on the acknowledgement itself', async () => {
-    const response = await h.command('help');
+  it('answers a personal answer (help) privately on the reply link, once, after a bare ack', async () => {
+    const id = uniqueId('help');
+    const response = await h.command('help', { responseId: id });
 
-    const ack = ackBody(response);
-    expect(ack).toMatchObject({ response_type: 'ephemeral' });
-    expect(validateMessage(ack!)).toEqual([]);
-    expect(blocksJson(ack!)).toContain('/pol compare');
+    const answer = await ephemeralAnswer(h, response, id);
+    expect(answer).toMatchObject({ response_type: 'ephemeral', replace_original: false });
+    expect(validateMessage(answer)).toEqual([]);
+    expect(blocksJson(answer)).toContain('/pol compare');
+    expect(h.responses(id)).toHaveLength(1);
     expect(h.fake.calls('chat.postMessage')).toEqual([]);
   });
 });
@@ -260,11 +266,14 @@ describe('request signatures', () => {
   });
 
   it('accepts a correctly signed request whose clock is within 5 minutes either way', async () => {
-    const ahead = await h.command('help', { timestampSec: now() + 4 * 60 });
-    const behind = await h.command('help', { timestampSec: now() - 4 * 60 });
+    const [aheadId, behindId] = [uniqueId('ahead'), uniqueId('behind')];
+    const ahead = await h.command('help', { timestampSec: now() + 4 * 60, responseId: aheadId });
+    const behind = await h.command('help', { timestampSec: now() - 4 * 60, responseId: behindId });
     expect(ahead.status).toBe(200);
     expect(behind.status).toBe(200);
-    expect(ackBody(ahead)).toMatchObject({ response_type: 'ephemeral' });
+    // Both were taken as commands: each got its answer.
+    expect(blocksJson(await ephemeralAnswer(h, ahead, aheadId))).toContain('/pol compare');
+    expect(blocksJson(await ephemeralAnswer(h, behind, behindId))).toContain('/pol compare');
   });
 
   it('refuses a signature made with another secret even with a fresh timestamp', async () => {
@@ -373,10 +382,9 @@ describe('errors', () => {
   });
 
   it('answers a usage error privately', async () => {
-    const response = await h.command('compare');
-    const ack = ackBody(response);
-    expect(ack).toMatchObject({ response_type: 'ephemeral' });
-    expect(blocksJson(ack!)).toContain(':warning:');
+    const id = uniqueId('usage');
+    const answer = await ephemeralAnswer(h, await h.command('compare', { responseId: id }), id);
+    expect(blocksJson(answer)).toContain(':warning:');
     expect(h.fake.calls('chat.postMessage')).toEqual([]);
   });
 });

@@ -49,8 +49,10 @@ describe('Socket Mode', () => {
     const ack = await h.fake.socket.sendEnvelope({ type: 'slash_commands', payload, timeoutMs: 3_000 });
 
     expect(performance.now() - started).toBeLessThan(3_000);
-    expect(ack.payload).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Looking up “bitvavo”') });
-    await h.fake.waitFor('response_url', (c) => c.id === id, 15_000);
+    expect(ack.payload ?? {}).toEqual({});
+    const progress = await h.fake.waitFor('response_url', (c) => c.id === id, 5_000);
+    expect(progress.args).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Looking up “bitvavo”') });
+    await h.fake.waitFor('response_url', (c) => c.id === id && c !== progress, 15_000);
   });
 
   it('posts the card for a slash command to the channel, with its PNG chart', async () => {
@@ -83,11 +85,15 @@ describe('Socket Mode', () => {
     await h.fake.waitFor('response_url', (c) => c.id === id && c.args.delete_original === true, WAIT_MS);
   });
 
-  it('puts a quick personal answer on the envelope ack', async () => {
-    const payload = slashCommandPayload({ text: 'help', response_url: h.fake.responseUrl() });
+  it('acks the envelope bare and answers a personal command (help) privately on the reply link', async () => {
+    const id = uniqueId('sock-help');
+    const payload = slashCommandPayload({ text: 'help', response_url: h.fake.responseUrl(id) });
     const ack = await h.fake.socket.sendEnvelope({ type: 'slash_commands', payload });
-    expect(ack.payload).toMatchObject({ response_type: 'ephemeral' });
-    expect(validateMessage(ack.payload!)).toEqual([]);
+    expect(ack.payload ?? {}).toEqual({});
+    const answer = await h.fake.waitFor('response_url', (c) => c.id === id, WAIT_MS);
+    expect(answer.args).toMatchObject({ response_type: 'ephemeral' });
+    expect(validateMessage(answer.args)).toEqual([]);
+    expect(JSON.stringify(answer.args.blocks)).toContain('/pol compare');
   });
 
   it('serves custom routes on the configured host and port', async () => {
