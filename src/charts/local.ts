@@ -1,4 +1,4 @@
-import { setImmediate as turn } from 'node:timers/promises';
+import { bulkhead } from 'cockatiel';
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { Chart, registerables, type ChartConfiguration, type ChartItem } from 'chart.js';
 import { ensureChartFont } from './font.js';
@@ -37,9 +37,19 @@ export interface DrawSize {
  * One surface serves every chart of its size. A fresh 5 MB surface per chart cost several
  * milliseconds to allocate and clear, and its native memory is only released by a finalizer that
  * Node runs after the event loop turns: in a burst of renders that held hundreds of megabytes of
- * dead surfaces. Drawing is synchronous from `new Chart` to the PNG bytes, so charts never share it.
+ * dead surfaces. Drawing is synchronous from `new Chart` to the pixel copy, so charts never share
+ * it; the PNG is then compressed off the event loop.
+ *
+ * Each chart holds two 5 MB copies of its pixels until its PNG is done, so only a few are drawn
+ * ahead of their compression: a burst of renders waits its turn instead of piling up copies.
  */
-export async function drawPng(config: ChartConfiguration, size: DrawSize): Promise<Buffer> {
+export function drawPng(config: ChartConfiguration, size: DrawSize): Promise<Buffer> {
+  return encoding.execute(() => drawAndEncode(config, size));
+}
+
+const encoding = bulkhead(2, Number.MAX_SAFE_INTEGER);
+
+async function drawAndEncode(config: ChartConfiguration, size: DrawSize): Promise<Buffer> {
   ensureChartJs();
   // Chart.js floors the device size the same way.
   const deviceWidth = Math.floor(size.width * size.pixelRatio);
@@ -55,22 +65,17 @@ export async function drawPng(config: ChartConfiguration, size: DrawSize): Promi
     options: { ...config.options, animation: false, responsive: false, devicePixelRatio: size.pixelRatio },
   };
   let chart: Chart | undefined;
-  let png: Buffer;
+  let pixels: Uint8Array;
   try {
     chart = new Chart(ctx as unknown as ChartItem, withSize);
-    // Read the pixels before destroy(), which clears the canvas.
-    png = encodePng(canvas.data(), deviceWidth, deviceHeight);
+    // A copy, read before destroy() clears the canvas; the surface is free for the next chart.
+    pixels = canvas.data();
   } catch (err) {
     throw new ChartRenderError(`chart could not be drawn: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   } finally {
     chart?.destroy();
   }
-  // The 5 MB pixel copy is freed by a finalizer that Node runs only when the event loop turns.
-  // Callers that render chart after chart on promises alone (a digest fan-out reading an
-  // in-process database and a warm cache) never let it turn: 10,000 digests held 7.7 GB of dead
-  // copies. One turn per chart bounds them to what accumulates between two collections.
-  await turn();
-  return png;
+  return encodePng(pixels, deviceWidth, deviceHeight);
 }
 
 interface StandIn {

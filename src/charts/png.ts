@@ -1,22 +1,26 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, deflate } from 'node:zlib';
+
+const deflateAsync = promisify(deflate);
 
 /**
  * PNG from the canvas's RGBA pixels. Skia's own encoder (zlib level 6 with adaptive row filters)
  * took ~60 ms for a 1600x800 chart, several times the drawing itself. Charts are mostly flat
  * colour, so unfiltered rows at zlib level 1 compress to about the same size in a few
  * milliseconds, and whole rows are copied natively rather than pixel by pixel in JavaScript.
+ * The compression runs on libuv's thread pool, so the event loop keeps answering meanwhile.
  */
-export function encodePng(rgba: Uint8Array, width: number, height: number): Buffer {
+export async function encodePng(rgba: Uint8Array, width: number, height: number): Promise<Buffer> {
   const rowBytes = width * 4;
   if (rgba.length < rowBytes * height) throw new Error(`pixel buffer too small for ${width}x${height}`);
   const src = Buffer.from(rgba.buffer, rgba.byteOffset, rowBytes * height);
   const stride = rowBytes + 1;
-  const raw = scratch(stride * height);
+  const raw = Buffer.allocUnsafe(stride * height);
   for (let y = 0; y < height; y++) {
     raw[y * stride] = 0; // row filter: none
     src.copy(raw, y * stride + 1, y * rowBytes, (y + 1) * rowBytes);
   }
-  const idat = deflateSync(raw, { level: 1 });
+  const idat = await deflateAsync(raw, { level: 1 });
 
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
@@ -27,17 +31,6 @@ export function encodePng(rgba: Uint8Array, width: number, height: number): Buff
   ihdr[11] = 0; // filter method
   ihdr[12] = 0; // no interlace
   return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
-}
-
-let scratchBuffer = Buffer.alloc(0);
-
-/**
- * The filtered rows only live until deflateSync returns, so one buffer serves every chart: a fresh
- * 5 MB allocation per chart cost a millisecond of page faults plus garbage-collector pressure.
- */
-function scratch(bytes: number): Buffer {
-  if (scratchBuffer.length < bytes) scratchBuffer = Buffer.allocUnsafe(bytes);
-  return scratchBuffer.subarray(0, bytes);
 }
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

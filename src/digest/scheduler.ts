@@ -35,10 +35,11 @@ export interface SchedulerOptions {
   retry?: PostRetryOptions;
   content?: Partial<ContentOptions>;
   /**
-   * Digests of one slot share one fetch of each entity for this long, however many ticks their
-   * delivery spans; a run delivered later than this (a retry, a catch-up) fetches afresh. Default 10 min.
+   * Digests of one slot share one fetch of each entity for as long as the slot is being delivered,
+   * however many ticks that takes; once no run of the slot has been claimed for this long, the
+   * next run of it (a late retry) fetches afresh. Default 5 min.
    */
-  slotDataMs?: number;
+  slotDataIdleMs?: number;
 }
 
 export interface TickReport {
@@ -87,8 +88,8 @@ export class DigestScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = true;
-  /** One loader per slot being delivered, and when it was made. */
-  private readonly loaders = new Map<number, { loader: EntityLoader; since: number }>();
+  /** One loader per slot being delivered, and when a run of the slot last used it. */
+  private readonly loaders = new Map<number, { loader: EntityLoader; used: number }>();
 
   constructor(options: SchedulerOptions) {
     this.o = {
@@ -99,7 +100,7 @@ export class DigestScheduler {
       concurrency: 8,
       maxAttempts: 5,
       releaseBackoffMs: 60_000,
-      slotDataMs: 10 * 60_000,
+      slotDataIdleMs: 5 * 60_000,
       retry: DEFAULT_POST_RETRY,
       ...options,
     };
@@ -126,7 +127,7 @@ export class DigestScheduler {
     report.skipped = m.skipped;
     const claimed = await store.claim({ now, instance: this.instanceId, leaseMs: this.o.leaseMs, platforms: this.platforms, limit: this.o.batch });
     report.claimed = claimed.length;
-    for (const [slot, l] of this.loaders) if (now - l.since > this.o.slotDataMs) this.loaders.delete(slot);
+    for (const [slot, l] of this.loaders) if (now - l.used > this.o.slotDataIdleMs) this.loaders.delete(slot);
     if (claimed.length === 0) return report;
     const queue = [...claimed];
     const worker = async () => {
@@ -147,9 +148,10 @@ export class DigestScheduler {
   private loaderFor(slot: number, now: number): EntityLoader {
     let entry = this.loaders.get(slot);
     if (!entry) {
-      entry = { loader: new EntityLoader(this.o.ctx.source), since: now };
+      entry = { loader: new EntityLoader(this.o.ctx.source), used: now };
       this.loaders.set(slot, entry);
     }
+    entry.used = now;
     return entry.loader;
   }
 
