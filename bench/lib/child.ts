@@ -8,7 +8,7 @@ export interface ChildMessage {
 }
 
 /**
- * A TypeScript module run in its own Node process, spoken to over IPC: request `{id, op, ...}`,
+ * A module run in its own Node process, spoken to over IPC: request `{id, op, ...}`,
  * answer `{id, ok, ...}`; the child announces itself with id 0 once it is ready.
  */
 export interface ChildHandle<Ready> {
@@ -17,8 +17,10 @@ export interface ChildHandle<Ready> {
   close(): Promise<void>;
 }
 
-export async function forkChild<Ready>(entry: string, argv: string[] = [], nodeFlags: string[] = []): Promise<ChildHandle<Ready>> {
-  const proc: ChildProcess = fork(entry, argv, { execArgv: [...nodeFlags, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** `entry` is TypeScript, run through the loader, unless `compiled` (JavaScript from `npm run build`). */
+export async function forkChild<Ready>(entry: string, argv: string[] = [], nodeFlags: string[] = [], compiled = false): Promise<ChildHandle<Ready>> {
+  const execArgv = compiled ? nodeFlags : [...nodeFlags, '--import', 'tsx'];
+  const proc: ChildProcess = fork(entry, argv, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let nextId = 1;
   const pending = new Map<number, { resolve: (m: ChildMessage) => void; reject: (e: Error) => void }>();
   let onReady!: (m: ChildMessage) => void;

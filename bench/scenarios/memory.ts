@@ -5,6 +5,9 @@
  * after a full collection at every tenth of the run; growth over the second half is what a leak
  * would show as, once the bounded caches have filled.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forkChild } from '../lib/child.js';
 import type { SimHandle } from '../lib/sim.js';
@@ -36,10 +39,27 @@ export interface MemoryReport {
   chartCache: unknown;
 }
 
+/** The Node options the Docker image runs polbot with (its `NODE_OPTIONS`), so memory is measured as deployed. */
+export function imageNodeOptions(): string[] {
+  const dockerfile = readFileSync(fileURLToPath(new URL('../../Dockerfile', import.meta.url)), 'utf8');
+  const m = /NODE_OPTIONS="([^"]*)"/.exec(dockerfile);
+  return m?.[1] ? m[1].split(/\s+/).filter(Boolean) : [];
+}
+
 export async function memoryScenario(sim: SimHandle, o: BenchOptions): Promise<ScenarioResult> {
   const total = o.quick ? 1_000 : 10_000;
   await sim.setFaults({ latencyMs: o.latencyMs, jitterMs: o.jitterMs });
-  const child = await forkChild<Record<string, never>>(fileURLToPath(new URL('../lib/memory-child.ts', import.meta.url)), [], ['--expose-gc']);
+  // Measured as deployed: compiled JavaScript without the TypeScript loader, whose own thread
+  // would add about 30 MB that production does not carry.
+  // Inside the repository, so the compiled modules find node_modules.
+  const scratch = fileURLToPath(new URL('../../.tmp/', import.meta.url));
+  mkdirSync(scratch, { recursive: true });
+  const out = mkdtempSync(join(scratch, 'bench-build-'));
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url)), '--outdir', out], { stdio: 'ignore' });
+  const child = await forkChild<Record<string, never>>(join(out, 'bench', 'lib', 'memory-child.js'), [], ['--expose-gc', ...imageNodeOptions()], true).catch((err: unknown) => {
+    rmSync(out, { recursive: true, force: true });
+    throw err;
+  });
   try {
     const { report } = (await child.call('run', { url: sim.url, apiKey: sim.apiKey, total })) as unknown as { report: MemoryReport };
     const steps = report.checkpoints.length;
@@ -64,9 +84,10 @@ export async function memoryScenario(sim: SimHandle, o: BenchOptions): Promise<S
           pass: growth < 0.1,
         },
       ],
-      details: { ...report, heapGrowthLastHalf: round(growth, 4), rssGrowthLastHalf: round(rssGrowth, 4) },
+      details: { ...report, runtime: { compiled: true, nodeOptions: imageNodeOptions() }, heapGrowthLastHalf: round(growth, 4), rssGrowthLastHalf: round(rssGrowth, 4) },
     };
   } finally {
     await child.close();
+    rmSync(out, { recursive: true, force: true });
   }
 }

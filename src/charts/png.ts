@@ -15,12 +15,17 @@ export async function encodePng(rgba: Uint8Array, width: number, height: number)
   if (rgba.length < rowBytes * height) throw new Error(`pixel buffer too small for ${width}x${height}`);
   const src = Buffer.from(rgba.buffer, rgba.byteOffset, rowBytes * height);
   const stride = rowBytes + 1;
-  const raw = Buffer.allocUnsafe(stride * height);
-  for (let y = 0; y < height; y++) {
-    raw[y * stride] = 0; // row filter: none
-    src.copy(raw, y * stride + 1, y * rowBytes, (y + 1) * rowBytes);
+  const raw = scratch.take(stride * height);
+  let idat: Buffer;
+  try {
+    for (let y = 0; y < height; y++) {
+      raw[y * stride] = 0; // row filter: none
+      src.copy(raw, y * stride + 1, y * rowBytes, (y + 1) * rowBytes);
+    }
+    idat = await deflateAsync(raw, { level: 1 });
+  } finally {
+    scratch.give(raw);
   }
-  const idat = await deflateAsync(raw, { level: 1 });
 
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
@@ -32,6 +37,25 @@ export async function encodePng(rgba: Uint8Array, width: number, height: number)
   ihdr[12] = 0; // no interlace
   return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
 }
+
+/**
+ * The filtered rows live only until their compression is done, so a few buffers serve every chart.
+ * A fresh 5 MB buffer per chart cost a millisecond of page faults, and the allocator kept the
+ * freed ones in its heap: tens of megabytes of resident memory after a burst of charts.
+ */
+const scratch = {
+  free: [] as Buffer[],
+  take(bytes: number): Buffer {
+    const i = this.free.findIndex((b) => b.length >= bytes);
+    const buffer = i === -1 ? Buffer.allocUnsafeSlow(bytes) : this.free.splice(i, 1)[0]!;
+    return buffer.subarray(0, bytes);
+  },
+  give(view: Buffer): void {
+    // Kept: as many as charts compress at once (the caller bounds that), and only full-size ones.
+    const whole = Buffer.from(view.buffer, 0, view.buffer.byteLength);
+    if (this.free.length < 4) this.free.push(whole);
+  },
+};
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

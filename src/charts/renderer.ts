@@ -18,7 +18,7 @@ export interface StatefulChartRenderer extends ChartRenderer {
   clear(): void;
 }
 
-const DEFAULTS = { width: 800, height: 400, pixelRatio: 2, cacheMaxBytes: 32 * 1024 * 1024 };
+const DEFAULTS = { width: 800, height: 400, pixelRatio: 2, cacheMaxBytes: 16 * 1024 * 1024 };
 
 /**
  * QuickChart images travel as GET URLs, and chat platforms cap image URL length (Slack's image
