@@ -289,7 +289,7 @@ export function tableBlock(table: Pick<TableReply, 'columns' | 'rows'>, budget: 
     values
       .map((v, i) => {
         const w = widths[i]!;
-        const t = v.length > w ? `${v.slice(0, w - 1)}…` : v;
+        const t = v.length > w ? clip(v, w) : v;
         return cols[i]!.align === 'right' ? t.padStart(w) : t.padEnd(w);
       })
       .join('  ')

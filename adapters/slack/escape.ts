@@ -6,10 +6,16 @@
 
 /**
  * Characters that change how text is shown rather than what it says: C0/C1 controls (newline and
- * tab aside), zero-width characters, bidirectional overrides and isolates (which can make
+ * tab aside), zero-width characters, bidirectional overrides, isolates and marks (which can make
  * "evil.com/moc.knab" read as something else), and the byte-order mark.
  */
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+
+/**
+ * Half of a surrogate pair, from upstream or from a cut in the middle of an emoji. It is not text:
+ * JSON carries it only as an escape that strict decoders refuse, and clients draw it as garbage.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
  * Plain `@channel` is not a broadcast when posted through the API without `link_names`, but a
@@ -20,16 +26,21 @@ const BROADCAST_WORDS = /@(channel|here|everyone)\b/gi;
 const ZWSP = '\u200b';
 
 export function stripInvisible(text: string): string {
-  return text.replace(INVISIBLE, '');
+  // Invisibles first: taking one out from between two halves makes a whole character again.
+  return text.replace(INVISIBLE, '').replace(LONE_SURROGATE, '');
 }
 
 function neutraliseBroadcasts(text: string): string {
   return text.replace(BROADCAST_WORDS, (_m, word: string) => `@${ZWSP}${word}`);
 }
 
-/** For any mrkdwn text object: Slack's three control characters become entities, as it documents. */
+/**
+ * For any mrkdwn text object: Slack's three control characters become entities, as it documents.
+ * mrkdwn has no escape for backticks, and a fence in one red flag would turn the rest of the
+ * section into a code block, so they are swapped for a look-alike.
+ */
 export function mrkdwn(text: string): string {
-  const escaped = stripInvisible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escaped = stripInvisible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/`/g, '\u02cb');
   return neutraliseBroadcasts(escaped);
 }
 
@@ -43,11 +54,11 @@ export function plain(text: string): string {
 }
 
 /**
- * Text inside a ``` code block: mrkdwn escaping still applies (Slack parses entities there too),
- * and backticks are swapped for a look-alike so upstream text cannot close the block early.
+ * Text inside a ``` code block: mrkdwn escaping applies there too (Slack parses entities inside
+ * code blocks), and its backtick swap keeps upstream text from closing the block early.
  */
 export function code(text: string): string {
-  return mrkdwn(text).replace(/`/g, '\u02cb');
+  return mrkdwn(text);
 }
 
 /** Flattens whitespace for one-line contexts (labels, headers, button text). */
