@@ -9,5 +9,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     globalSetup: ['test/setup/postgres.ts'],
+    // Every test file: no secret in any log line or any payload the fake platforms received.
+    setupFiles: ['test/setup/secret-watch.ts'],
   },
 });

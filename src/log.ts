@@ -33,6 +33,22 @@ const REDACT_PATHS = [
 
 const MASK = '[redacted]';
 
+export type LogLineTap = (line: string) => void;
+
+const taps = new Set<LogLineTap>();
+
+/**
+ * Shows every line any logger writes, exactly as it reaches the destination (after scrubbing).
+ * The test suite checks all of them for secrets, whatever destination each test gave its logger.
+ * Returns the function that removes the tap.
+ */
+export function onLogLine(tap: LogLineTap): () => void {
+  taps.add(tap);
+  return () => {
+    taps.delete(tap);
+  };
+}
+
 /**
  * Path redaction misses secrets embedded in free text (an error message quoting a URL, a library's
  * debug line). The scrubbing stream is the last line of defence: known secret values never reach output.
@@ -59,7 +75,9 @@ export class ScrubbingStream extends Writable {
   }
 
   override _write(chunk: Buffer | string, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
-    this.target.write(this.scrub(chunk.toString()));
+    const line = this.scrub(chunk.toString());
+    for (const tap of taps) tap(line);
+    this.target.write(line);
     done();
   }
 }

@@ -33,6 +33,11 @@ export interface ShardingOptions {
   /** How long a shard may take to become ready. */
   spawnTimeoutMs?: number;
   respawn?: boolean;
+  /**
+   * Receives what the shard processes write to stdout and stderr, which they otherwise share with
+   * this process's; for a supervisor that ships the lines elsewhere, and for tests that check them.
+   */
+  output?: (chunk: Buffer, shardId: number) => void;
 }
 
 const DEFAULT_FILE = fileURLToPath(new URL('../../bin/polbot.js', import.meta.url));
@@ -69,6 +74,7 @@ export async function startSharding(opts: ShardingOptions): Promise<ShardingMana
     totalShards: total,
     mode: 'process',
     respawn: opts.respawn ?? true,
+    silent: opts.output !== undefined,
     shardArgs: opts.shardArgs ?? ['start'],
     ...(opts.execArgv ? { execArgv: opts.execArgv } : {}),
   });
@@ -76,6 +82,13 @@ export async function startSharding(opts: ShardingOptions): Promise<ShardingMana
     // Set before the shard forks its process: spawn() passes this environment on.
     shard.env = shardEnv(shard.env as NodeJS.ProcessEnv, shard.id, basePort);
     log.info({ shard: shard.id, of: total }, 'discord shard spawning');
+    const { output } = opts;
+    if (output) {
+      // Attached as the process is forked, before it can write: a respawned shard is covered too.
+      shard.on('spawn', (child) => {
+        for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => output(chunk, shard.id));
+      });
+    }
     shard.on('death', (child) => log.warn({ shard: shard.id, exitCode: 'exitCode' in child ? child.exitCode : undefined }, 'discord shard exited'));
     shard.on('ready', () => log.info({ shard: shard.id }, 'discord shard ready'));
     shard.on('error', (err) => log.error({ shard: shard.id, error: describeError(err) }, 'discord shard error'));

@@ -51,6 +51,31 @@ export interface BuildAppOptions {
   retryConfig?: webApi.RetryOptions;
   /** DIGEST_ADMINS: Slack user ids who may manage digests; empty lets everyone. */
   digestAdmins?: readonly string[];
+  /** Who the bot token belongs to, from `checkBotToken`; Bolt then makes no auth.test of its own. */
+  identity: BotIdentity;
+}
+
+export interface BotIdentity {
+  botId: string;
+  botUserId: string;
+}
+
+/**
+ * auth.test with the token in the Authorization header only. Bolt's own check passes it as an
+ * argument, which @slack/web-api also copies into the form body, where request logs on the way
+ * are more likely to keep it.
+ */
+export async function checkBotToken(botToken: string, apiUrl: string | undefined, log: Logger): Promise<BotIdentity> {
+  const client = new webApi.WebClient(botToken, {
+    ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
+    retryConfig: { ...DEFAULT_RETRY },
+    timeout: REQUEST_TIMEOUT_MS,
+    logger: boltLogger(log),
+    logLevel: boltLevelFor(log.level),
+  });
+  const res = await client.auth.test();
+  if (!res.bot_id || !res.user_id) throw new Error('auth.test did not name a bot: is SLACK_BOT_TOKEN a bot token (xoxb-)?');
+  return { botId: res.bot_id, botUserId: res.user_id };
 }
 
 export interface BuiltApp {
@@ -103,7 +128,9 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     logger,
     logLevel,
     clientOptions: clientOptions(),
-    // auth.test runs in init(), so a bad token fails start-up instead of the first command.
+    botId: options.identity.botId,
+    botUserId: options.identity.botUserId,
+    tokenVerificationEnabled: false,
     deferInitialization: true,
   });
 

@@ -3,7 +3,7 @@ import type { CustomRoute, webApi } from '@slack/bolt';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
-import { buildApp, EVENTS_PATH, type CommandRunner, type SlackMode } from './app.js';
+import { buildApp, checkBotToken, EVENTS_PATH, type BotIdentity, type CommandRunner, type SlackMode } from './app.js';
 import { postToChannel, slackErrorCode, type Posted } from './delivery.js';
 import { boundPort, closeServer, serveRoutes } from './routes.js';
 
@@ -64,7 +64,15 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   const { slack, http, log } = options;
   const mode = modeOf(slack);
   const apiUrl = apiBase(slack.apiUrl);
+  // Checked before anything listens, so a bad token fails start-up instead of the first command.
+  let identity: BotIdentity;
+  try {
+    identity = await checkBotToken(slack.botToken, apiUrl, log);
+  } catch (err) {
+    throw new Error(`Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? (err instanceof Error && err.message.startsWith('auth.test') ? err.message : 'Slack unreachable')}`);
+  }
   const { app, drain } = buildApp({
+    identity,
     core: options.core,
     log,
     botToken: slack.botToken,
@@ -76,11 +84,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     ...(options.digestAdmins ? { digestAdmins: options.digestAdmins } : {}),
   });
 
-  try {
-    await app.init();
-  } catch (err) {
-    throw new Error(`Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? 'Slack unreachable'}`);
-  }
+  await app.init();
 
   let port: number | undefined;
   let routesServer: Server | undefined;

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { secretWatch } from '../helpers/secret-watch.js';
 
 /**
  * A slim container has no fonts at all. Hiding the system font directories in a private mount
@@ -20,6 +21,8 @@ describe('charts without system fonts', () => {
     const mounts = FONT_DIRS.map((d) => `mount -t tmpfs none '${d}'`).join(' && ');
     const script = `${mounts ? `${mounts} && ` : ''}exec "${process.execPath}" --import tsx "${child}"`;
     const run = spawnSync('unshare', ['-m', 'sh', '-c', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('../..', import.meta.url)), timeout: 60_000 });
+    secretWatch.outputText('chart child stdout', run.stdout);
+    secretWatch.outputText('chart child stderr', run.stderr);
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as { systemFamilies: number; families: string[]; titleDiff: number; tickInk: number };
     expect(result.systemFamilies).toBe(0);

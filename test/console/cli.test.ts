@@ -4,8 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { secretWatch } from '../helpers/secret-watch.js';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+
+/** Runs the CLI and hands what it printed, success or failure, to the suite's secret check. */
+async function run(...args: Parameters<typeof execFileAsync>): Promise<{ stdout: string; stderr: string }> {
+  const where = `\`${[args[0], ...(args[1] ?? [])].join(' ')}\``;
+  try {
+    const result = await execFileAsync(...args);
+    secretWatch.outputText(`${where} stdout`, result.stdout);
+    secretWatch.outputText(`${where} stderr`, result.stderr);
+    return { stdout: String(result.stdout), stderr: String(result.stderr) };
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string };
+    secretWatch.outputText(`${where} stdout`, failed.stdout);
+    secretWatch.outputText(`${where} stderr`, failed.stderr);
+    throw error;
+  }
+}
 const BIN = join(import.meta.dirname, '../../bin/polbot.js');
 /** A clean environment: demo mode, no adapters, whatever the developer's shell has set. */
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' };
@@ -43,6 +60,8 @@ describe('polbot CLI, end to end as a child process', () => {
 
   it('runs the console on piped input, answering a numbered choice', async () => {
     const child = spawn('node', [BIN, 'start'], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    secretWatch.output('`polbot start` (console) stdout', child.stdout);
+    secretWatch.output('`polbot start` (console) stderr', child.stderr);
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stdin.write('shiba\n');

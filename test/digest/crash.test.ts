@@ -9,6 +9,7 @@ import { migrate } from '../../src/digest/migrations.js';
 import { buildSchedule } from '../../src/digest/schedule.js';
 import { DigestStore } from '../../src/digest/store.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { secretWatch } from '../helpers/secret-watch.js';
 import { startSlackProxy, type SlackProxy } from './slack-proxy.js';
 import { createPostgresDatabase, ENGINES, type EngineName } from './helpers.js';
 
@@ -29,6 +30,8 @@ function startWorker(env: Record<string, string>): Worker {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  secretWatch.output(`digest worker ${child.pid} stdout`, child.stdout);
+  secretWatch.output(`digest worker ${child.pid} stderr`, child.stderr);
   const lines: string[] = [];
   let buffered = '';
   child.stdout!.on('data', (chunk: Buffer) => {

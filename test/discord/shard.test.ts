@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerDiscordCommands } from '../../adapters/discord/index.js';
 import { shardEnv, startSharding, stopSharding } from '../../adapters/discord/shard.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
+import { secretWatch } from '../helpers/secret-watch.js';
 import { GUILD_ID, memoryLogger, settingsFor } from './helpers.js';
 
 // The manager forks real `polbot start` processes that inherit this environment: they read
@@ -51,7 +52,15 @@ describe('sharding', () => {
   it('runs `polbot start` under discord.js’s ShardingManager, and the shard answers with its chart', async () => {
     const { log } = memoryLogger();
     // 'auto' asks the (fake) gateway endpoint for the recommended count: one shard here.
-    manager = await startSharding({ discord: settingsFor(fake, GUILD_ID), log, totalShards: 'auto', basePort: 0, spawnTimeoutMs: 60_000 });
+    const shardOutput = secretWatch.outputSink('`polbot start` shard output');
+    manager = await startSharding({
+      discord: settingsFor(fake, GUILD_ID),
+      log,
+      totalShards: 'auto',
+      basePort: 0,
+      spawnTimeoutMs: 60_000,
+      output: (chunk) => shardOutput(chunk),
+    });
     expect(manager.totalShards).toBe(1);
     expect(fake.calls({ method: 'GET', route: '/gateway/bot' }).length).toBeGreaterThanOrEqual(1);
 

@@ -1,10 +1,13 @@
 import { createCore, type Core, type CoreOptions } from '../../src/app/core.js';
 import { loadConfig } from '../../src/config.js';
 import type { Reply } from '../../src/reply/model.js';
+import { secretWatch } from './secret-watch.js';
 
 /** A demo-mode core (in-process simulator, REST unless told otherwise). */
-export function demoCore(env: Record<string, string> = {}, options: CoreOptions = {}): Promise<Core> {
-  return createCore(loadConfig({ POL_TIMEOUT_MS: '3000', ...env }), options);
+export async function demoCore(env: Record<string, string> = {}, options: CoreOptions = {}): Promise<Core> {
+  const core = await createCore(loadConfig({ POL_TIMEOUT_MS: '3000', ...env }), options);
+  for (const secret of core.upstream.secrets) secretWatch.secret(secret, 'upstream API key');
+  return core;
 }
 
 export async function ask(core: Core, text: string): Promise<Reply> {

@@ -1,10 +1,13 @@
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/server.js';
+import { secretWatch } from './secret-watch.js';
 
 /** A fixed "as of" day keeps every test's data byte-identical from run to run. */
 export const TEST_AS_OF = new Date('2026-11-22T00:00:00Z');
 
-export function startTestSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  return startSimulator({ seed: 42, asOf: TEST_AS_OF, ...options });
+export async function startTestSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const sim = await startSimulator({ seed: 42, asOf: TEST_AS_OF, ...options });
+  secretWatch.secret(sim.apiKey, 'upstream API key');
+  return sim;
 }
 
 /** GET a simulator route with the demo key; returns status, headers and parsed JSON (or the raw text). */

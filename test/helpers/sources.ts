@@ -3,8 +3,11 @@ import { McpSource } from '../../src/api/mcp/source.js';
 import type { HttpClientOptions } from '../../src/api/rest/http.js';
 import { RestSource } from '../../src/api/rest/source.js';
 import type { Simulator } from '../../src/sim/server.js';
+import { secretWatch } from './secret-watch.js';
 
 export function restSource(sim: Simulator, options: Partial<HttpClientOptions> = {}): RestSource {
+  // A deliberately wrong key is still the one this client holds, and must not be written anywhere either.
+  secretWatch.secret(options.apiKey ?? sim.apiKey, 'upstream API key');
   return new RestSource({ baseUrl: sim.url, apiKey: sim.apiKey, timeoutMs: 3_000, backoffMs: 20, ...options });
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/server.js';
 import { postToBolt, slashCommandBody, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { secretWatch } from '../helpers/secret-watch.js';
 import { startTestSimulator } from '../helpers/sim.js';
 
 const BIN = join(import.meta.dirname, '../../bin/polbot.js');
@@ -59,6 +60,8 @@ beforeAll(async () => {
   });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  secretWatch.output('`polbot start` stdout', child.stdout);
+  secretWatch.output('`polbot start` stderr', child.stderr);
   await waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok && output.includes('polbot started') ? true : undefined));
 }, 60_000);
 

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { APIUser } from 'discord.js';
+import { secretWatch } from '../../helpers/secret-watch.js';
 import { randomToken } from './ids.js';
 import type { Recorder } from './recorder.js';
 import type { World } from './world.js';
@@ -209,8 +210,10 @@ export class Gateway {
       if (isBinary) throw new Error('binary');
       payload = JSON.parse(text) as typeof payload;
     } catch {
+      secretWatch.payload(`fake Discord gateway ${conn.record.path} frame`, text);
       return this.#close(conn, 4002, 'Decode error');
     }
+    secretWatch.payload(`fake Discord gateway ${conn.record.path} op ${String(payload.op)}`, withoutCredential(payload));
 
     switch (payload.op) {
       case OP.heartbeat:
@@ -325,4 +328,15 @@ export class Gateway {
       }
     }
   }
+}
+
+/**
+ * IDENTIFY and RESUME carry the token to Discord by design, as the Authorization header does over
+ * REST; everything else in the frame is still checked for secrets.
+ */
+function withoutCredential(payload: { op?: unknown; d?: unknown }): string {
+  const d = payload.d as Record<string, unknown> | null | undefined;
+  if ((payload.op !== OP.identify && payload.op !== OP.resume) || typeof d?.token !== 'string') return JSON.stringify(payload);
+  secretWatch.secret(d.token, 'Discord token sent to the fake');
+  return JSON.stringify({ ...payload, d: { ...d, token: '[credential]' } });
 }

@@ -12,6 +12,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIApplicationCommand, APIMessage, APIUser } from 'discord.js';
+import { requestHead, secretWatch } from '../../helpers/secret-watch.js';
 import { CommandStore } from './commands.js';
 import { type ConnectionRecord, Gateway, type GatewayEventKind, type IdentifyRecord } from './gateway.js';
 import { botToken, snowflake } from './ids.js';
@@ -107,6 +108,7 @@ export interface FakeDiscord {
 export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const applicationId = opts.applicationId ?? snowflake();
   const token = opts.token ?? botToken(applicationId);
+  secretWatch.secret(token, 'fake Discord bot token');
   const botUser = userPayload({ id: applicationId, username: opts.botUsername ?? 'polbot', globalName: null }, true);
   const defaultUser = userPayload({ username: 'tester' });
 
@@ -158,7 +160,11 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
       res.end(JSON.stringify({ message: `fake Discord failure: ${(e as Error).message}`, code: 0 }));
     });
   });
-  server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  server.on('upgrade', (req, socket, head) => {
+    const { line, headers } = requestHead(req);
+    secretWatch.payload(`fake Discord gateway ${line}`, headers);
+    gateway.handleUpgrade(req, socket, head);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIMessage, APIUser } from 'discord.js';
+import { requestHead, secretWatch } from '../../helpers/secret-watch.js';
 import type { CommandScope, CommandStore } from './commands.js';
 import {
   fieldError,
@@ -124,6 +125,10 @@ export class RestApi {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
+    // Whatever token a client presents is one of its secrets, right or wrong.
+    secretWatch.secret(/^Bot\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1], 'Discord token sent to the fake');
+    const head = requestHead(req);
+    secretWatch.payload(`fake Discord ${head.line}`, `${head.headers}\n\n${raw.toString('utf8')}`);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = (req.method ?? 'GET').toUpperCase();
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { requestHead, secretWatch } from '../../helpers/secret-watch.js';
 import { parseArgs, readBody, mediaType } from './body.js';
 import { FailurePlan, type FailOptions, type PlannedFailure, type RateLimitOptions } from './failures.js';
 import { FileStore, type UploadRecord } from './files.js';
@@ -67,6 +68,8 @@ interface Reply {
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const botToken = options.botToken ?? DEFAULT_BOT_TOKEN;
   const appToken = options.appToken ?? DEFAULT_APP_TOKEN;
+  secretWatch.secret(botToken, 'fake Slack bot token');
+  secretWatch.secret(appToken, 'fake Slack app-level token');
   const identity: FakeIdentity = { ...DEFAULT_IDENTITY, ...options.identity };
   const scopes = (options.scopes ?? ['chat:write', 'commands', 'files:write']).join(',');
   const recorder = new CallRecorder();
@@ -79,6 +82,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     appId: identity.appId,
     pingIntervalMs: options.socketPingIntervalMs ?? 0,
     recordRaw: (text) => recorder.recordRaw(text),
+    onClientMessage: (text) => secretWatch.payload('fake Slack Socket Mode message', text),
   });
   let origin = '';
 
@@ -95,6 +99,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (!parsed.ok) return [json(200, { ok: false, error: parsed.error }), {}];
     const { args } = parsed;
     const spec = METHODS[method];
+    // Whatever token a client presents is one of its secrets, right or wrong.
+    secretWatch.secret(stringArg(args.token), 'Slack token sent to the fake');
     const authError = tokenError(spec?.token ?? 'bot', bearer(req) ?? stringArg(args.token));
     if (authError) return [json(200, { ok: false, error: authError }), args];
     const planned = failures.take(method);
@@ -142,7 +148,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const at = new Date();
     const raw = await readBody(req);
-    recorder.recordRaw(`${req.method} ${req.url}\n${rawHeaders(req)}\n\n${raw.toString('utf8')}`);
+    const bodyText = raw.toString('utf8');
+    recorder.recordRaw(`${req.method} ${req.url}\n${rawHeaders(req)}\n\n${bodyText}`);
+    watchRequest(req, bodyText);
     const url = new URL(req.url ?? '/', origin);
     const [, area, rest = ''] = /^\/([^/]+)\/(.*)$/.exec(url.pathname) ?? [];
     let method: string;
@@ -176,7 +184,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       else res.destroy();
     });
   });
-  server.on('upgrade', (req, sock, head) => socket.handleUpgrade(req, sock, head));
+  server.on('upgrade', (req, sock, head) => {
+    watchRequest(req, '');
+    socket.handleUpgrade(req, sock, head);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -233,6 +244,13 @@ function send(res: ServerResponse, reply: Reply): void {
   const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
   res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
+}
+
+function watchRequest(req: IncomingMessage, body: string): void {
+  const token = bearer(req);
+  secretWatch.secret(token, 'Slack token sent to the fake');
+  const { line, headers } = requestHead(req);
+  secretWatch.payload(`fake Slack ${line}`, `${headers}\n\n${body}`);
 }
 
 function bearer(req: IncomingMessage): string | undefined {

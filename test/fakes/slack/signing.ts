@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { secretWatch } from '../../helpers/secret-watch.js';
 
 export interface SlackSignatureHeaders {
   'x-slack-signature': string;
@@ -11,6 +12,8 @@ export function signSlackRequest(
   body: string,
   timestampSec: number = Math.floor(Date.now() / 1000),
 ): SlackSignatureHeaders {
+  // The app under test verifies with the same secret, so it must never show up in its logs.
+  secretWatch.secret(secret, 'Slack signing secret');
   const digest = createHmac('sha256', secret).update(`v0:${timestampSec}:${body}`).digest('hex');
   return { 'x-slack-signature': `v0=${digest}`, 'x-slack-request-timestamp': String(timestampSec) };
 }

@@ -32,6 +32,8 @@ export interface SocketModeOptions {
   /** Interval for server pings, as Slack sends them; 0 disables. */
   pingIntervalMs: number;
   recordRaw: (text: string) => void;
+  /** Every frame a client sent, as text. */
+  onClientMessage: (text: string) => void;
 }
 
 /** The part of the Socket Mode fake a test drives; the rest is wiring for the HTTP server. */
@@ -191,6 +193,7 @@ export class FakeSocketMode {
   private onMessage(data: RawData, isBinary: boolean): void {
     const text = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(toBuffers(data)).toString('utf8');
     this.options.recordRaw(`WS ${SOCKET_PATH} <- ${isBinary ? '(binary) ' : ''}${text}`);
+    this.options.onClientMessage(text);
     let message: unknown;
     try {
       message = JSON.parse(text);
