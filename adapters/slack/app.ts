@@ -131,6 +131,8 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     botId: options.identity.botId,
     botUserId: options.identity.botUserId,
     tokenVerificationEnabled: false,
+    // Nothing here keeps conversation state; Bolt's store would be one more lookup per request.
+    convoStore: false,
     deferInitialization: true,
   });
 

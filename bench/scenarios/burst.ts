@@ -6,6 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Core } from '../../src/app/core.js';
 import type { EntityRef } from '../../src/api/domain.js';
@@ -160,6 +162,28 @@ async function ackBurst(
   }
 }
 
+/**
+ * The same burst against a bare Node HTTP server in this process that answers every request with
+ * an empty 200 at once: what the load generator, the loopback and Node's HTTP parsing cost on
+ * this machine before Bolt or polbot does anything. No acknowledgement can be faster.
+ */
+async function bareHttpFloor(rig: SlackRig, commands: string[]): Promise<ReturnType<typeof summarize>> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const request: LoadRequest = { origin: `http://127.0.0.1:${port}`, secret: SIGNING_SECRET, responseOrigin: rig.fake.ready.origin, commands, warmConnections: true };
+    const { result } = (await rig.load.call('burst', { request })) as unknown as { result: LoadResult };
+    return summarize(result.times);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
 async function startRig(): Promise<SlackRig> {
   const fake = await forkChild<{ url: string; origin: string; botToken: string }>(fileURLToPath(new URL('../lib/slack-child.ts', import.meta.url)));
   const load = await forkChild<Record<string, never>>(fileURLToPath(new URL('../lib/slack-load.ts', import.meta.url))).catch(async (err: unknown) => {
@@ -239,6 +263,13 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
       try {
         const cold = async () => clearCaches(core);
         const ack = await ackBurst(rig, slack, 'polbot core, cold caches', core, cold, sim, commands, o.log);
+        const floor0 = await bareHttpFloor(rig, commands);
+        rows.push({
+          metric: '5. burst: ack p50 / p99 of a bare Node HTTP server (load generator + loopback floor)',
+          measured: `${fmtMs(floor0.p50)} / ${fmtMs(floor0.p99)}`,
+          target: '— (diagnostic)',
+          pass: null,
+        });
         rows.push({
           metric: '5. burst: Slack ack p50 / p99 (signed, real Bolt HTTP)',
           measured: `${fmtMs(ack.ackMs.p50)} / ${fmtMs(ack.ackMs.p99)}`,
@@ -254,7 +285,7 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
         // A diagnostic that splits the ack time between Bolt and the core: a core that answers
         // instantly with the same cards (what Bolt and delivery alone cost on this machine).
         if (o.quick) {
-          details.slack = { polbot: ack };
+          details.slack = { polbot: ack, bareHttpAckMs: floor0 };
           return { rows, details, notes };
         }
         const prebuilt = new Map<string, unknown>();
@@ -267,7 +298,7 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
           target: '— (diagnostic)',
           pass: null,
         });
-        details.slack = { polbot: ack, instantCore: floor };
+        details.slack = { polbot: ack, bareHttpAckMs: floor0, instantCore: floor };
       } finally {
         await rig.load.close();
         await rig.fake.close();

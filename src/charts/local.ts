@@ -1,3 +1,4 @@
+import { setImmediate as turn } from 'node:timers/promises';
 import { bulkhead } from 'cockatiel';
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { Chart, registerables, type ChartConfiguration, type ChartItem } from 'chart.js';
@@ -44,7 +45,12 @@ export interface DrawSize {
  * ahead of their compression: a burst of renders waits its turn instead of piling up copies.
  */
 export function drawPng(config: ChartConfiguration, size: DrawSize): Promise<Buffer> {
-  return encoding.execute(() => drawAndEncode(config, size));
+  return encoding.execute(async () => {
+    // Drawing holds the event loop for ~15 ms: requests that have already arrived (a chat
+    // platform waiting for its acknowledgement) are taken in first.
+    await turn();
+    return drawAndEncode(config, size);
+  });
 }
 
 const encoding = bulkhead(2, Number.MAX_SAFE_INTEGER);

@@ -23,6 +23,14 @@ export interface ResolverOptions {
 const MAX_CANDIDATES = 25;
 const MAX_SUGGESTIONS = 5;
 
+/** One list's matches; `suggestions` when the upstream already chose them, else fuzzy over `list` on demand. */
+interface Pool {
+  exact: EntityRef[];
+  partial: EntityRef[];
+  list: EntityRef[];
+  suggestions?: EntityRef[];
+}
+
 interface Indexed {
   ref: EntityRef;
   keys: string[];
@@ -55,7 +63,9 @@ export class Resolver {
     const partial = dedupe(pools.flatMap((p) => p.partial));
     if (partial.length > 0) return { status: 'ambiguous', query, candidates: partial.slice(0, MAX_CANDIDATES) };
 
-    const suggestions = dedupe(pools.flatMap((p) => p.suggestions)).slice(0, MAX_SUGGESTIONS);
+    // Fuzzy matching only once nothing matched in any list: a name found among projects needs no
+    // suggestions from the exchanges.
+    const suggestions = dedupe(pools.flatMap((p) => p.suggestions ?? fuzzy(p.list, query))).slice(0, MAX_SUGGESTIONS);
     return {
       status: 'not_found',
       query,
@@ -90,7 +100,7 @@ export class Resolver {
     );
   }
 
-  private async matchList(kind: EntityKind, query: string) {
+  private async matchList(kind: EntityKind, query: string): Promise<Pool> {
     const list = (await this.source.list(kind)).data;
     const q = compact(query);
     const qWords = normalize(query).split(' ');
@@ -102,16 +112,15 @@ export class Resolver {
       // Every typed word starts a word of the name (or the slug/name starts with the whole query).
       else if (keys.some((k) => k.startsWith(q)) || qWords.every((qw) => words.some((w) => w.startsWith(qw)))) partial.push(ref);
     }
-    const suggestions = exact.length || partial.length ? [] : fuzzy(list, query);
-    return { exact, partial, suggestions };
+    return { exact, partial, list };
   }
 
-  private async upstreamProjects(query: string) {
+  private async upstreamProjects(query: string): Promise<Pool> {
     const res = (await this.source.resolveProject(query)).data;
     if (!res) return this.matchList('project', query);
-    if (res.status === 'resolved' && res.resolved) return { exact: [res.resolved], partial: [], suggestions: [] };
-    if (res.status === 'ambiguous') return { exact: [], partial: res.matches, suggestions: [] };
-    return { exact: [], partial: [], suggestions: res.matches.slice(0, MAX_SUGGESTIONS) };
+    if (res.status === 'resolved' && res.resolved) return { exact: [res.resolved], partial: [], list: [] };
+    if (res.status === 'ambiguous') return { exact: [], partial: res.matches, list: [] };
+    return { exact: [], partial: [], list: [], suggestions: res.matches.slice(0, MAX_SUGGESTIONS) };
   }
 
   private async confirmExchangeSlug(query: string): Promise<Resolution> {
