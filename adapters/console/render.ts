@@ -95,7 +95,13 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
     }
     case 'choice': {
       out.push(clean(reply.prompt));
-      reply.options.forEach((o, i) => out.push(`  ${paint(style, 'bold', String(i + 1))}. ${clean(o.label)}${o.description ? paint(style, 'dim', `  ${clean(o.description)}`) : ''}`));
+      reply.options.forEach((o, i) => {
+        const label = clean(o.label);
+        const description = o.description ? clean(o.description) : '';
+        // A description that restates the label ("dYdX (DYDX) · project") replaces it rather than repeating it.
+        const text = description.startsWith(label) ? description : `${label}${description ? paint(style, 'dim', `  ${description}`) : ''}`;
+        out.push(`  ${paint(style, 'bold', String(i + 1))}. ${text}`);
+      });
       if (reply.note) out.push(paint(style, 'dim', clean(reply.note)));
       if (reply.options.length) out.push(paint(style, 'dim', 'Answer with a number to choose.'));
       break;

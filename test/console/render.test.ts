@@ -52,11 +52,14 @@ describe('console rendering', () => {
       options: [
         { label: 'Shiba Inu', description: 'Shiba Inu (SHIB) · project', command: 'project:shiba-inu' },
         { label: 'ShibaSwap', description: 'ShibaSwap (BONE) · project', command: 'project:shibaswap' },
+        { label: 'Shiba', description: 'a meme coin', command: 'project:shiba' },
       ],
     };
     const out = renderReply(choice, { color: false });
-    expect(out).toMatch(/1\. Shiba Inu\s+Shiba Inu \(SHIB\) · project/);
-    expect(out).toMatch(/2\. ShibaSwap/);
+    // A description that starts with the label stands for both; another one follows the label.
+    expect(out).toContain('  1. Shiba Inu (SHIB) · project\n');
+    expect(out).toContain('  2. ShibaSwap (BONE) · project\n');
+    expect(out).toContain('  3. Shiba  a meme coin\n');
     expect(out).toContain('Answer with a number');
   });
 
