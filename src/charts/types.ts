@@ -106,8 +106,13 @@ export interface ChartRendererOptions {
   height?: number;
   /** Defaults to 2 (a 1600 x 800 PNG at the default size), so charts stay sharp on high-DPI screens. */
   pixelRatio?: number;
-  /** Upper bound of the render cache in bytes (PNG sizes, URL lengths); defaults to 32 MiB. */
+  /** Upper bound of the render cache in bytes (PNG sizes, URL lengths); defaults to 16 MiB. */
   cacheMaxBytes?: number;
+  /**
+   * QuickChart: the longest image URL handed to the platforms (default 2,000, within Discord's
+   * 2,048); a longer chart is fetched from QuickChart as PNG and uploaded instead.
+   */
+  maxImageUrl?: number;
 }
 
 export class ChartRenderError extends Error {

@@ -12,7 +12,8 @@ const statuses = (runs: Run[]) => runs.map((r) => `${new Date(r.slot).toISOStrin
 describe.each(ENGINES)('digest scheduler on %s', (engine) => {
   let h: Harness;
   beforeAll(async () => {
-    // Charts as URLs (built, never fetched): drawing hundreds of PNGs is the content tests' job.
+    // Charts from a QuickChart address where nothing listens: drawing hundreds of PNGs is the
+    // content tests' job, and a digest whose chart cannot be had goes out without it.
     h = await createHarness(engine, { env: { CHART_RENDERER: 'quickchart', QUICKCHART_URL: 'http://127.0.0.1:9' } });
   });
   afterEach(() => h.reset());
