@@ -1,4 +1,4 @@
-import { UpstreamError } from '../src/api/errors.js';
+import { UpstreamError, type UpstreamErrorKind } from '../src/api/errors.js';
 import * as fmt from '../src/reply/format.js';
 import type { Reply } from '../src/reply/model.js';
 import type { CommandContext } from './context.js';
@@ -11,14 +11,28 @@ export async function healthCommand(ctx: CommandContext): Promise<Reply> {
     value: `${stats.entries} entries`,
     detail: `${stats.hits + stats.misses > 0 ? fmt.percent((stats.hits / (stats.hits + stats.misses)) * 100, 0) : '—'} hit ratio · circuit ${stats.breaker}`,
   };
+  const source = `Source: ${ctx.source.name.toUpperCase()}`;
   try {
     const health = await ctx.source.health();
+    const { stale } = health.meta;
+    if (stale) {
+      // A cached health answer served because the upstream just failed says how it was, not how it
+      // is: reporting it as the current state would call a failing service healthy.
+      const now = new UpstreamError(stale.reason as UpstreamErrorKind, 'health').message;
+      return {
+        kind: 'text',
+        title: 'The risk-data service is not reachable',
+        text: `${now} Its last health check, ${fmt.age(stale.ageMs)} ago, ${health.data.healthy ? 'passed' : 'failed'}.`,
+        sections: [{ title: source, fields: [cacheLine] }],
+        footer: footerOf([health], ctx.now()),
+      };
+    }
     return {
       kind: 'text',
       title: health.data.healthy ? 'The risk-data service is healthy' : 'The risk-data service reports problems',
       sections: [
         {
-          title: `Source: ${ctx.source.name.toUpperCase()}`,
+          title: source,
           fields: [...health.data.checks.map((c) => ({ label: c.name, value: c.ok ? 'ok' : 'failing' })), cacheLine],
         },
       ],
@@ -30,7 +44,7 @@ export async function healthCommand(ctx: CommandContext): Promise<Reply> {
       kind: 'text',
       title: 'The risk-data service is not reachable',
       text: err.message,
-      sections: [{ title: `Source: ${ctx.source.name.toUpperCase()}`, fields: [cacheLine] }],
+      sections: [{ title: source, fields: [cacheLine] }],
     };
   }
 }

@@ -19,7 +19,8 @@ const HINTS: Partial<Record<UpstreamError['kind'], string>> = {
   rate_limited: 'Try again in a minute.',
   unavailable: 'Try again in a minute; /pol health shows the service status.',
   timeout: 'Try again in a minute; /pol health shows the service status.',
-  bad_response: 'This has been logged for the operators.',
+  // The person cannot fix an unreadable answer, but a transient one passes; the operators have the detail.
+  bad_response: 'Try again in a few minutes; this has been logged for the operators.',
   unauthorized: 'The bot operator needs to check the API key.',
   not_available: 'The operator can configure POL_API_BASE_URL to enable it.',
 };

@@ -8,7 +8,15 @@ export interface McpConnectionOptions {
   url?: string;
   command?: string;
   apiKey?: string;
+  /**
+   * A handshake taking longer is abandoned. Every call waits on the one handshake under way, so
+   * one stalled handshake would otherwise hold every later call, long after the server is back.
+   */
+  connectTimeoutMs?: number;
 }
+
+/** Starting a child process legitimately takes longer than one call's deadline; a later call then finds it ready. */
+const CHILD_START_MS = 30_000;
 
 /**
  * One MCP client, created lazily and replaced after a transport failure. Over HTTP the key goes
@@ -48,24 +56,35 @@ export class McpConnection {
 
   private async connect(): Promise<Client> {
     const client = new Client({ name: 'polbot', version: '0.1.0' });
+    let transport: StdioClientTransport | StreamableHTTPClientTransport;
     if (this.o.command) {
       const [command, ...args] = this.o.command.split(/\s+/).filter(Boolean);
-      await client.connect(
-        new StdioClientTransport({
-          command: command!,
-          args,
-          env: { ...(process.env as Record<string, string>), ...(this.o.apiKey ? { POL_API_KEY: this.o.apiKey } : {}) },
-          stderr: 'ignore',
-        }),
-      );
+      transport = new StdioClientTransport({
+        command: command!,
+        args,
+        env: { ...(process.env as Record<string, string>), ...(this.o.apiKey ? { POL_API_KEY: this.o.apiKey } : {}) },
+        stderr: 'ignore',
+      });
     } else {
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(this.o.url!), {
-          requestInit: { headers: this.o.apiKey ? { 'x-api-key': this.o.apiKey } : {}, redirect: 'error' },
-        }),
-      );
+      transport = new StreamableHTTPClientTransport(new URL(this.o.url!), {
+        requestInit: { headers: this.o.apiKey ? { 'x-api-key': this.o.apiKey } : {}, redirect: 'error' },
+      });
     }
-    return client;
+    const limit = Math.max(this.o.connectTimeoutMs ?? CHILD_START_MS, this.o.command ? CHILD_START_MS : 0);
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, `MCP handshake took longer than ${limit} ms`)), limit);
+    });
+    try {
+      await Promise.race([client.connect(transport), stalled]);
+      return client;
+    } catch (err) {
+      // Closing aborts the handshake's requests (or ends the child), so nothing of it lingers.
+      await client.close().catch(() => undefined);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 

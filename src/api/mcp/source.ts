@@ -37,9 +37,9 @@ export class McpSource implements DataSource {
   private readonly o: Required<Pick<McpSourceOptions, 'timeoutMs' | 'maxAttempts' | 'backoffMs'>>;
 
   constructor(options: McpSourceOptions) {
-    this.connection = new McpConnection(options);
-    this.rest = options.rest ?? null;
     this.o = { timeoutMs: options.timeoutMs ?? 5_000, maxAttempts: options.maxAttempts ?? 3, backoffMs: options.backoffMs ?? 100 };
+    this.connection = new McpConnection({ connectTimeoutMs: this.o.timeoutMs, ...options });
+    this.rest = options.rest ?? null;
   }
 
   async close(): Promise<void> {
