@@ -142,6 +142,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     void work.finally(() => inflight.delete(work)).catch(() => undefined);
     return work;
   };
+  acknowledgeFirst(app, track);
 
   const digestAdmins = options.digestAdmins ?? [];
   const callerOf = (userId: string, channelId: string): Caller => ({
@@ -160,10 +161,8 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     track(
       (async () => {
         const started = performance.now();
+        // Already acknowledged (acknowledgeFirst); kept so the listener stands on its own.
         await ack();
-        // The rest waits a turn of the event loop, so that commands that arrived together are all
-        // acknowledged before any of them starts its work.
-        await turn();
         try {
           const work = run(command.text, callerOf(command.user_id, command.channel_id));
           let result = await within(work, progressMs);
@@ -198,7 +197,6 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     track(
       (async () => {
         await ack();
-        await turn();
         const started = performance.now();
         const messageTs = stringOr(body.container.message_ts) ?? body.message?.ts ?? '';
         if (!firstClick(`${body.user.id}:${messageTs}:${action.action_id}:${action.value ?? ''}`)) {
@@ -253,6 +251,41 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
       await Promise.race([Promise.allSettled([...inflight]).then(() => undefined), timeout]);
       clearTimeout(timer);
     },
+  };
+}
+
+/**
+ * Slash commands and button clicks are acknowledged as soon as the receiver has verified them;
+ * Bolt's middleware and our listeners run later, with an `ack` that does nothing. Our listeners
+ * acknowledge with an empty body anyway, so nothing is lost; but Bolt's middleware costs a few
+ * tenths of a millisecond per request, and in a burst of hundreds of commands on one event loop
+ * every acknowledgement waited for the processing of all requests ahead of it (500 commands:
+ * Bolt alone put the last acknowledgements 250 ms late).
+ *
+ * The deferred processing starts one event per turn of the event loop, so requests arriving
+ * meanwhile are read and acknowledged between any two, rather than after all of them.
+ */
+function acknowledgeFirst(app: App, track: <T>(work: Promise<T>) => Promise<T>): void {
+  const processEvent = app.processEvent.bind(app);
+  const noAck = async () => undefined;
+  const deferred: (() => void)[] = [];
+  const startNext = () => {
+    deferred.shift()?.();
+    if (deferred.length) setImmediate(startNext);
+  };
+  app.processEvent = async (event) => {
+    const body = event.body as { command?: unknown; type?: unknown };
+    if (typeof body.command !== 'string' && body.type !== 'block_actions') return processEvent(event);
+    await event.ack();
+    // Tracked from the acknowledgement on: a shutdown waits for it like for any answer under way.
+    return track(
+      (async () => {
+        await new Promise<void>((resolve) => {
+          if (deferred.push(resolve) === 1) setImmediate(startNext);
+        });
+        return processEvent({ ...event, ack: noAck });
+      })(),
+    );
   };
 }
 
