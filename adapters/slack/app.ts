@@ -8,6 +8,7 @@ import { ACTION_ID, CHOICE_ACTION_PREFIX, renderReply } from './blocks.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { deliver, placementOf } from './delivery.js';
 import { lookingUp, somethingWentWrong } from './notices.js';
+import { onePerTurn } from './one-per-turn.js';
 import { guardRequestAge } from './signature.js';
 
 /** What the adapter needs from the core: text in (with who asked, where), Reply out. */
@@ -142,7 +143,10 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     void work.finally(() => inflight.delete(work)).catch(() => undefined);
     return work;
   };
-  acknowledgeFirst(app, track);
+  // Answers are rendered and sent one per turn of the event loop, so that requests arriving during a
+  // burst are read and acknowledged between them; shared with the deferred processing of requests.
+  const myTurn = onePerTurn();
+  acknowledgeFirst(app, track, myTurn);
 
   const digestAdmins = options.digestAdmins ?? [];
   const callerOf = (userId: string, channelId: string): Caller => ({
@@ -174,6 +178,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
             );
             result = await work;
           }
+          await myTurn();
           const target = { client, respond, channel: command.channel_id, supersedes: progress, ...(context.botUserId ? { botUserId: context.botUserId } : {}) };
           logAnswer(log, result, started, await deliver(target, result, log));
         } catch (err) {
@@ -219,6 +224,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
           await respond({ replace_original: true, ...lookingUp(command) }).catch(() => undefined);
         }
         const result = await work;
+        await myTurn();
         const placement = await deliver(
           {
             client,
@@ -262,17 +268,12 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
  * every acknowledgement waited for the processing of all requests ahead of it (500 commands:
  * Bolt alone put the last acknowledgements 250 ms late).
  *
- * The deferred processing starts one event per turn of the event loop, so requests arriving
- * meanwhile are read and acknowledged between any two, rather than after all of them.
+ * The deferred processing starts one event per turn of the event loop (`onePerTurn`), so requests
+ * arriving meanwhile are read and acknowledged between any two, rather than after all of them.
  */
-function acknowledgeFirst(app: App, track: <T>(work: Promise<T>) => Promise<T>): void {
+function acknowledgeFirst(app: App, track: <T>(work: Promise<T>) => Promise<T>, myTurn: () => Promise<void>): void {
   const processEvent = app.processEvent.bind(app);
   const noAck = async () => undefined;
-  const deferred: (() => void)[] = [];
-  const startNext = () => {
-    deferred.shift()?.();
-    if (deferred.length) setImmediate(startNext);
-  };
   app.processEvent = async (event) => {
     const body = event.body as { command?: unknown; type?: unknown };
     if (typeof body.command !== 'string' && body.type !== 'block_actions') return processEvent(event);
@@ -280,9 +281,7 @@ function acknowledgeFirst(app: App, track: <T>(work: Promise<T>) => Promise<T>):
     // Tracked from the acknowledgement on: a shutdown waits for it like for any answer under way.
     return track(
       (async () => {
-        await new Promise<void>((resolve) => {
-          if (deferred.push(resolve) === 1) setImmediate(startNext);
-        });
+        await myTurn();
         return processEvent({ ...event, ack: noAck });
       })(),
     );

@@ -13,6 +13,7 @@ export interface ChildMessage {
  */
 export interface ChildHandle<Ready> {
   ready: Ready;
+  pid: number | undefined;
   call(op: string, payload?: Record<string, unknown>): Promise<ChildMessage>;
   close(): Promise<void>;
 }
@@ -54,6 +55,7 @@ export async function forkChild<Ready>(entry: string, argv: string[] = [], nodeF
   let closing: Promise<void> | undefined;
   return {
     ready: first.ready as Ready,
+    pid: proc.pid,
     call,
     close() {
       closing ??= (async () => {
