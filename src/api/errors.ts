@@ -51,11 +51,9 @@ export class UpstreamError extends Error {
   }
 }
 
+/** The route and what was wrong go to the operators' log (`route`, `detail`); the person gets the plain message. */
 export function badResponse(route: string, detail: string): UpstreamError {
-  return new UpstreamError('bad_response', route, {
-    message: `The risk-data service sent an answer we could not read (${route}).`,
-    detail,
-  });
+  return new UpstreamError('bad_response', route, { detail });
 }
 
 export const isUpstreamError = (err: unknown): err is UpstreamError => err instanceof UpstreamError;

@@ -102,7 +102,7 @@ describe('McpSource maps the tools to domain values', () => {
     sim.faults.next('mcp:get_project_security_score', { kind: 'shape' });
     await expect(toolsOnly.categoryScore('project', 'bitcoin', 'security')).rejects.toMatchObject({
       kind: 'bad_response',
-      message: expect.stringContaining('mcp get_project_security_score'),
+      route: 'mcp get_project_security_score',
     });
     expect((await toolsOnly.categoryScore('project', 'bitcoin', 'security')).data.score).toBeGreaterThan(0);
   });
