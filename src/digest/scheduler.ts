@@ -40,6 +40,8 @@ export interface SchedulerOptions {
    * next run of it (a late retry) fetches afresh. Default 5 min.
    */
   slotDataIdleMs?: number;
+  /** Finished runs older than this are deleted (the latest delivered one of each digest stays). Default 30 days. */
+  keepRunsMs?: number;
 }
 
 export interface TickReport {
@@ -88,6 +90,8 @@ export class DigestScheduler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = true;
+  /** When this replica last deleted old runs; once an hour is plenty. */
+  private prunedAt = -Infinity;
   /** One loader per slot being delivered, and when a run of the slot last used it. */
   private readonly loaders = new Map<number, { loader: EntityLoader; used: number }>();
 
@@ -101,6 +105,7 @@ export class DigestScheduler {
       maxAttempts: 5,
       releaseBackoffMs: 60_000,
       slotDataIdleMs: 5 * 60_000,
+      keepRunsMs: 30 * 24 * HOUR,
       retry: DEFAULT_POST_RETRY,
       ...options,
     };
@@ -122,6 +127,11 @@ export class DigestScheduler {
     const base = this.clock();
     const time = () => now + Math.max(0, this.clock() - base);
     const report: TickReport = { materialized: 0, skipped: 0, claimed: 0, delivered: 0, failed: 0, released: 0, lost: 0, confirmed: 0 };
+    if (now - this.prunedAt >= HOUR) {
+      this.prunedAt = now;
+      const pruned = await store.prune(now - this.o.keepRunsMs);
+      if (pruned > 0) this.o.log?.info({ pruned }, 'deleted finished digest runs past their retention');
+    }
     const m = await store.materialize(now, this.o.graceMs, this.platforms);
     report.materialized = m.pending;
     report.skipped = m.skipped;

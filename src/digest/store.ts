@@ -431,6 +431,26 @@ export class DigestStore {
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * Deletes finished runs (with their stored content) that ended before `before`, except each
+   * digest's latest delivered run, which the next digest compares with. Nothing later than that run
+   * is touched either, so "not sent since the previous digest" keeps counting what it should, and
+   * slots are only ever materialized forwards, so a deleted slot never comes back.
+   */
+  async prune(before: number): Promise<number> {
+    const rows = await this.db.query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM digest_runs r
+         WHERE r.status IN ('delivered', 'skipped', 'failed') AND r.finished_at < $1
+           AND r.slot < (SELECT max(l.slot) FROM digest_runs l WHERE l.digest_id = r.digest_id AND l.status = 'delivered')
+         RETURNING 1
+       )
+       SELECT count(*)::int AS n FROM gone`,
+      [at(before)],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async runs(digestId: number): Promise<Run[]> {
     return (await this.db.query<Row>(`SELECT ${RUN_FIELDS} FROM digest_runs WHERE digest_id = $1 ORDER BY slot`, [digestId])).map(toRun);
   }

@@ -341,6 +341,28 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     expect([...sim.counter.byPath.keys()].some((p) => p.endsWith('/bitcoin/pol/current'))).toBe(true);
   });
 
+  it('deletes finished runs past their retention, keeping each digest\'s latest delivered run to compare with', async () => {
+    const platform = new MemoryDeliverer('slack');
+    h.clock.set('2026-07-01T08:00:00Z');
+    const id = await h.add('digest add bitcoin daily at 09:00', slackCaller('C-RETAIN'));
+    const paused = await h.add('digest add binance daily at 09:00', slackCaller('C-RETAIN-2'));
+    const s = h.scheduler([platform], { keepRunsMs: 10 * 24 * HOUR });
+    const day = (d: number) => at(`2026-07-${String(d).padStart(2, '0')}T09:00:00Z`);
+    for (let d = 1; d <= 25; d++) {
+      if (d === 6) await h.store.pause(paused, 'slack', 'C-RETAIN-2', day(d) - HOUR);
+      expect((await s.tick(day(d))).delivered).toBe(d <= 5 ? 2 : 1);
+    }
+    // The next morning, an hour before the slot: runs that ended more than 10 days ago are gone,
+    // except the paused digest's last delivered one, which its next digest will compare with.
+    await s.tick(day(26) - HOUR);
+    expect(statuses(await h.store.runs(id))).toEqual(Array.from({ length: 10 }, (_, i) => `${new Date(day(16 + i)).toISOString()} delivered`));
+    expect(statuses(await h.store.runs(paused))).toEqual(['2026-07-05T09:00:00.000Z delivered']);
+    expect(await h.store.resume(paused, 'slack', 'C-RETAIN-2', day(26))).toBeTruthy();
+    expect((await s.tick(day(27))).delivered).toBe(2);
+    const last = platform.posted.filter((p) => p.channelId === 'C-RETAIN-2').at(-1)!.reply as TableReply;
+    expect(last.note).toContain('since the previous digest of 2026-07-05 09:00 UTC');
+  });
+
   it('asks the upstream again on the retry after it failed, rather than repeating the outage from memory', async () => {
     const platform = new MemoryDeliverer('slack');
     h.clock.set('2026-05-24T08:00:00Z');
