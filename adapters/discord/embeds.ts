@@ -170,6 +170,23 @@ function embedSize(e: APIEmbed): number {
   );
 }
 
+/** What stays of a footer squeezed for the embed's total: the as-of time and source fit in it. */
+const FOOTER_KEEP = 200;
+
+const FENCE = '\n```';
+
+/**
+ * Cuts a description to `max` with the truncation marker; a cut inside a code block (a table)
+ * closes the block first, so the marker and anything after it do not render as code.
+ */
+function clipDescription(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const marker = `\n${TRUNCATED}`;
+  // Cut with room for a closing fence, then see whether the kept text ends inside a block.
+  const kept = clip(text, max - FENCE.length, marker).slice(0, -marker.length);
+  return (kept.match(/```/g)?.length ?? 0) % 2 === 1 ? `${kept}${FENCE}${marker}` : clip(text, max, marker);
+}
+
 /**
  * Enforces every per-embed limit. Over the 6000 total, the description shrinks first, then
  * fields go from the end, replaced by one field that says how many were left out.
@@ -177,7 +194,7 @@ function embedSize(e: APIEmbed): number {
 export function fitEmbed(input: APIEmbed): APIEmbed {
   const e: APIEmbed = { ...input };
   if (e.title !== undefined) e.title = clip(e.title, LIMITS.title);
-  if (e.description !== undefined) e.description = clip(e.description, LIMITS.description, `\n${TRUNCATED}`);
+  if (e.description !== undefined) e.description = clipDescription(e.description, LIMITS.description);
   if (e.footer) e.footer = { ...e.footer, text: clip(e.footer.text, LIMITS.footer) };
   if (e.author) e.author = { ...e.author, name: clip(e.author.name, LIMITS.author) };
   let fields = (e.fields ?? [])
@@ -192,9 +209,14 @@ export function fitEmbed(input: APIEmbed): APIEmbed {
   e.fields = withMarker();
 
   let over = embedSize(e) - LIMITS.embedTotal;
+  // The footer (as-of time, source, notes) gives way first: a long one must not cost the answer.
+  if (over > 0 && e.footer && e.footer.text.length > FOOTER_KEEP) {
+    e.footer = { ...e.footer, text: clip(e.footer.text, Math.max(FOOTER_KEEP, e.footer.text.length - over)) };
+    over = embedSize(e) - LIMITS.embedTotal;
+  }
   if (over > 0 && e.description) {
     const keep = Math.max(0, e.description.length - over);
-    e.description = keep > TRUNCATED.length + 1 ? clip(e.description, keep, `\n${TRUNCATED}`) : undefined;
+    e.description = keep > TRUNCATED.length + 1 ? clipDescription(e.description, keep) : undefined;
     over = embedSize(e) - LIMITS.embedTotal;
   }
   while (over > 0 && fields.length > 0) {
@@ -313,7 +335,8 @@ export function tableBlock(table: Pick<TableReply, 'columns' | 'rows'>, budget: 
 
 function tableMessage(reply: TableReply): DiscordMessage {
   const { image, files } = imageParts(reply.image);
-  const note = reply.note ? escapeText(reply.note) : '';
+  // The note introduces the table; a long one is cut so that the table itself always has room.
+  const note = reply.note ? clip(escapeText(reply.note), 1000) : '';
   const budget = LIMITS.description - (note ? note.length + 2 : 0) - 40;
   const options = selectOptions(reply.actions ?? [], (a) => a.command);
   const embed: APIEmbed = {

@@ -202,4 +202,16 @@ describe('Reply to Discord message', () => {
       { numRuns: 200 },
     );
   });
+
+  it('closes a code block that the description limit cuts, and gives up the footer before the answer', () => {
+    const rows = Array.from({ length: 400 }, (_, i) => `row ${String(i).padStart(3, '0')}  ${'x'.repeat(20)}`).join('\n');
+    const cut = fitEmbed({ title: 'Table', description: `Intro\n\n\`\`\`\n${rows}\n\`\`\``, footer: { text: 'f'.repeat(LIMITS.footer) } });
+    const description = cut.description!;
+    expect(description.length).toBeLessThanOrEqual(LIMITS.description);
+    expect(description).toMatch(/\n```\n… \(truncated\)$/);
+    expect((description.match(/```/g) ?? []).length % 2).toBe(0);
+    // The footer shrank so the description keeps its room under the 6,000 total.
+    expect(cut.footer!.text.length).toBeLessThan(LIMITS.footer);
+    expect(description.length).toBeGreaterThan(LIMITS.description - 100);
+  });
 });
