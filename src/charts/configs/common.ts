@@ -1,7 +1,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin, Tick } from 'chart.js';
 import { cleanText, formatUsd, logPercentTick, percentTick, percentUnitTick, rangeLabel, roundLogTicks as roundLogTickValues } from '../format.js';
 import { localOnly, portable } from '../portable.js';
-import { dateLabels, thin, type Aligned } from '../series.js';
+import { align, cleanSamples, dateLabels, thin, type Aligned } from '../series.js';
 
 /** What every chart kind's builder takes besides its points. */
 export interface ChartTextOptions {
@@ -104,6 +104,48 @@ export function chartHeading(opts: ChartTextOptions, what: string, fallbackName:
 /** The "No data for this period" chart, with alt text that says so about `subject` ("PoL of Bitcoin over 90 days"). */
 export function noDataChart(title: string, subject: string, simulated: boolean | undefined): BuiltChart {
   return { config: emptyChart(title, simulated), alt: `${subject}: no data for this period.${altSuffix(simulated)}`, empty: true };
+}
+
+/** What differs between the charts of one value of one entity over time (PoL, inflation, Proof of Voice). */
+export interface SingleSeriesSpec<P> {
+  /** In the title: "Bitcoin · PoL, 90 days". */
+  what: string;
+  fallbackName: string;
+  /** Starts the alt text: "PoL of Bitcoin over 90 days". */
+  subject: (name: string, range: string) => string;
+  value: (p: P) => number | null | undefined;
+  format: (v: number) => string;
+  /** The subtitle's first part, which says what the axis measures and which way is better. */
+  measure: string;
+  dataset: Omit<LineDataset, 'data'> & { label: string };
+  y: (aligned: Aligned, first: number, last: number) => YAxis;
+  /** After the change in the alt text: ", lower is safer". */
+  altNote: string;
+  /** After each value in the alt text's change: " per year". */
+  unit?: string;
+}
+
+/** One entity's single value over time, drawn the way every such chart is. */
+export function singleSeriesChart<P>(points: readonly P[], opts: ChartTextOptions, spec: SingleSeriesSpec<P>): BuiltChart {
+  const { title, name, range } = chartHeading(opts, spec.what, spec.fallbackName);
+  const subject = spec.subject(name, range);
+  const samples = cleanSamples(points, spec.value);
+  if (samples.length === 0) return noDataChart(title, subject, opts.simulated);
+  const first = samples[0]!.v;
+  const last = samples[samples.length - 1]!.v;
+  const aligned = align([samples]);
+  const config = lineChart({
+    title,
+    subtitle: subtitleText([spec.measure, `latest ${spec.format(last)}`], opts.simulated),
+    aligned,
+    datasets: [spec.dataset],
+    y: spec.y(aligned, first, last),
+    legend: false,
+    maxPoints: opts.maxPoints,
+  });
+  const unit = spec.unit ?? '';
+  const change = samples.length > 1 ? `from ${spec.format(first)} to ${spec.format(last)}${unit}` : `${spec.format(last)}${unit}`;
+  return { config, alt: `${subject}: ${change}${spec.altNote}.${altSuffix(opts.simulated)}`, empty: false };
 }
 
 /** "Bitcoin · PoL, 90 days", or the caller's own title; always one plain line of at most ~80 chars. */
@@ -218,6 +260,21 @@ export interface LineChartParts {
 
 const tickFont = { size: 11 };
 
+/** A still picture: no animation, no resizing, no pointer events, and the same margins everywhere. */
+function still() {
+  return {
+    animation: false as const,
+    responsive: false,
+    maintainAspectRatio: false,
+    events: [],
+    layout: { padding: { top: 14, right: 22, bottom: 10, left: 14 } },
+  };
+}
+
+function titlePlugin(title: string) {
+  return { display: title.length > 0, text: title, align: 'start' as const, color: INK.title, font: { size: 17, weight: 600 }, padding: { top: 0, bottom: 4 } };
+}
+
 /** The shared look of every line chart. `aligned.values[i]` feeds `datasets[i]`. */
 export function lineChart(parts: LineChartParts): LineConfig {
   const aligned = thin(parts.aligned, Math.max(3, parts.maxPoints ?? MAX_POINTS));
@@ -246,21 +303,10 @@ export function lineChart(parts: LineChartParts): LineConfig {
     data: { labels, datasets },
     plugins: [background],
     options: {
-      animation: false,
-      responsive: false,
-      maintainAspectRatio: false,
-      events: [],
+      ...still(),
       normalized: true,
-      layout: { padding: { top: 14, right: 22, bottom: 10, left: 14 } },
       plugins: {
-        title: {
-          display: parts.title.length > 0,
-          text: parts.title,
-          align: 'start',
-          color: INK.title,
-          font: { size: 17, weight: 600 },
-          padding: { top: 0, bottom: 4 },
-        },
+        title: titlePlugin(parts.title),
         subtitle: {
           display: parts.subtitle.length > 0,
           text: parts.subtitle,
@@ -299,26 +345,15 @@ export function lineChart(parts: LineChartParts): LineConfig {
 }
 
 /** The "No data for this period" chart: title kept, axes hidden, the message where the plot would be. */
-export function emptyChart(title: string, simulated: boolean | undefined): LineConfig {
+function emptyChart(title: string, simulated: boolean | undefined): LineConfig {
   return {
     type: 'line',
     data: { labels: [], datasets: [] },
     plugins: [background],
     options: {
-      animation: false,
-      responsive: false,
-      maintainAspectRatio: false,
-      events: [],
-      layout: { padding: { top: 14, right: 22, bottom: 10, left: 14 } },
+      ...still(),
       plugins: {
-        title: {
-          display: title.length > 0,
-          text: title,
-          align: 'start',
-          color: INK.title,
-          font: { size: 17, weight: 600 },
-          padding: { top: 0, bottom: 4 },
-        },
+        title: titlePlugin(title),
         // Declarative rather than a drawing plugin, so QuickChart shows the same message.
         subtitle: {
           display: true,

@@ -1,15 +1,10 @@
 import type { ValuePoint } from '../../api/domain.js';
 import { formatPercentUnits } from '../format.js';
-import { align, cleanSamples } from '../series.js';
 import {
-  altSuffix,
-  chartHeading,
-  lineChart,
-  noDataChart,
   paddedBounds,
   percentUnitTickCallback,
   SERIES_COLOR,
-  subtitleText,
+  singleSeriesChart,
   type BuiltChart,
   type ChartTextOptions,
   type LineConfig,
@@ -17,25 +12,18 @@ import {
 
 /** Token inflation in percent per year (the upstream's unit: 3.5 means 3.5 %/yr). */
 export function describeInflationChart(points: readonly ValuePoint[], opts: ChartTextOptions): BuiltChart {
-  const { title, name, range } = chartHeading(opts, 'token inflation', 'this project');
-  const samples = cleanSamples(points, (p) => p.value);
-  if (samples.length === 0) {
-    return noDataChart(title, `Token inflation of ${name} over ${range}`, opts.simulated);
-  }
-  const first = samples[0]!.v;
-  const last = samples[samples.length - 1]!.v;
-  const aligned = align([samples]);
-  const config = lineChart({
-    title,
-    subtitle: subtitleText(['Token inflation, % per year', `latest ${formatPercentUnits(last)}`], opts.simulated),
-    aligned,
-    datasets: [{ label: 'Inflation', borderColor: SERIES_COLOR.inflation, backgroundColor: SERIES_COLOR.inflation }],
-    y: { ...paddedBounds(aligned.values, first >= 0 && last >= 0 ? { lo: 0 } : {}), ticks: { callback: percentUnitTickCallback } },
-    legend: false,
-    maxPoints: opts.maxPoints,
+  return singleSeriesChart(points, opts, {
+    what: 'token inflation',
+    fallbackName: 'this project',
+    subject: (name, range) => `Token inflation of ${name} over ${range}`,
+    value: (p) => p.value,
+    format: formatPercentUnits,
+    measure: 'Token inflation, % per year',
+    dataset: { label: 'Inflation', borderColor: SERIES_COLOR.inflation, backgroundColor: SERIES_COLOR.inflation },
+    y: (aligned, first, last) => ({ ...paddedBounds(aligned.values, first >= 0 && last >= 0 ? { lo: 0 } : {}), ticks: { callback: percentUnitTickCallback } }),
+    altNote: '',
+    unit: ' per year',
   });
-  const change = samples.length > 1 ? `from ${formatPercentUnits(first)} to ${formatPercentUnits(last)} per year` : `${formatPercentUnits(last)} per year`;
-  return { config, alt: `Token inflation of ${name} over ${range}: ${change}.${altSuffix(opts.simulated)}`, empty: false };
 }
 
 export function inflationChartConfig(points: readonly ValuePoint[], opts: ChartTextOptions): LineConfig {

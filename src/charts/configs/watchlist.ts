@@ -5,7 +5,7 @@ import {
   PALETTE,
   altSuffix,
   chartTitle,
-  emptyChart,
+  noDataChart,
   lineChart,
   paddedBounds,
   logPercentTickCallback,
@@ -42,7 +42,7 @@ export function describeWatchlistChart(series: readonly WatchlistInput[], opts: 
     .map((s, order) => ({ name: cleanText(s?.name, 32) || 'Unnamed', samples: cleanSamples<PolPoint>(s?.points, (p) => p.pol), order }))
     .filter((s) => s.samples.length > 0);
   if (withData.length === 0) {
-    return { config: emptyChart(title, opts.simulated), alt: `PoL of the ${listName} entities over ${range}: no data for this period.${altSuffix(opts.simulated)}`, empty: true };
+    return noDataChart(title, `PoL of the ${listName} entities over ${range}`, opts.simulated);
   }
   const latest = (s: { samples: Sample[] }) => s.samples[s.samples.length - 1]!.v;
   // Keep the highest current PoL, then restore the caller's order so colours follow the list.
