@@ -1,4 +1,4 @@
-import { UpstreamError, type UpstreamErrorKind } from '../src/api/errors.js';
+import { UpstreamError, upstreamMessage } from '../src/api/errors.js';
 import * as fmt from '../src/reply/format.js';
 import type { Reply } from '../src/reply/model.js';
 import type { CommandContext } from './context.js';
@@ -18,7 +18,7 @@ export async function healthCommand(ctx: CommandContext): Promise<Reply> {
     if (stale) {
       // A cached health answer served because the upstream just failed says how it was, not how it
       // is: reporting it as the current state would call a failing service healthy.
-      const now = new UpstreamError(stale.reason as UpstreamErrorKind, 'health').message;
+      const now = upstreamMessage(stale.reason);
       return {
         kind: 'text',
         title: 'The risk-data service is not reachable',

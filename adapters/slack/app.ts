@@ -67,16 +67,15 @@ export interface BotIdentity {
  * are more likely to keep it.
  */
 export async function checkBotToken(botToken: string, apiUrl: string | undefined, log: Logger): Promise<BotIdentity> {
-  const client = new webApi.WebClient(botToken, {
-    ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
-    retryConfig: { ...DEFAULT_RETRY },
-    timeout: REQUEST_TIMEOUT_MS,
-    logger: boltLogger(log),
-    logLevel: boltLevelFor(log.level),
-  });
+  const client = new webApi.WebClient(botToken, { ...webClientOptions(apiUrl), logger: boltLogger(log), logLevel: boltLevelFor(log.level) });
   const res = await client.auth.test();
   if (!res.bot_id || !res.user_id) throw new Error('auth.test did not name a bot: is SLACK_BOT_TOKEN a bot token (xoxb-)?');
   return { botId: res.bot_id, botUserId: res.user_id };
+}
+
+/** Every Web API client's options; a fresh object each time, since Bolt and the Socket Mode client write into them. */
+function webClientOptions(apiUrl: string | undefined, retry: webApi.RetryOptions = DEFAULT_RETRY): webApi.WebClientOptions {
+  return { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { ...retry }, timeout: REQUEST_TIMEOUT_MS, rejectRateLimitedCalls: false };
 }
 
 export interface BuiltApp {
@@ -93,13 +92,6 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
   const logger = boltLogger(log);
   const logLevel = boltLevelFor(log.level);
   const slackApiUrl = options.apiUrl;
-  // Each client gets its own options object: Bolt and the Socket Mode client write into them.
-  const clientOptions = (): webApi.WebClientOptions => ({
-    ...(slackApiUrl ? { slackApiUrl } : {}),
-    retryConfig: { ...(options.retryConfig ?? DEFAULT_RETRY) },
-    timeout: REQUEST_TIMEOUT_MS,
-    rejectRateLimitedCalls: false,
-  });
 
   const receiver =
     mode.kind === 'socket'
@@ -128,7 +120,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     receiver,
     logger,
     logLevel,
-    clientOptions: clientOptions(),
+    clientOptions: webClientOptions(slackApiUrl, options.retryConfig),
     botId: options.identity.botId,
     botUserId: options.identity.botUserId,
     tokenVerificationEnabled: false,

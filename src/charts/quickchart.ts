@@ -1,6 +1,7 @@
 import type { ChartConfiguration } from 'chart.js';
 import QuickChartModule from 'quickchart-js';
 import { request } from 'undici';
+import { pngSize } from './png.js';
 import { serializeForQuickChart } from './portable.js';
 import { ChartRenderError } from './types.js';
 
@@ -53,7 +54,7 @@ function forQuickChart(config: ChartConfiguration): ChartConfiguration {
   return { ...config, data: { ...config.data, datasets }, options } as unknown as ChartConfiguration;
 }
 
-function quickChartFor(config: ChartConfiguration, target: QuickChartTarget): InstanceType<QuickChartClass> {
+function quickChartFor(config: ChartConfiguration, target: QuickChartTarget): { qc: InstanceType<QuickChartClass>; base: string } {
   const { scheme, host } = parseQuickChartBase(target.baseUrl);
   const qc = new QuickChart();
   qc.setConfig(serializeForQuickChart(forQuickChart(config)))
@@ -65,51 +66,60 @@ function quickChartFor(config: ChartConfiguration, target: QuickChartTarget): In
     .setDevicePixelRatio(target.pixelRatio)
     .setBackgroundColor('#ffffff')
     .setFormat('png');
-  return qc;
-}
-
-/** A GET URL that QuickChart (Chart.js 4) renders to the same chart the local renderer draws. */
-export function quickChartUrl(config: ChartConfiguration, target: QuickChartTarget): string {
-  return quickChartFor(config, target).getUrl();
+  return { qc, base: `${scheme}://${host}` };
 }
 
 /** Slack's image blocks take URLs of up to 3,000 characters, Discord's embeds 2,048. */
 export const MAX_IMAGE_URL = 2_000;
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const MAX_PNG_BYTES = 8 * 1024 * 1024;
 
 /**
- * The chart as PNG bytes, rendered by QuickChart from a POST: for charts whose GET URL is too long
- * for the platforms (several series), which are then uploaded like locally drawn ones. Sent with
- * undici rather than quickchart-js's `toBinary()`, which has no timeout and no size limit.
+ * The chart from QuickChart (Chart.js 4), drawn as the local renderer draws it: as a GET URL when
+ * that fits `maxUrl`, else as PNG bytes from a POST (several series make long URLs), which are
+ * then uploaded like locally drawn ones.
  */
-export async function quickChartPng(config: ChartConfiguration, target: QuickChartTarget, timeoutMs = 10_000): Promise<Buffer> {
-  const qc = quickChartFor(config, target);
-  const { scheme, host } = parseQuickChartBase(target.baseUrl);
+export async function quickChart(
+  config: ChartConfiguration,
+  target: QuickChartTarget,
+  maxUrl = MAX_IMAGE_URL,
+  timeoutMs = 10_000,
+): Promise<{ url: string } | { png: Buffer }> {
+  const { qc, base } = quickChartFor(config, target);
+  const url = qc.getUrl();
+  if (url.length <= maxUrl) return { url };
+  return { png: await postForPng(`${base}/chart`, qc.getPostData(), timeoutMs) };
+}
+
+/** Sent with undici rather than quickchart-js's `toBinary()`, which has no timeout and no size limit. */
+async function postForPng(url: string, payload: unknown, timeoutMs: number): Promise<Buffer> {
   let status: number;
-  let body: Buffer;
+  const chunks: Buffer[] = [];
   try {
-    const res = await request(`${scheme}://${host}/chart`, {
+    const res = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(qc.getPostData()),
+      body: JSON.stringify(payload),
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
     status = res.statusCode;
-    const declared = Number(res.headers['content-length']);
-    if (declared > MAX_PNG_BYTES) {
-      await res.body.dump();
-      throw new ChartRenderError(`QuickChart answered with ${declared} bytes, more than a chart can be`);
+    let bytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > MAX_PNG_BYTES) {
+        res.body.destroy();
+        throw new ChartRenderError(`QuickChart answered with more than ${MAX_PNG_BYTES} bytes, more than a chart can be`);
+      }
+      chunks.push(chunk);
     }
-    body = Buffer.from(await res.body.arrayBuffer());
   } catch (err) {
     if (err instanceof ChartRenderError) throw err;
     throw new ChartRenderError(`QuickChart could not be reached: ${(err as { code?: string }).code ?? (err as Error).name}`, { cause: err });
   }
   if (status !== 200) throw new ChartRenderError(`QuickChart answered ${status}`);
-  if (body.length > MAX_PNG_BYTES || !body.subarray(0, 8).equals(PNG_SIGNATURE)) throw new ChartRenderError('QuickChart did not answer with a PNG');
+  const body = Buffer.concat(chunks);
+  if (pngSize(body) === null) throw new ChartRenderError('QuickChart did not answer with a PNG');
   return body;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { describeChart } from './configs/index.js';
 import { drawPng } from './local.js';
-import { MAX_IMAGE_URL, parseQuickChartBase, quickChartPng, quickChartUrl } from './quickchart.js';
+import { parseQuickChartBase, quickChart } from './quickchart.js';
 import {
   ChartRenderError,
   type ChartImage,
@@ -43,10 +43,9 @@ export function createChartRenderer(options: ChartRendererOptions): StatefulChar
     if (mode === 'quickchart') {
       const built = describeChart(spec, { maxPoints: QUICKCHART_MAX_POINTS });
       const target = { baseUrl: options.quickchartUrl, width, height, pixelRatio };
-      const url = quickChartUrl(built.config, target);
-      if (url.length <= (options.maxImageUrl ?? MAX_IMAGE_URL)) return { kind: 'url', url, width, height, alt: built.alt };
-      const png = await quickChartPng(built.config, target);
-      return { kind: 'png', png, width, height, pixelRatio, filename: filenameFor(spec), alt: built.alt };
+      const chart = await quickChart(built.config, target, options.maxImageUrl);
+      if ('url' in chart) return { kind: 'url', url: chart.url, width, height, alt: built.alt };
+      return { kind: 'png', png: chart.png, width, height, pixelRatio, filename: filenameFor(spec), alt: built.alt };
     }
     const built = describeChart(spec);
     const png = await drawPng(built.config, { width, height, pixelRatio });
