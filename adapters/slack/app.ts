@@ -1,15 +1,17 @@
 import { setImmediate as turn } from 'node:timers/promises';
-import { App, HTTPReceiver, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type CustomRoute } from '@slack/bolt';
+import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction } from '@slack/bolt';
 import type { Caller } from '../../commands/context.js';
 import type { RunResult } from '../../commands/run.js';
+import type { HttpRoute } from '../../src/app/routes.js';
 import { slackCanManageDigests } from '../../src/digest/permissions.js';
 import type { Logger } from '../../src/log.js';
 import { ACTION_ID, CHOICE_ACTION_PREFIX, renderReply } from './blocks.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
-import { deliver, placementOf } from './delivery.js';
+import { deliver } from './delivery.js';
+import { acknowledgedOnArrival } from './ingress/protocol.js';
+import { IngressReceiver } from './ingress/receiver.js';
 import { lookingUp, somethingWentWrong } from './notices.js';
 import { onePerTurn } from './one-per-turn.js';
-import { guardRequestAge } from './signature.js';
 
 /** What the adapter needs from the core: text in (with who asked, where), Reply out. */
 export interface CommandRunner {
@@ -46,7 +48,8 @@ export interface BuildAppOptions {
   mode: SlackMode;
   /** Web API base, ending with `/`. */
   apiUrl?: string;
-  customRoutes?: CustomRoute[];
+  /** Served next to the events endpoint in HTTP mode. */
+  customRoutes?: readonly HttpRoute[];
   /** How long an answer may take before "Looking up…" is shown. */
   progressMs?: number;
   retryConfig?: webApi.RetryOptions;
@@ -80,6 +83,8 @@ function webClientOptions(apiUrl: string | undefined, retry: webApi.RetryOptions
 
 export interface BuiltApp {
   app: App;
+  /** HTTP mode's receiver: `start(port, host)` it after `app.init()`. */
+  ingress?: IngressReceiver;
   /** Resolves when every interaction under way has been answered. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -101,19 +106,14 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
           logLevel,
           installerOptions: { clientOptions: { ...(slackApiUrl ? { slackApiUrl } : {}) } },
         })
-      : new HTTPReceiver({
+      : new IngressReceiver({
           signingSecret: mode.signingSecret,
-          endpoints: EVENTS_PATH,
+          endpoint: EVENTS_PATH,
           logger,
           logLevel,
-          ...(options.customRoutes?.length ? { customRoutes: options.customRoutes } : {}),
+          log,
+          ...(options.customRoutes?.length ? { routes: options.customRoutes } : {}),
         });
-  if (receiver instanceof HTTPReceiver) {
-    receiver.requestListener = guardRequestAge(receiver.requestListener, {
-      endpoints: [EVENTS_PATH],
-      onReject: ({ path, reason }) => log.warn({ path, reason }, 'slack: request timestamp outside the 5-minute window, refused'),
-    });
-  }
 
   const app = new App({
     token: options.botToken,
@@ -240,6 +240,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
 
   return {
     app,
+    ...(receiver instanceof IngressReceiver ? { ingress: receiver } : {}),
     async drain(timeoutMs) {
       if (!inflight.size) return;
       let timer: NodeJS.Timeout | undefined;
@@ -254,21 +255,18 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
 
 /**
  * Slash commands and button clicks are acknowledged as soon as the receiver has verified them;
- * Bolt's middleware and our listeners run later, with an `ack` that does nothing. Our listeners
- * acknowledge with an empty body anyway, so nothing is lost; but Bolt's middleware costs a few
- * tenths of a millisecond per request, and in a burst of hundreds of commands on one event loop
- * every acknowledgement waited for the processing of all requests ahead of it (500 commands:
- * Bolt alone put the last acknowledgements 250 ms late).
+ * Bolt's middleware and our listeners run later, with an `ack` that does nothing. In HTTP mode the
+ * ingress thread has acknowledged them already (its `ack` here is a no-op); in Socket Mode this is
+ * where it happens. Our listeners acknowledge with an empty body anyway, so nothing is lost.
  *
- * The deferred processing starts one event per turn of the event loop (`onePerTurn`), so requests
- * arriving meanwhile are read and acknowledged between any two, rather than after all of them.
+ * The deferred processing starts one event per turn of the event loop (`onePerTurn`), so a burst
+ * of hundreds of events is interleaved with the answers under way rather than run in one block.
  */
 function acknowledgeFirst(app: App, track: <T>(work: Promise<T>) => Promise<T>, myTurn: () => Promise<void>): void {
   const processEvent = app.processEvent.bind(app);
   const noAck = async () => undefined;
   app.processEvent = async (event) => {
-    const body = event.body as { command?: unknown; type?: unknown };
-    if (typeof body.command !== 'string' && body.type !== 'block_actions') return processEvent(event);
+    if (!acknowledgedOnArrival(event.body)) return processEvent(event);
     await event.ack();
     // Tracked from the acknowledgement on: a shutdown waits for it like for any answer under way.
     return track(

@@ -1,11 +1,10 @@
-import type { Server } from 'node:http';
-import type { CustomRoute, webApi } from '@slack/bolt';
+import type { webApi } from '@slack/bolt';
+import { startRouteServer, type HttpRoute } from '../../src/app/routes.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import { buildApp, checkBotToken, EVENTS_PATH, type BotIdentity, type CommandRunner, type SlackMode } from './app.js';
 import { postToChannel, slackErrorCode, type Posted } from './delivery.js';
-import { boundPort, closeServer, serveRoutes } from './routes.js';
 
 export { renderReply, type SlackMessage } from './blocks.js';
 export { SlackDeliveryError, type Posted } from './delivery.js';
@@ -18,7 +17,7 @@ export interface StartSlackOptions {
   http: Config['http'];
   log: Logger;
   /** Extra HTTP routes on the same server, e.g. `GET /healthz` and `GET /metrics`. */
-  customRoutes?: CustomRoute[];
+  customRoutes?: readonly HttpRoute[];
   /** How long an answer may take before "Looking up…" is shown. */
   progressMs?: number;
   /** @slack/web-api retry policy (429s wait for Retry-After first). */
@@ -71,7 +70,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   } catch (err) {
     throw new Error(`Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? (err instanceof Error && err.message.startsWith('auth.test') ? err.message : 'Slack unreachable')}`);
   }
-  const { app, drain } = buildApp({
+  const { app, ingress, drain } = buildApp({
     identity,
     core: options.core,
     log,
@@ -87,10 +86,10 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   await app.init();
 
   let port: number | undefined;
-  let routesServer: Server | undefined;
-  if (mode.kind === 'http') {
-    const server = (await app.start({ port: http.port, host: http.host })) as Server;
-    port = boundPort(server);
+  let routesServer: Awaited<ReturnType<typeof startRouteServer>> | undefined;
+  if (ingress) {
+    // What app.start() does for a receiver, with the arguments typed.
+    ({ port } = await ingress.start(http.port, http.host));
     log.info({ mode: 'http', host: http.host, port, path: EVENTS_PATH }, 'slack: listening for events');
   } else {
     try {
@@ -99,9 +98,10 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
       await app.stop().catch(() => undefined);
       throw new Error(`Slack: Socket Mode could not connect: ${slackErrorCode(err) ?? 'Slack unreachable'}`);
     }
+    // Bolt's fallback server for Socket Mode listens on every interface, with no way to choose.
     if (options.customRoutes?.length) {
-      routesServer = await serveRoutes(options.customRoutes, http.host, http.port);
-      port = boundPort(routesServer);
+      routesServer = await startRouteServer(options.customRoutes, http.port, http.host);
+      port = routesServer.port;
     }
     log.info({ mode: 'socket', ...(port !== undefined ? { port } : {}) }, 'slack: connected in Socket Mode');
   }
@@ -119,7 +119,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
       stopping ??= (async () => {
         await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stopping the receiver failed'));
         await drain(DRAIN_MS);
-        if (routesServer) await closeServer(routesServer);
+        if (routesServer) await routesServer.close();
       })();
       return stopping;
     },

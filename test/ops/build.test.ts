@@ -2,12 +2,18 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { LogLevel } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimStore } from '../../src/sim/data/store.js';
 import { DEFAULT_SEED } from '../../src/sim/server.js';
 import * as fmt from '../../src/reply/format.js';
+import { createLogger } from '../../src/log.js';
+import { postToBolt, slashCommandBody } from '../fakes/slack/index.js';
 import { secretWatch } from '../helpers/secret-watch.js';
+
+const SECRET = 'compiled-ingress-test-secret-91c2';
 
 const execFileAsync = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
@@ -49,6 +55,27 @@ describe('the compiled build', () => {
     expect(existsSync(join(out, 'assets', 'fonts'))).toBe(true);
     // The shard manager starts shards from bin/polbot.js next to the compiled adapters.
     expect(existsSync(join(out, 'adapters', 'discord', 'shard.js'))).toBe(true);
+    // The Slack receiver starts its thread from the compiled module next to it.
+    expect(existsSync(join(out, 'adapters', 'slack', 'ingress', 'thread.js'))).toBe(true);
+  });
+
+  it('acknowledges a signed slash command on the compiled Slack ingress thread, without the loader', async () => {
+    const compiled = (await import(pathToFileURL(join(out, 'adapters', 'slack', 'ingress', 'receiver.js')).href)) as typeof import('../../adapters/slack/ingress/receiver.js');
+    const logs: string[] = [];
+    const boltLog = { debug: () => undefined, info: () => undefined, warn: (...m: unknown[]) => logs.push(m.join(' ')), error: (...m: unknown[]) => logs.push(m.join(' ')), setLevel: () => undefined, getLevel: () => LogLevel.INFO, setName: () => undefined };
+    const received: unknown[] = [];
+    const receiver = new compiled.IngressReceiver({ signingSecret: SECRET, endpoint: '/slack/events', logger: boltLog, logLevel: LogLevel.INFO, log: createLogger({ level: 'silent' }) });
+    receiver.init({ processEvent: async (event: { body: unknown }) => void received.push(event.body) } as never);
+    try {
+      const { port } = await receiver.start(0, '127.0.0.1');
+      const r = await postToBolt(`http://127.0.0.1:${port}/slack/events`, slashCommandBody({ command: '/pol', text: 'bitcoin', response_url: 'http://127.0.0.1:9/r' }), SECRET);
+      expect(r.status).toBe(200);
+      for (let i = 0; i < 100 && !received.length; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(received).toMatchObject([{ command: '/pol', text: 'bitcoin' }]);
+      expect(logs).toEqual([]);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('answers a command without the TypeScript loader, with the simulator numbers and a drawn chart', async () => {

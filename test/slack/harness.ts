@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import { Writable } from 'node:stream';
-import type { CustomRoute } from '@slack/bolt';
 import { startSlack, type SlackAdapter } from '../../adapters/slack/index.js';
 import type { Core } from '../../src/app/core.js';
+import type { HttpRoute } from '../../src/app/routes.js';
 import { createLogger } from '../../src/log.js';
 import type { Simulator } from '../../src/sim/server.js';
 import {
@@ -32,7 +32,7 @@ export class LogCapture extends Writable {
 export interface HarnessOptions {
   mode?: 'http' | 'socket';
   progressMs?: number;
-  customRoutes?: CustomRoute[];
+  customRoutes?: HttpRoute[];
   env?: Record<string, string>;
 }
 

@@ -26,7 +26,7 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness({
-    customRoutes: [{ path: '/healthz', method: 'GET', handler: (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok') }],
+    customRoutes: [{ path: '/healthz', method: 'GET', respond: async () => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' }) }],
   });
 });
 
