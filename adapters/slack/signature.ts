@@ -3,8 +3,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 /**
  * Slack signs `v0:<timestamp>:<body>` and asks apps to refuse requests whose timestamp is more
  * than five minutes off. Bolt only refuses old ones; a timestamp from the future would let a
- * captured request be replayed for as long as it stays "future". This bound runs in front of
- * Bolt's receiver, before the body is read or the signature checked.
+ * captured request be replayed for as long as it stays "future". This bound runs first on the
+ * Slack ingress thread, before the body is read or the signature checked.
  */
 export const MAX_SKEW_SECONDS = 5 * 60;
 

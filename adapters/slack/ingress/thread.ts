@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { parentPort, workerData } from 'node:worker_threads';
+import { writeResponse } from '../../../src/app/routes.js';
 import { guardRequestAge } from '../signature.js';
 import { acknowledgedOnArrival, type IngressMessage, type IngressSettings, type LogLevelName, type MainMessage } from './protocol.js';
 
@@ -189,7 +190,7 @@ port.on('message', (message: MainMessage) => {
     case 'route-response': {
       const res = awaitingRoute.get(message.id);
       awaitingRoute.delete(message.id);
-      if (res && !res.headersSent) res.writeHead(message.status, message.headers).end(message.body);
+      if (res) writeResponse(res, message);
       break;
     }
     case 'stop':
