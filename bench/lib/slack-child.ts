@@ -16,6 +16,9 @@ serveParent(
         for (const c of calls) byMethod[c.method] = (byMethod[c.method] ?? 0) + 1;
         return { byMethod };
       }
+      case 'arrivals':
+        // When each call of one method arrived (epoch ms): how long a burst's answers took.
+        return { at: fake.calls().filter((c) => c.method === msg.method && c.status === 200).map((c) => c.at.getTime()) };
       case 'clear':
         fake.clear();
         return {};

@@ -25,6 +25,8 @@ export interface LoadResult {
   times: number[];
   statuses: Record<string, number>;
   wallMs: number;
+  /** When the first request was written (epoch ms), to time the answers that follow. */
+  startedAt: number;
 }
 
 let run = 0;
@@ -79,9 +81,10 @@ async function burst(req: LoadRequest): Promise<LoadResult> {
       command: '/pol',
       text,
       response_url: `${req.responseOrigin}/response/run${run}-${i}`,
-      // Many people in many channels, as a real burst would be.
-      user_id: `U${String(i).padStart(8, '0')}`,
-      channel_id: `C${String(i % 50).padStart(8, '0')}`,
+      // Many people in many channels, as a real burst would be; other people and channels in each
+      // burst, so polbot's per-person and per-channel rate limits never turn a later burst away.
+      user_id: `U${String(run).padStart(3, '0')}${String(i).padStart(6, '0')}`,
+      channel_id: `C${String(run).padStart(3, '0')}${String(i % 50).padStart(6, '0')}`,
     });
     const signed = signSlackRequest(req.secret, body);
     const head =
@@ -94,6 +97,7 @@ async function burst(req: LoadRequest): Promise<LoadResult> {
   const sockets: Socket[] = req.warmConnections ? await Promise.all(requests.map(() => open(hostname, Number(port)))) : [];
   const statuses: Record<string, number> = {};
   const started = performance.now();
+  const startedAt = Date.now();
   try {
     const times = await Promise.all(
       requests.map(async (bytes, i) => {
@@ -107,7 +111,7 @@ async function burst(req: LoadRequest): Promise<LoadResult> {
         return performance.now() - t0;
       }),
     );
-    return { times, statuses, wallMs: performance.now() - started };
+    return { times, statuses, wallMs: performance.now() - started, startedAt };
   } finally {
     for (const s of sockets) s?.destroy();
   }

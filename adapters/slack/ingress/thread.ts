@@ -1,7 +1,8 @@
 /**
  * The ingress thread: the HTTP server Slack posts to, verifying and acknowledging on a thread that
  * does nothing else. Commands and clicks are acknowledged here the moment they are verified and
- * handed to the main thread, whose event loop is busy drawing charts and delivering answers.
+ * handed to the main thread, whose event loop is busy drawing charts and delivering answers; while
+ * a burst is still arriving they are handed over together once it pauses (`handover.ts`).
  *
  * This replaces Bolt's HTTPReceiver rather than running it here. Its checks are kept (signature,
  * body limit, `ssl_check`, `url_verification`, an unacknowledged event answered after 3 s) but not
@@ -16,6 +17,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { parentPort, workerData } from 'node:worker_threads';
 import { writeResponse } from '../../../src/app/routes.js';
 import { guardRequestAge } from '../signature.js';
+import { Handover } from './handover.js';
 import { acknowledgedOnArrival, type IngressMessage, type IngressSettings, type LogLevelName, type MainMessage } from './protocol.js';
 
 /** Bolt's default body limit. */
@@ -38,6 +40,7 @@ let nextId = 0;
 /** Events the main thread acknowledges: their response, and the timer that answers if it never does. */
 const awaitingAck = new Map<number, { res: ServerResponse; timer: NodeJS.Timeout }>();
 const awaitingRoute = new Map<number, ServerResponse>();
+const handover = new Handover<IngressMessage>(send);
 
 function answer(res: ServerResponse, status: number, body?: string, contentType?: string): void {
   if (res.headersSent) return;
@@ -125,7 +128,7 @@ function onSlackRequest(req: IncomingMessage, res: ServerResponse): void {
     const extra = { ...(Number.isNaN(retryNum) ? {} : { retryNum }), ...(retryReason !== undefined ? { retryReason } : {}) };
     if (acknowledgedOnArrival(event)) {
       answer(res, 200);
-      return send({ op: 'event', body: event, ...extra });
+      return handover.offer({ op: 'event', body: event, ...extra });
     }
     const id = ++nextId;
     const timer = setTimeout(() => {
@@ -194,6 +197,7 @@ port.on('message', (message: MainMessage) => {
       break;
     }
     case 'stop':
+      handover.close();
       server.close(() => send({ op: 'stopped' }));
       server.closeIdleConnections();
       break;
