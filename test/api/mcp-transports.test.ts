@@ -31,7 +31,7 @@ describe('McpSource over stdio (POL_MCP_COMMAND)', () => {
  * A tool server that sends exactly the fields the tool document lists and nothing more: polbot
  * must work against it.
  */
-function minimalServer(): McpServer {
+function minimalServer(healthText: string): McpServer {
   const server = new McpServer({ name: 'minimal', version: '1.0.0' });
   const slug = { slug: z.string() };
   const ok = (structuredContent: Record<string, unknown>) => ({ content: [{ type: 'text' as const, text: 'ok' }], structuredContent });
@@ -47,7 +47,7 @@ function minimalServer(): McpServer {
       interpretationHint: 'Category quality score, not overall PoL; higher is better.',
       score: { score, rating: 'A', confidence: 'High' },
     });
-  server.registerTool('check_health', {}, () => ({ content: [{ type: 'text', text: 'healthy' }] }));
+  server.registerTool('check_health', {}, () => ({ content: healthText ? [{ type: 'text' as const, text: healthText }] : [] }));
   server.registerTool('resolve_project_slug', { inputSchema: { query: z.string() } }, ({ query }) =>
     ok({ status: 'resolved', entityType: 'project', query, resolvedSlug: 'alpha', resolvedName: 'Alpha', matches: [{ slug: 'alpha', name: 'Alpha' }] }),
   );
@@ -85,11 +85,12 @@ function minimalServer(): McpServer {
 describe('McpSource against a server that sends only the documented fields', () => {
   let http: Server;
   let url: string;
+  let healthText = 'healthy';
   beforeAll(async () => {
     http = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
-      const server = minimalServer();
+      const server = minimalServer(healthText);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void server.close());
       await server.connect(transport);
@@ -121,6 +122,17 @@ describe('McpSource against a server that sends only the documented fields', () 
       expect((await s.voiceReviews('alpha')).data).toEqual([{ author: 'R', content: 'Fine', publishedAt: '2026-01-01' }]);
       expect((await s.health()).data.healthy).toBe(true);
     } finally {
+      await s.close();
+    }
+  });
+
+  it('does not call a tool server healthy when check_health confirms nothing', async () => {
+    const s = new McpSource({ url, timeoutMs: 5_000 });
+    healthText = '';
+    try {
+      expect((await s.health()).data).toEqual({ healthy: false, checks: [{ name: 'mcp', ok: false }] });
+    } finally {
+      healthText = 'healthy';
       await s.close();
     }
   });

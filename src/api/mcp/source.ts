@@ -321,7 +321,10 @@ export class McpSource implements DataSource {
     return this.viaRest('inflationChart', 'the inflation history')(slug, days);
   }
 
-  /** `check_health` answers with text only; an error result means the checks fail. */
+  /**
+   * `check_health` answers with a text confirmation only: an error result, or one that confirms
+   * nothing, means the checks fail rather than that they passed.
+   */
   async health(): Promise<Fetched<D.HealthStatus>> {
     const route = 'mcp check_health';
     const result = await withRetries(
@@ -335,8 +338,9 @@ export class McpSource implements DataSource {
       },
       { timeoutMs: this.o.timeoutMs, maxAttempts: 1, backoffMs: this.o.backoffMs, route },
     );
-    const healthy = !result.isError;
-    const simulated = /simulated/i.test(textOf(result));
+    const text = textOf(result);
+    const healthy = !result.isError && text !== '';
+    const simulated = /simulated/i.test(text);
     return {
       data: { healthy, checks: [{ name: 'mcp', ok: healthy }] },
       meta: { source: 'mcp', fetchedAt: Date.now(), simulated },
