@@ -74,6 +74,8 @@ const EXPECTED = `
   digest list     | stale | ok       | ok       | ok       | ok       | ok        | ok        | ok          | ok       | ok
   digest preview  | cold  | message  | message  | message  | message  | ok        | message   | message     | message  | message
   digest preview  | stale | stale    | stale    | stale    | stale    | ok        | stale     | stale       | stale    | stale
+  digest add      | cold  | message  | message  | message  | message  | ok        | message   | message     | message  | message
+  digest add      | stale | ok       | ok       | ok       | ok       | ok        | ok        | ok          | ok       | ok
   /healthz during | cold  | degraded | degraded | degraded | degraded | degraded  | degraded  | degraded    | degraded | degraded
   /healthz during | stale | degraded | degraded | degraded | degraded | degraded  | degraded  | degraded    | degraded | degraded
   /healthz after  | cold  | ok       | ok       | ok       | ok       | ok        | ok        | ok          | ok       | ok

@@ -133,6 +133,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     slackChannel: SLACK_DIGEST_PREVIEW_CHANNEL,
     truth: (s) => [name(s, 'project', 'aave'), name(s, 'exchange', 'kraken'), pol(s, 'project', 'aave'), pol(s, 'exchange', 'kraken')],
   },
+  {
+    // Every name is resolved when the digest is added, so adding one needs the upstream's lists.
+    id: 'digest add',
+    text: () => 'digest add aave, kraken weekdays at 08:00 tz Europe/Berlin',
+    discord: () => ({ name: 'pol-digest', subcommand: 'add', options: { names: 'aave, kraken', schedule: 'weekdays', at: '08:00', tz: 'Europe/Berlin' } }),
+    truth: (s) => [name(s, 'project', 'aave'), name(s, 'exchange', 'kraken'), 'Europe/Berlin'],
+  },
 ];
 
 /** What a person saw, reduced to what the classification needs. */
@@ -164,7 +171,8 @@ export function truthOf(store: SimStore): Map<string, string[]> {
 }
 
 const CRASH = /something went wrong|couldn't post the answer|could not be attached|no longer works|has expired/i;
-const STACK = /\n\s*at\s|\bat\s+\S+\s+\(|\b[A-Z][A-Za-z]*Error\b|\.(?:ts|js|mjs):\d+|node:internal/;
+// A frame is `at name (file:line:col)`; "weekdays at 08:00 (Europe/Berlin)" is not one.
+const STACK = /\n\s*at\s|\bat\s+\S+\s+\([^)]*:\d+:\d+\)|\b[A-Z][A-Za-z]*Error\b|\.(?:ts|js|mjs):\d+|node:internal/;
 const URL = /https?:\/\/|\blocalhost\b|\b\d{1,3}(?:\.\d{1,3}){3}\b/i;
 const SECRET = /\bsvc_[A-Za-z0-9_-]+|\bxox[abpe]-|\bxapp-|\bBot\s+[A-Za-z0-9._-]{20,}/;
 const INTERNALS = /\bundefined\b|\[object Object\]|\bNaN\b/;
