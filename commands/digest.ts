@@ -128,7 +128,7 @@ async function add(ctx: CommandContext, service: DigestService, text: string, ca
 }
 
 function channelFull(max: number): ErrorReply {
-  return { kind: 'error', message: `This channel already has ${max} digests, the most it can have.`, hint: 'Remove one first: /pol digest list shows them.' };
+  return { kind: 'error', message: `This channel already has ${max} digests, the most it can have.`, hint: 'Remove one first: see them with /pol digest list.' };
 }
 
 /** A chosen button carries only a slug; the stored name must be the real one (and the entity real). */
@@ -188,7 +188,7 @@ async function byId(ctx: CommandContext, service: DigestService, sub: Exclude<Su
   const id = Number(m[1]);
   if (sub !== 'preview' && (caller.platform === 'console' || !caller.canManageDigests)) return notAllowed(caller);
   const { store } = service;
-  const missing: ErrorReply = { kind: 'error', message: `There is no digest #${id} in this channel.`, hint: '/pol digest list shows the digests of this channel.' };
+  const missing: ErrorReply = { kind: 'error', message: `There is no digest #${id} in this channel.`, hint: 'See this channel’s digests with /pol digest list.' };
   const now = ctx.now();
   switch (sub) {
     case 'preview': {

@@ -2,8 +2,9 @@ import { formatPol } from '../../src/charts/format.js';
 import * as fmt from '../../src/reply/format.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { SimStore } from '../../src/sim/data/store.js';
-import { postToBolt, slashCommandBody } from '../fakes/slack/index.js';
-import type { RecordedCall as DiscordCall } from '../fakes/discord/index.js';
+import { blockActionsBody, postToBolt, slashCommandBody } from '../fakes/slack/index.js';
+import type { RecordedCall as DiscordCall, InteractionHandle } from '../fakes/discord/index.js';
+import { RUN_ID } from '../../adapters/discord/embeds.js';
 import type { RecordedCall as SlackCall } from '../fakes/slack/index.js';
 import { visibleText } from '../helpers/core.js';
 import { SIGNING_SECRET, SLACK_DIGEST_LIST_CHANNEL, SLACK_DIGEST_PREVIEW_CHANNEL, slackCaller, UPSTREAM_TIMEOUT_MS, type FaultStack } from './stack.js';
@@ -24,7 +25,8 @@ import { SIGNING_SECRET, SLACK_DIGEST_LIST_CHANNEL, SLACK_DIGEST_PREVIEW_CHANNEL
  */
 export type Cell = 'ok' | 'stale' | 'message' | 'reported' | 'crash' | 'hang' | 'leak' | 'empty' | 'unclear' | 'wrong';
 
-export type Via = 'core' | 'slack' | 'discord';
+/** The command typed, or carried by a button on one of polbot's messages (a card's follow-ups). */
+export type Via = 'core' | 'slack' | 'slack button' | 'discord' | 'discord button';
 
 /** Slack and Discord both allow 3 s before an interaction must be acknowledged. */
 export const ACK_DEADLINE_MS = 3_000;
@@ -42,6 +44,8 @@ export interface CommandSpec {
   text(stack: FaultStack): string;
   /** The same command as Discord options. */
   discord(stack: FaultStack): { name: string; subcommand: string; options?: Record<string, string> };
+  /** The text a Discord button carries, where it differs from `text` (digest ids are per platform). */
+  discordText?(stack: FaultStack): string;
   /** Slack channel it must be asked in (digests belong to a channel); a fresh channel otherwise. */
   slackChannel?: string;
   /** Text that a data answer must contain, from the simulator's own store. */
@@ -130,6 +134,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     id: 'digest preview',
     text: (stack) => `digest preview ${stack.digestIds.slackPreview}`,
     discord: (stack) => ({ name: 'pol-digest', subcommand: 'preview', options: { id: String(stack.digestIds.discord) } }),
+    discordText: (stack) => `digest preview ${stack.digestIds.discord}`,
     slackChannel: SLACK_DIGEST_PREVIEW_CHANNEL,
     truth: (s) => [name(s, 'project', 'aave'), name(s, 'exchange', 'kraken'), pol(s, 'project', 'aave'), pol(s, 'exchange', 'kraken')],
   },
@@ -317,13 +322,35 @@ function slackChartDescription(stack: FaultStack, channel: string, since: number
  * message in the channel (cards, tables) or a private reply on the response_url (errors, help,
  * health), skipping the "Looking up…" placeholder.
  */
-export async function viaSlack(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+export function viaSlack(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  return slackAttempt(stack, spec, (channel, responseUrl) =>
+    slashCommandBody({ command: '/pol', text: spec.text(stack), channel_id: channel, response_url: responseUrl }),
+  );
+}
+
+/**
+ * The same command as a click on a button of one of polbot's messages in the channel, as a card's
+ * follow-ups are: answered in that message's thread, or privately on the response_url.
+ */
+export function viaSlackButton(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  return slackAttempt(stack, spec, (channel, responseUrl, n) => {
+    const messageTs = `${Math.floor(Date.now() / 1000)}.${String(n).padStart(6, '0')}`;
+    return blockActionsBody({
+      actions: [{ action_id: 'pol_action_0', value: spec.text(stack), type: 'button' }],
+      channel,
+      response_url: responseUrl,
+      container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
+      message: { ts: messageTs, text: 'card' },
+    });
+  });
+}
+
+async function slackAttempt(stack: FaultStack, spec: CommandSpec, bodyFor: (channel: string, responseUrl: string, n: number) => string): Promise<Attempt> {
   const n = ++slackSequence;
   const channel = spec.slackChannel ?? `CFAULT${String(n).padStart(5, '0')}`;
   const responseId = `fault-${n}`;
   const sentAt = Date.now();
-  const body = slashCommandBody({ command: '/pol', text: spec.text(stack), channel_id: channel, response_url: stack.slackFake.responseUrl(responseId) });
-  const ack = await postToBolt(stack.slackEndpoint, body, SIGNING_SECRET);
+  const ack = await postToBolt(stack.slackEndpoint, bodyFor(channel, stack.slackFake.responseUrl(responseId), n), SIGNING_SECRET);
   if (ack.status !== 200 || ack.elapsedMs > ACK_DEADLINE_MS) return { hang: `acknowledged with ${ack.status} after ${Math.round(ack.elapsedMs)} ms` };
   const deadline = sentAt + ANSWER_BOUND_MS;
   const call = await poll(() => {
@@ -366,21 +393,30 @@ function discordAnswer(body: DiscordBody, at: number): Answer {
   };
 }
 
+/** Manage Server, which /pol-digest requires by default, on top of an ordinary member's permissions. */
+const MEMBER_PERMISSIONS = ((1n << 5n) | (1n << 10n) | (1n << 11n) | (1n << 31n)).toString();
+
 /**
  * An interaction through the fake gateway, then its answer: the edit of the deferred reply, or the
  * private follow-up that replaces a public deferral when the answer turns out to be an error.
  */
-export async function viaDiscord(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+export function viaDiscord(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
   const { name, subcommand, options } = spec.discord(stack);
+  return discordAttempt(() =>
+    stack.discordFake.sendCommand({ name, subcommand, ...(options ? { options } : {}), channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
+  );
+}
+
+/** The same command as a button of one of polbot's messages, which carries the command's text. */
+export function viaDiscordButton(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  return discordAttempt(() =>
+    stack.discordFake.sendComponent({ custom_id: `${RUN_ID}:${(spec.discordText ?? spec.text)(stack)}`, component_type: 2, channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
+  );
+}
+
+async function discordAttempt(send: () => InteractionHandle): Promise<Attempt> {
   const sentAt = Date.now();
-  const handle = stack.discordFake.sendCommand({
-    name,
-    subcommand,
-    ...(options ? { options } : {}),
-    channelId: stack.discordChannel,
-    // Manage Server, which /pol-digest requires by default, on top of an ordinary member's permissions.
-    memberPermissions: ((1n << 5n) | (1n << 10n) | (1n << 11n) | (1n << 31n)).toString(),
-  });
+  const handle = send();
   let callback;
   try {
     callback = await handle.callback(ACK_DEADLINE_MS + 500);
