@@ -22,6 +22,7 @@ import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { Caller } from '../../commands/context.js';
 import type { RunResult } from '../../commands/run.js';
+import { discordHelp } from './help.js';
 import { entityChoices, listChoices, timeZoneChoices, type Choice } from './autocomplete.js';
 import { POL, POL_DIGEST } from './commands.js';
 import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
@@ -114,10 +115,13 @@ export class DiscordAdapter {
 
   /** The core promises never to throw; a deferral left "thinking" forever would be worse than a check. */
   private run(text: string, caller: Caller): Promise<RunResult> {
-    return this.core.run(text, caller).catch((err: unknown) => {
-      this.log.error({ error: describeError(err) }, 'command core failed');
-      return FAILED;
-    });
+    return this.core.run(text, caller).then(
+      (result) => (result.command === 'help' ? { ...result, reply: discordHelp(result.reply) } : result),
+      (err: unknown) => {
+        this.log.error({ error: describeError(err) }, 'command core failed');
+        return FAILED;
+      },
+    );
   }
 
   private renderMessage(reply: Reply): DiscordMessage {

@@ -9,6 +9,7 @@ import {
 } from 'discord.js';
 import * as fmt from '../../src/reply/format.js';
 import type { Action, ChoiceReply, Footer, Headline, Reply, ReplyImage, Section, TableReply } from '../../src/reply/model.js';
+import { POL_DIGEST } from './commands.js';
 import { clip, codeText, escapeText, plainText } from './escape.js';
 
 /**
@@ -272,12 +273,30 @@ function actionButtons(actions: readonly Action[] | undefined): Row[] {
 // ---------------------------------------------------------------------------------------------
 // Replies
 
+/**
+ * The core writes commands as they are typed in Slack and the console. In Discord, digests are
+ * managed with a command of their own (`/pol-digest`, see commands.ts), so that is what a hint or
+ * a usage line names here.
+ */
+const TYPED_DIGEST_COMMAND = /\/pol digest\b/g;
+const withDiscordNames = (text: string): string => text.replace(TYPED_DIGEST_COMMAND, `/${POL_DIGEST}`);
+
+function embedWithDiscordNames(e: APIEmbed): APIEmbed {
+  return {
+    ...e,
+    ...(e.title ? { title: withDiscordNames(e.title) } : {}),
+    ...(e.description ? { description: withDiscordNames(e.description) } : {}),
+    ...(e.fields ? { fields: e.fields.map((f) => ({ ...f, name: withDiscordNames(f.name), value: withDiscordNames(f.value) })) } : {}),
+    ...(e.footer ? { footer: { ...e.footer, text: withDiscordNames(e.footer.text) } } : {}),
+  };
+}
+
 function message(parts: Partial<DiscordMessage>): DiscordMessage {
   const empty = !parts.content?.trim() && !parts.embeds?.length && !parts.components?.length && !parts.files?.length;
   return {
     // Discord refuses an empty message; a reply whose text was all invisible characters still answers.
-    content: empty ? '—' : clip(parts.content ?? '', LIMITS.content, `\n${TRUNCATED}`),
-    embeds: (parts.embeds ?? []).map(fitEmbed),
+    content: empty ? '—' : clip(withDiscordNames(parts.content ?? ''), LIMITS.content, `\n${TRUNCATED}`),
+    embeds: (parts.embeds ?? []).map(embedWithDiscordNames).map(fitEmbed),
     components: parts.components ?? [],
     files: parts.files ?? [],
     allowedMentions: { parse: [] },

@@ -7,7 +7,7 @@ import { ratingForPol } from '../../src/sim/data/scales.js';
 import type { SimStore } from '../../src/sim/data/store.js';
 import type { Caller } from '../../commands/context.js';
 import type { InteractionHandle, RecordedCall } from '../fakes/discord/index.js';
-import { last, messageBody, messageCalls, startStack, type Stack } from './helpers.js';
+import { GUILD_ID, last, messageBody, messageCalls, startStack, type Stack } from './helpers.js';
 
 const EPHEMERAL = 64;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -290,6 +290,27 @@ describe('Discord adapter on the real discord.js client', () => {
     expect((refusal.data as Body).flags).toBe(EPHEMERAL);
     expect((refusal.data as Body).content).toContain('Pick it from the suggestions');
 
+  });
+
+  it('lists help as the slash commands registered with Discord, with their options, not as typed in Slack', async () => {
+    const { fake } = stack;
+    const h = fake.sendCommand({ name: 'pol', subcommand: 'help' });
+    const embed = body(await h.waitForEdit(10_000)).embeds?.[0];
+    const shown = (embed?.fields ?? []).map((f) => f.value).join('\n');
+    expect(embed?.title).toContain('polbot');
+    // Every subcommand Discord holds for this server, with each required option as `name:`.
+    const registered = fake.commands(GUILD_ID);
+    expect(registered.map((c) => c.name).sort()).toEqual(['pol', 'pol-digest']);
+    for (const command of registered) {
+      for (const sub of command.options ?? []) {
+        const required = ('options' in sub ? (sub.options ?? []) : []).filter((o) => 'required' in o && o.required).map((o) => ` ${o.name}:`);
+        expect(shown).toContain(`/${command.name} ${sub.name}${required.join('')}`);
+      }
+    }
+    expect(shown).toContain('/pol chart name: [range:] [kind:] — A chart over time');
+    expect(shown).toContain('/pol-digest add names: [schedule:] [cron:] [at:] [tz:]');
+    expect(shown).not.toContain('/pol <name or slug>');
+    expect(shown).not.toContain('/pol digest ');
   });
 
   it('tells the person, privately, when Discord refuses an answer, and logs no interaction token', async () => {

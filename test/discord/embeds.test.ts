@@ -134,6 +134,23 @@ describe('Reply to Discord message', () => {
     expect(m).toMatchObject({ private: true, embeds: [], components: [], content: '⚠️ The risk-data service is not responding.\nTry again in a minute.' });
   });
 
+  it('names the digest commands as Discord registers them, /pol-digest, wherever the core mentions them', () => {
+    const error = renderReply({ kind: 'error', message: 'There is no digest #9 in this channel.', hint: 'See this channel’s digests with /pol digest list.' });
+    expect(error.content).toBe('⚠️ There is no digest #9 in this channel.\nSee this channel’s digests with /pol-digest list.');
+    const text = renderReply({ kind: 'text', title: 'Digest #3 paused', text: 'Resume it with /pol digest resume 3.' });
+    expect(text.embeds[0]?.description).toBe('Resume it with /pol-digest resume 3.');
+    const table = renderReply({
+      kind: 'table',
+      title: 'Digests in this channel',
+      note: 'Failing digests are not sent until resumed: fix the cause, then /pol digest resume 4.',
+      columns: [{ key: 'id', label: '#' }],
+      rows: [{ id: '4' }],
+    });
+    expect(table.embeds[0]?.description).toContain('then /pol-digest resume 4.');
+    // Only the command is renamed: a slash command of another name, or the word in a name, stays.
+    expect(renderReply({ kind: 'error', message: 'Try /pol digestive or /pol compare.' }).content).toBe('⚠️ Try /pol digestive or /pol compare.');
+  });
+
   it('cuts an oversized embed visibly and within every limit', () => {
     const fields = Array.from({ length: 40 }, (_, i) => ({ name: `F${i} ${'n'.repeat(300)}`, value: 'v'.repeat(2000) }));
     const e = fitEmbed({ title: 't'.repeat(400), description: 'd'.repeat(5000), fields, footer: { text: 'f'.repeat(3000) } });
