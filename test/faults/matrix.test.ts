@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Simulator } from '../../src/sim/server.js';
-import { classify, COMMANDS, truthOf, viaCore, viaDiscord, viaDiscordButton, viaSlack, viaSlackButton, type Attempt, type Cell, type CommandSpec, type Observed, type Truth, type Via } from './observe.js';
+import { classify, COMMANDS, truthOf, viaCore, viaDiscord, viaDiscordButton, viaDiscordChoice, viaSlack, viaSlackButton, viaSlackChoice, type Attempt, type Cell, type CommandSpec, type Observed, type Truth, type Via } from './observe.js';
 import { BREAKER_COOLDOWN_MS, slackCaller, STALE_RETRY_MS, startFaultStack, type FaultStack, type SourceName } from './stack.js';
 
 /**
  * Every fault the simulator can inject, through every command, on both sources and both adapters
- * (typed as a slash command, and clicked as a button on one of polbot's messages), from a cold
- * cache and from a warm but expired one. What the person got is classified (see Cell in
+ * (typed as a slash command, clicked as a button on one of polbot's messages, and picked from the
+ * candidates offered for an ambiguous name), from a cold cache and from a warm but expired one. What the person got is classified (see Cell in
  * observe.ts) from what the fake Slack and the fake Discord received and from the core's own reply,
  * and compared cell by cell with the table below.
  */
@@ -39,7 +39,7 @@ const FAULTS: readonly Fault[] = [
  * The expected matrix. Columns are the faults above (429 with Retry-After; 500 and 503 on every
  * route; unhealthy = the upstream's health routes failing; malformed JSON; an unexpected shape; a
  * connection reset; a slow body). `a/b` means REST/MCP where the sources differ. Command rows hold
- * for the core, Slack and Discord alike, typed or clicked.
+ * for the core, Slack and Discord alike, typed, clicked or picked.
  *
  * cold  = empty cache: a clear message is the best anyone can do.
  * stale = every value cached but expired: the last good data, marked stale with its age.
@@ -88,7 +88,7 @@ const EXPECTED = `
 const SOURCES: readonly SourceName[] = ['rest', 'mcp'];
 const STATES = ['cold', 'stale'] as const;
 type State = (typeof STATES)[number];
-const VIAS: readonly Via[] = ['core', 'slack', 'slack button', 'discord', 'discord button'];
+const VIAS: readonly Via[] = ['core', 'slack', 'slack button', 'slack choice', 'discord', 'discord button', 'discord choice'];
 /** Rows about the service as a whole rather than one command. */
 const HEALTHZ_DURING = '/healthz during';
 const HEALTHZ_AFTER = '/healthz after';
@@ -142,8 +142,10 @@ const OBSERVERS: Record<Via, (stack: FaultStack, spec: CommandSpec) => Promise<A
   core: viaCore,
   slack: viaSlack,
   'slack button': viaSlackButton,
+  'slack choice': viaSlackChoice,
   discord: viaDiscord,
   'discord button': viaDiscordButton,
+  'discord choice': viaDiscordChoice,
 };
 
 /**
@@ -312,7 +314,7 @@ afterAll(async () => {
 });
 
 describe('fault × command × adapter matrix', () => {
-  it.concurrent.for(SOURCES)('%s: every fault through every command, cold and stale, via the core and Slack and Discord commands and buttons', { timeout: 150_000 }, async (source, { expect }) => {
+  it.concurrent.for(SOURCES)('%s: every fault through every command, cold and stale, via the core and Slack and Discord commands, buttons and choices', { timeout: 150_000 }, async (source, { expect }) => {
     const stack = stacks.get(source)!;
     const started = performance.now();
     for (const fault of FAULTS) await runFault(stack, fault);

@@ -4,7 +4,8 @@ import type { Reply } from '../../src/reply/model.js';
 import type { SimStore } from '../../src/sim/data/store.js';
 import { blockActionsBody, postToBolt, slashCommandBody } from '../fakes/slack/index.js';
 import type { RecordedCall as DiscordCall, InteractionHandle } from '../fakes/discord/index.js';
-import { RUN_ID } from '../../adapters/discord/embeds.js';
+import { CHOOSE_ID, RUN_ID } from '../../adapters/discord/embeds.js';
+import { CHOICE_ACTION_PREFIX } from '../../adapters/slack/blocks.js';
 import type { RecordedCall as SlackCall } from '../fakes/slack/index.js';
 import { visibleText } from '../helpers/core.js';
 import { SIGNING_SECRET, SLACK_DIGEST_LIST_CHANNEL, SLACK_DIGEST_PREVIEW_CHANNEL, slackCaller, UPSTREAM_TIMEOUT_MS, type FaultStack } from './stack.js';
@@ -25,8 +26,11 @@ import { SIGNING_SECRET, SLACK_DIGEST_LIST_CHANNEL, SLACK_DIGEST_PREVIEW_CHANNEL
  */
 export type Cell = 'ok' | 'stale' | 'message' | 'reported' | 'crash' | 'hang' | 'leak' | 'empty' | 'unclear' | 'wrong';
 
-/** The command typed, or carried by a button on one of polbot's messages (a card's follow-ups). */
-export type Via = 'core' | 'slack' | 'slack button' | 'discord' | 'discord button';
+/**
+ * The command typed; carried by a button on one of polbot's messages (a card's follow-ups); or
+ * picked from the private list of candidates polbot offers for an ambiguous name.
+ */
+export type Via = 'core' | 'slack' | 'slack button' | 'slack choice' | 'discord' | 'discord button' | 'discord choice';
 
 /** Slack and Discord both allow 3 s before an interaction must be acknowledged. */
 export const ACK_DEADLINE_MS = 3_000;
@@ -345,6 +349,22 @@ export function viaSlackButton(stack: FaultStack, spec: CommandSpec): Promise<At
   });
 }
 
+/**
+ * The same command picked from the private list of candidates for an ambiguous name: the choice
+ * turns into "Looking up…" while it runs, and the answer replaces it or goes to the channel.
+ */
+export function viaSlackChoice(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  return slackAttempt(stack, spec, (channel, responseUrl, n) => {
+    const messageTs = `${Math.floor(Date.now() / 1000)}.${String(n).padStart(6, '0')}`;
+    return blockActionsBody({
+      actions: [{ action_id: `${CHOICE_ACTION_PREFIX}0`, value: spec.text(stack), type: 'button' }],
+      channel,
+      response_url: responseUrl,
+      container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: true },
+    });
+  });
+}
+
 async function slackAttempt(stack: FaultStack, spec: CommandSpec, bodyFor: (channel: string, responseUrl: string, n: number) => string): Promise<Attempt> {
   const n = ++slackSequence;
   const channel = spec.slackChannel ?? `CFAULT${String(n).padStart(5, '0')}`;
@@ -411,6 +431,16 @@ export function viaDiscord(stack: FaultStack, spec: CommandSpec): Promise<Attemp
 export function viaDiscordButton(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
   return discordAttempt(() =>
     stack.discordFake.sendComponent({ custom_id: `${RUN_ID}:${(spec.discordText ?? spec.text)(stack)}`, component_type: 2, channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
+  );
+}
+
+/**
+ * The same command picked from the menu of candidates for an ambiguous name: the menu becomes
+ * "Looking up…", then the answer follows in the channel, or an error replaces the menu.
+ */
+export function viaDiscordChoice(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  return discordAttempt(() =>
+    stack.discordFake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: [(spec.discordText ?? spec.text)(stack)], channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
   );
 }
 
