@@ -131,7 +131,7 @@ function digestCommand(): SlashCommandBuilder {
       .addStringOption((o) => o.setName('at').setDescription('Time of day, HH:MM (24 h)').setMinLength(4).setMaxLength(5))
       .addStringOption((o) => o.setName('tz').setDescription('Time zone, e.g. Europe/Berlin (default UTC)').setAutocomplete(true).setMaxLength(64)),
   );
-  digest.addSubcommand((s) => s.setName('list').setDescription('Digests of this server'));
+  digest.addSubcommand((s) => s.setName('list').setDescription('Digests of this channel'));
   for (const [name, description] of [
     ['remove', 'Delete a digest'],
     ['pause', 'Pause a digest'],
