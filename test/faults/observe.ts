@@ -5,7 +5,7 @@ import type { SimStore } from '../../src/sim/data/store.js';
 import { blockActionsBody, postToBolt, slashCommandBody } from '../fakes/slack/index.js';
 import type { RecordedCall as DiscordCall, InteractionHandle } from '../fakes/discord/index.js';
 import { CHOOSE_ID, RUN_ID } from '../../adapters/discord/embeds.js';
-import { CHOICE_ACTION_PREFIX } from '../../adapters/slack/blocks.js';
+import { CHOICE_ACTION_PREFIX, FOLLOW_UP_ACTION_PREFIX } from '../../adapters/slack/blocks.js';
 import type { RecordedCall as SlackCall } from '../fakes/slack/index.js';
 import { visibleText } from '../helpers/core.js';
 import { SIGNING_SECRET, SLACK_DIGEST_LIST_CHANNEL, SLACK_DIGEST_PREVIEW_CHANNEL, slackCaller, UPSTREAM_TIMEOUT_MS, type FaultStack } from './stack.js';
@@ -337,16 +337,7 @@ export function viaSlack(stack: FaultStack, spec: CommandSpec): Promise<Attempt>
  * follow-ups are: answered in that message's thread, or privately on the response_url.
  */
 export function viaSlackButton(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
-  return slackAttempt(stack, spec, (channel, responseUrl, n) => {
-    const messageTs = `${Math.floor(Date.now() / 1000)}.${String(n).padStart(6, '0')}`;
-    return blockActionsBody({
-      actions: [{ action_id: 'pol_action_0', value: spec.text(stack), type: 'button' }],
-      channel,
-      response_url: responseUrl,
-      container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
-      message: { ts: messageTs, text: 'card' },
-    });
-  });
+  return slackClick(stack, spec, `${FOLLOW_UP_ACTION_PREFIX}0`, false);
 }
 
 /**
@@ -354,13 +345,20 @@ export function viaSlackButton(stack: FaultStack, spec: CommandSpec): Promise<At
  * turns into "Looking up…" while it runs, and the answer replaces it or goes to the channel.
  */
 export function viaSlackChoice(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  return slackClick(stack, spec, `${CHOICE_ACTION_PREFIX}0`, true);
+}
+
+/** A click on a button carrying the command, on a message in the channel or on a private one. */
+function slackClick(stack: FaultStack, spec: CommandSpec, actionId: string, ephemeral: boolean): Promise<Attempt> {
   return slackAttempt(stack, spec, (channel, responseUrl, n) => {
     const messageTs = `${Math.floor(Date.now() / 1000)}.${String(n).padStart(6, '0')}`;
     return blockActionsBody({
-      actions: [{ action_id: `${CHOICE_ACTION_PREFIX}0`, value: spec.text(stack), type: 'button' }],
+      actions: [{ action_id: actionId, value: spec.text(stack), type: 'button' }],
       channel,
       response_url: responseUrl,
-      container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: true },
+      container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: ephemeral },
+      // Only a message in the channel comes with the message itself; an ephemeral one does not.
+      ...(ephemeral ? {} : { message: { ts: messageTs, text: 'card' } }),
     });
   });
 }

@@ -17,7 +17,7 @@ export interface HandoverTiming {
   maxHoldMs: number;
 }
 
-export const HANDOVER_TIMING: HandoverTiming = { quietMs: 5, maxHoldMs: 250 };
+const HANDOVER_TIMING: HandoverTiming = { quietMs: 5, maxHoldMs: 250 };
 
 export class Handover<T> {
   private held: T[] = [];
