@@ -1,53 +1,84 @@
 import type { EntityRef } from '../src/api/domain.js';
 import { UpstreamError } from '../src/api/errors.js';
+import { footerOf } from '../src/reply/footer.js';
+import { inline, ref } from '../src/reply/inline.js';
 import type { Reply } from '../src/reply/model.js';
-import { chartImage } from './chart-image.js';
-import type { CommandContext } from './context.js';
-import { footerOf } from './footer.js';
-import { daysOf, type ChartKind, type Range, type Target } from './grammar.js';
-import { targetRef } from './parse.js';
-import { resolveTarget } from './resolve-target.js';
+import { chartImage } from './kit/chart-image.js';
+import type { CommandContext } from './kit/context.js';
+import { resolveTarget } from './kit/resolve-target.js';
+import { defineCommand, str } from './kit/spec.js';
+import { parseTarget, targetRef } from './kit/target.js';
+
+const RANGES = ['7d', '30d', '90d', '180d', '365d', 'all'] as const;
+type Range = (typeof RANGES)[number];
+const CHART_KINDS = ['pol', 'categories', 'reserves', 'inflation', 'voice'] as const;
+type ChartKind = (typeof CHART_KINDS)[number];
 
 const NEEDS_PROJECT: readonly ChartKind[] = ['inflation', 'voice'];
 const NEEDS_EXCHANGE: readonly ChartKind[] = ['reserves'];
 
-export async function chartCommand(ctx: CommandContext, target: Target, range: Range, chart: ChartKind | null): Promise<Reply> {
-  const kindHint = chart && NEEDS_PROJECT.includes(chart) ? 'project' : chart && NEEDS_EXCHANGE.includes(chart) ? 'exchange' : undefined;
-  const resolved = await resolveTarget(ctx, target, (ref) => `chart ${ref} ${range}${chart ? ` ${chart}` : ''}`, kindHint);
-  if (!resolved.ok) return resolved.reply;
-  const entity = resolved.entity;
-  const what = chart ?? 'pol';
-  if (NEEDS_PROJECT.includes(what) && entity.kind !== 'project') {
-    return { kind: 'error', message: `The ${what} chart exists for projects only.`, hint: `Try /pol chart ${targetRef(entity.kind, entity.slug)} ${range} pol` };
-  }
-  if (NEEDS_EXCHANGE.includes(what) && entity.kind !== 'exchange') {
-    return { kind: 'error', message: 'The reserves chart exists for exchanges only.', hint: `Try /pol chart ${targetRef(entity.kind, entity.slug)} ${range} pol` };
-  }
-  const days = daysOf(range);
-  const [record, data] = await Promise.all([
-    ctx.source.record(entity.kind, entity.slug).catch((err: unknown) => {
-      if (err instanceof UpstreamError && err.kind !== 'not_found') return undefined;
-      throw err;
-    }),
-    fetchSeries(ctx, entity, what, days),
-  ]);
-  const named: EntityRef = { ...entity, name: record?.data.name ?? entity.name };
-  const footer = footerOf([record, data.fetched], ctx.now());
-  if (data.empty) {
-    return { kind: 'text', title: `${named.name}: ${data.label}`, text: `There is no ${data.label} history for ${named.name}${range === 'all' ? '' : ` in the last ${range}`}.`, footer };
-  }
-  const image = await chartImage(ctx, { ...data.spec, entity: named, days, simulated: footer.simulated });
-  return {
-    kind: 'text',
-    title: `${named.name}: ${data.label}, ${range === 'all' ? 'all history' : range}`,
-    text: data.summary,
-    ...(image ? { image } : {}),
-    ...(data.series ? { series: data.series } : {}),
-    footer,
-  };
-}
+/** Days for a range; `all` is the whole history (no `days` sent upstream). */
+const daysOf = (range: Range): number | undefined => (range === 'all' ? undefined : Number(range.slice(0, -1)));
 
-type Series = Awaited<ReturnType<typeof fetchSeries>>;
+export default defineCommand({
+  name: 'chart',
+  words: ['chart'],
+  summary: 'A chart over time',
+  examples: ['chart bitcoin 365d categories'],
+  options: [
+    { type: 'entity', name: 'name', description: 'Project or exchange', required: true, missing: 'Which project or exchange should I chart?' },
+    {
+      type: 'choice',
+      name: 'range',
+      description: 'Time range (default 90 days)',
+      choices: RANGES.map((r) => ({ value: r, label: r === 'all' ? 'all history' : r })),
+      aliases: { '1w': '7d', '1m': '30d', '3m': '90d', '6m': '180d', '1y': '365d', '12m': '365d', max: 'all' },
+      default: '90d',
+      near: /^\d+[dwmy]$/,
+    },
+    { type: 'choice', name: 'kind', description: 'What to chart (default PoL)', choices: CHART_KINDS.map((k) => ({ value: k })) },
+  ],
+  async handler(ctx, args) {
+    const range = (str(args, 'range') || '90d') as Range;
+    const chart = (str(args, 'kind') || null) as ChartKind | null;
+    const kindHint = chart && NEEDS_PROJECT.includes(chart) ? 'project' : chart && NEEDS_EXCHANGE.includes(chart) ? 'exchange' : undefined;
+    const resolved = await resolveTarget(
+      ctx,
+      parseTarget(str(args, 'name')),
+      (name) => ({ command: 'chart', args: { name, range, ...(chart ? { kind: chart } : {}) } }),
+      kindHint,
+    );
+    if (!resolved.ok) return resolved.reply;
+    const entity = resolved.entity;
+    const what = chart ?? 'pol';
+    const instead = inline`Try ${ref('chart', { name: targetRef(entity.kind, entity.slug), range, kind: 'pol' })}`;
+    if (NEEDS_PROJECT.includes(what) && entity.kind !== 'project') return { kind: 'error', message: `The ${what} chart exists for projects only.`, hint: instead };
+    if (NEEDS_EXCHANGE.includes(what) && entity.kind !== 'exchange') return { kind: 'error', message: 'The reserves chart exists for exchanges only.', hint: instead };
+    const days = daysOf(range);
+    const [record, data] = await Promise.all([
+      ctx.source.record(entity.kind, entity.slug).catch((err: unknown) => {
+        if (err instanceof UpstreamError && err.kind !== 'not_found') return undefined;
+        throw err;
+      }),
+      fetchSeries(ctx, entity, what, days),
+    ]);
+    const named: EntityRef = { ...entity, name: record?.data.name ?? entity.name };
+    const footer = footerOf([record, data.fetched], ctx.now());
+    if (data.empty) {
+      return { kind: 'text', title: `${named.name}: ${data.label}`, text: `There is no ${data.label} history for ${named.name}${range === 'all' ? '' : ` in the last ${range}`}.`, footer };
+    }
+    const image = await chartImage(ctx, { ...data.spec, entity: named, days, simulated: footer.simulated });
+    return {
+      kind: 'text',
+      title: `${named.name}: ${data.label}, ${range === 'all' ? 'all history' : range}`,
+      text: data.summary,
+      ...(image ? { image } : {}),
+      ...(data.series ? { series: data.series } : {}),
+      footer,
+    };
+  },
+});
+
 
 async function fetchSeries(ctx: CommandContext, entity: EntityRef, what: ChartKind, days: number | undefined) {
   const { source } = ctx;
@@ -75,4 +106,3 @@ async function fetchSeries(ctx: CommandContext, entity: EntityRef, what: ChartKi
   }
 }
 
-export type { Series };

@@ -1,10 +1,21 @@
 import { UpstreamError, upstreamMessage } from '../src/api/errors.js';
 import * as fmt from '../src/reply/format.js';
+import { footerOf } from '../src/reply/footer.js';
 import type { Reply } from '../src/reply/model.js';
-import type { CommandContext } from './context.js';
-import { footerOf } from './footer.js';
+import type { CommandContext } from './kit/context.js';
+import { defineCommand } from './kit/spec.js';
 
-export async function healthCommand(ctx: CommandContext): Promise<Reply> {
+export default defineCommand({
+  name: 'health',
+  words: ['health'],
+  summary: 'Is the risk-data service up',
+  examples: ['health'],
+  options: [],
+  audience: 'asker',
+  handler: (ctx) => health(ctx),
+});
+
+async function health(ctx: CommandContext): Promise<Reply> {
   const stats = ctx.source.cache.stats();
   const cacheLine = {
     label: 'Cache',

@@ -1,13 +1,17 @@
-import type { Reply } from '../src/reply/model.js';
-import { HELP } from './grammar.js';
+import { defineCommand } from './kit/spec.js';
 
-export function helpCommand(): Reply {
-  return {
+export default defineCommand({
+  name: 'help',
+  words: ['help'],
+  aliases: [['?']],
+  summary: 'What polbot can do',
+  examples: ['help'],
+  options: [],
+  audience: 'asker',
+  handler: (ctx) => ({
     kind: 'text',
     title: 'polbot: crypto risk intelligence',
     text: 'Probability of Loss (PoL) is the chance of losing funds: lower is safer. Category quality scores run 0–100: higher is better.',
-    sections: [
-      { title: 'Commands', fields: HELP.map((h) => ({ label: h.usage, value: h.summary, detail: `e.g. ${h.example}` })) },
-    ],
-  };
-}
+    commands: ctx.catalogue.help(),
+  }),
+});

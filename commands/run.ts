@@ -1,81 +1,103 @@
 import { UpstreamError } from '../src/api/errors.js';
 import type { Logger } from '../src/log.js';
-import type { ErrorReply, Reply } from '../src/reply/model.js';
-import { cardCommand } from './card.js';
-import { chartCommand } from './chart.js';
-import { compareCommand } from './compare.js';
-import { CONSOLE_CALLER, type Caller, type CommandContext } from './context.js';
-import { digestCommand } from './digest.js';
-import { flagsCommand } from './flags.js';
-import type { Command, CommandName } from './grammar.js';
-import { healthCommand } from './health.js';
-import { helpCommand } from './help.js';
-import { indexCommand } from './index-pol.js';
-import { searchCommand, topCommand, trendingCommand } from './lists.js';
-import { parse } from './parse.js';
+import { inline, placeholder, ref } from '../src/reply/inline.js';
+import type { Action, CommandRef, ErrorReply, Inline, Reply } from '../src/reply/model.js';
+import type { Caller, CommandContext } from './kit/context.js';
+import type { CommandSpec, Invocation } from './kit/spec.js';
+import type { Registry } from './registry-view.js';
+import { validate } from './validate.js';
 
-const HINTS: Partial<Record<UpstreamError['kind'], string>> = {
-  not_found: 'Check the name with /pol search <text>.',
-  rate_limited: 'Try again in a minute.',
-  unavailable: 'Try again in a minute; /pol health shows the service status.',
-  timeout: 'Try again in a minute; /pol health shows the service status.',
-  // The person cannot fix an unreadable answer, but a transient one passes; the operators have the detail.
-  bad_response: 'Try again in a few minutes; this has been logged for the operators.',
-  unauthorized: 'The bot operator needs to check the API key.',
-  not_available: 'The operator can configure POL_API_BASE_URL to enable it.',
-};
+export interface RunResult {
+  reply: Reply;
+  /** The command that answered, for metrics and logs; `invalid` when the input was not a command. */
+  command: string;
+}
 
-export function errorReply(err: unknown, log?: Logger): ErrorReply {
+function hintFor(err: UpstreamError, ctx: CommandContext): Inline | undefined {
+  const health = ctx.source.supports('health') ? inline`Try again in a minute; ${ref('health')} shows the service status.` : 'Try again in a minute.';
+  switch (err.kind) {
+    case 'not_found':
+      return ctx.source.supports('search') ? inline`Check the name with ${ref('search', { text: placeholder('text') })}.` : undefined;
+    case 'rate_limited':
+      return 'Try again in a minute.';
+    case 'unavailable':
+    case 'timeout':
+      return health;
+    // The person cannot fix an unreadable answer, but a transient one passes; the operators have the detail.
+    case 'bad_response':
+      return 'Try again in a few minutes; this has been logged for the operators.';
+    case 'unauthorized':
+      return 'The bot operator needs to check the API key.';
+    case 'not_available':
+      return 'The operator can configure POL_API_BASE_URL to enable it.';
+    default:
+      return undefined;
+  }
+}
+
+export function errorReply(err: unknown, ctx: CommandContext, log?: Logger): ErrorReply {
   if (err instanceof UpstreamError) {
     if (err.kind === 'bad_response' || err.kind === 'unauthorized') log?.warn({ route: err.route, kind: err.kind, detail: err.detail }, 'upstream error');
-    const hint = HINTS[err.kind];
+    const hint = hintFor(err, ctx);
     return { kind: 'error', message: err.message, ...(hint ? { hint } : {}) };
   }
   log?.error({ err }, 'command failed');
   return { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' };
 }
 
-function dispatch(ctx: CommandContext, command: Command, caller: Caller): Promise<Reply> | Reply {
-  switch (command.name) {
+/** A mistake in the input, with a runnable example of the command that was meant. */
+export function usageError(message: string, spec: CommandSpec | undefined, registry: Registry): ErrorReply {
+  const example = spec ? registry.help().find((h) => h.usage.command === spec.name)?.examples[0] : undefined;
+  return { kind: 'error', audience: 'asker', message, ...(example ? { hint: inline`For example: ${example}` } : {}) };
+}
+
+/**
+ * Every command a reply names carries its typed form too, for the console, Slack and scripts
+ * (`actions[].command`); Discord writes the same references from their arguments.
+ */
+function withCommandText(reply: Reply, registry: Registry): Reply {
+  const typed = (r: CommandRef): CommandRef => ({ ...r, text: registry.text(r) });
+  const fill = (a: Action): Action => ({ ...a, run: typed(a.run), command: registry.text(a.run) });
+  const text = <T extends Inline | undefined>(t: T): T =>
+    (typeof t === 'string' || t === undefined ? t : t.map((p) => (typeof p === 'string' ? p : { ref: typed(p.ref) }))) as T;
+  switch (reply.kind) {
+    case 'choice':
+      return { ...reply, prompt: text(reply.prompt), ...(reply.note !== undefined ? { note: text(reply.note) } : {}), options: reply.options.map(fill) };
     case 'card':
-      return cardCommand(ctx, command.target);
-    case 'flags':
-      return flagsCommand(ctx, command.target);
-    case 'chart':
-      return chartCommand(ctx, command.target, command.range, command.chart);
-    case 'compare':
-      return compareCommand(ctx, command.targets);
-    case 'top':
-      return topCommand(ctx, command.kind);
-    case 'search':
-      return searchCommand(ctx, command.text);
-    case 'trending':
-      return trendingCommand(ctx);
-    case 'index':
-      return indexCommand(ctx);
-    case 'health':
-      return healthCommand(ctx);
-    case 'help':
-      return helpCommand();
-    case 'digest':
-      return digestCommand(ctx, command.args, caller);
+      return reply.actions ? { ...reply, actions: reply.actions.map(fill) } : reply;
+    case 'table':
+      return { ...reply, ...(reply.note !== undefined ? { note: text(reply.note) } : {}), ...(reply.actions ? { actions: reply.actions.map(fill) } : {}) };
+    case 'text':
+      return {
+        ...reply,
+        ...(reply.text !== undefined ? { text: text(reply.text) } : {}),
+        // A usage reference is for surfaces with options (Discord); the typed form is `typed` already.
+        ...(reply.commands ? { commands: reply.commands.map((c) => ({ ...c, examples: c.examples.map(typed) })) } : {}),
+      };
+    case 'error':
+      return reply.hint !== undefined ? { ...reply, hint: text(reply.hint) } : reply;
   }
 }
 
-export interface RunResult {
-  reply: Reply;
-  command: CommandName | 'invalid' | 'rate_limited';
-}
-
-/** Text in, Reply out. Never throws: every failure becomes a short, safe error reply. */
-export async function runCommand(ctx: CommandContext, text: string, log?: Logger, caller: Caller = CONSOLE_CALLER): Promise<RunResult> {
-  const parsed = parse(text);
-  if (!parsed.ok) {
-    return { command: 'invalid', reply: { kind: 'error', message: parsed.message, hint: `Usage: ${parsed.usage} (for example ${parsed.example})` } };
-  }
+/** Runs a typed invocation (from any surface). Never throws: every failure becomes a short, safe error reply. */
+export async function invoke(ctx: CommandContext, registry: Registry, invocation: Invocation, caller: Caller, log?: Logger): Promise<RunResult> {
+  const spec = registry.get(invocation.command);
+  if (!spec) return { command: 'invalid', reply: withCommandText({ kind: 'error', message: 'That command no longer exists.', hint: inline`See ${ref('help')}.` }, registry) };
+  const checked = validate(spec, invocation.args);
+  if (!checked.ok) return { command: 'invalid', reply: withCommandText(usageError(checked.message, spec, registry), registry) };
+  let reply: Reply;
   try {
-    return { command: parsed.command.name, reply: await dispatch(ctx, parsed.command, caller) };
+    reply = await spec.handler({ ...ctx, caller, catalogue: registry }, checked.args);
   } catch (err) {
-    return { command: parsed.command.name, reply: errorReply(err, log) };
+    reply = errorReply(err, ctx, log);
   }
+  if (spec.audience && !reply.audience) reply = { ...reply, audience: spec.audience };
+  return { command: spec.name, reply: withCommandText(reply, registry) };
+}
+
+/** Typed text in (Slack, the console), Reply out. */
+export async function runText(ctx: CommandContext, registry: Registry, text: string, caller: Caller, log?: Logger): Promise<RunResult> {
+  const parsed = registry.grammar.parse(text);
+  if (!parsed.ok) return { command: 'invalid', reply: withCommandText(usageError(parsed.message, parsed.spec, registry), registry) };
+  return invoke(ctx, registry, parsed.invocation, caller, log);
 }

@@ -16,7 +16,7 @@ import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What runs in production; `bench` is compiled too, so the benchmark can measure the same code. */
-const SOURCE_DIRS = ['src', 'adapters', 'commands', 'bench'];
+const SOURCE_DIRS = ['src', 'adapters', 'commands', 'app', 'bench'];
 
 function tsFiles(dir) {
   const out = [];
@@ -46,7 +46,7 @@ export async function buildProject(outdir = join(ROOT, 'dist')) {
   mkdirSync(join(outdir, 'bin'), { recursive: true });
   writeFileSync(
     join(outdir, 'bin', 'polbot.js'),
-    "#!/usr/bin/env node\n// Built by scripts/build.mjs: the compiled command line, without a TypeScript loader.\nawait import('../src/cli/main.js');\n",
+    "#!/usr/bin/env node\n// Built by scripts/build.mjs: the compiled command line, without a TypeScript loader.\nawait import('../app/cli/main.js');\n",
     { mode: 0o755 },
   );
   // Marks the tree as an ES module tree wherever it is copied, as the package.json does here.

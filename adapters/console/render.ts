@@ -1,8 +1,14 @@
 import * as fmt from '../../src/reply/format.js';
-import type { Footer, Reply, Section, Series } from '../../src/reply/model.js';
+import { renderInline, typedText } from '../../src/reply/inline.js';
+import type { CommandHelp, CommandRef, Footer, Inline, Reply, Section, Series } from '../../src/reply/model.js';
 
 export interface ConsoleStyle {
   color: boolean;
+  /**
+   * How a command is written: as typed at the interactive prompt (`/pol exchange kraken`), or as
+   * the command line that runs it (`polbot ask "exchange kraken"`).
+   */
+  commands?: 'prompt' | 'ask';
   /** Where the reply's chart PNG was written, if it was. */
   imagePath?: string;
 }
@@ -76,6 +82,25 @@ function image(style: ConsoleStyle): string[] {
   return style.imagePath ? [paint(style, 'dim', `chart: ${style.imagePath}`)] : [];
 }
 
+/** A command the person can run, in the form this console takes it. */
+function commandText(style: ConsoleStyle, ref: CommandRef): string {
+  const typed = clean(typedText(ref));
+  return style.commands === 'ask' ? `polbot ask "${typed.replace(/"/g, '\\"')}"` : `/pol ${typed}`;
+}
+
+function inlineText(style: ConsoleStyle, text: Inline): string {
+  return renderInline(text, clean, (r) => commandText(style, r));
+}
+
+function commandList(style: ConsoleStyle, commands: readonly CommandHelp[]): string[] {
+  const lines = [paint(style, 'bold', 'Commands')];
+  for (const c of commands) {
+    lines.push(`  ${paint(style, 'bold', clean(c.typed))}`, `      ${clean(c.summary)}`);
+    lines.push(paint(style, 'dim', `      e.g. ${c.examples.map((e) => commandText(style, e)).join(', ')}`));
+  }
+  return lines;
+}
+
 /** A Reply as terminal text. Choices are numbered so the person can answer with the number. */
 export function renderReply(reply: Reply, style: ConsoleStyle): string {
   const out: string[] = [];
@@ -89,12 +114,12 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
       if (h.change) out.push(paint(style, h.change.trend === 'worse' ? 'red' : h.change.trend === 'better' ? 'green' : 'dim', h.change.text));
       out.push(...series(style, reply.series));
       for (const s of reply.sections) out.push('', ...section(style, s));
-      if (reply.actions?.length) out.push('', paint(style, 'dim', `more: ${reply.actions.map((a) => `/pol ${a.command}`).join('  ')}`));
+      if (reply.actions?.length) out.push('', paint(style, 'dim', `more: ${reply.actions.map((a) => commandText(style, a.run)).join('  ')}`));
       out.push('', ...image(style), ...footer(style, reply.footer));
       break;
     }
     case 'choice': {
-      out.push(clean(reply.prompt));
+      out.push(inlineText(style, reply.prompt));
       reply.options.forEach((o, i) => {
         const label = clean(o.label);
         const description = o.description ? clean(o.description) : '';
@@ -102,13 +127,13 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
         const text = description.startsWith(label) ? description : `${label}${description ? paint(style, 'dim', `  ${description}`) : ''}`;
         out.push(`  ${paint(style, 'bold', String(i + 1))}. ${text}`);
       });
-      if (reply.note) out.push(paint(style, 'dim', clean(reply.note)));
+      if (reply.note) out.push(paint(style, 'dim', inlineText(style, reply.note)));
       if (reply.options.length) out.push(paint(style, 'dim', 'Answer with a number to choose.'));
       break;
     }
     case 'table': {
       out.push(paint(style, 'bold', clean(reply.title)));
-      if (reply.note) out.push(paint(style, 'dim', clean(reply.note)));
+      if (reply.note) out.push(paint(style, 'dim', inlineText(style, reply.note)));
       const widths = reply.columns.map((c) => Math.min(40, Math.max(clean(c.label).length, ...reply.rows.map((r) => clean(r[c.key] ?? '').length))));
       const cell = (text: string, i: number) => {
         const t = clean(text).slice(0, widths[i]);
@@ -122,16 +147,17 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
     }
     case 'text': {
       if (reply.title) out.push(paint(style, 'bold', clean(reply.title)));
-      if (reply.text) out.push(clean(reply.text));
+      if (reply.text) out.push(inlineText(style, reply.text));
       out.push(...series(style, reply.series));
       for (const s of reply.sections ?? []) out.push('', ...section(style, s));
+      if (reply.commands?.length) out.push('', ...commandList(style, reply.commands));
       if (reply.image || reply.footer) out.push('');
       out.push(...image(style), ...footer(style, reply.footer));
       break;
     }
     case 'error':
       out.push(paint(style, 'red', clean(reply.message)));
-      if (reply.hint) out.push(paint(style, 'dim', clean(reply.hint)));
+      if (reply.hint) out.push(paint(style, 'dim', inlineText(style, reply.hint)));
       break;
   }
   return out.join('\n');

@@ -2,9 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Core } from '../../src/app/core.js';
+import type { Core } from '../../commands/core.js';
+import type { Invocation } from '../../commands/kit/spec.js';
 import type { Reply } from '../../src/reply/model.js';
 import { renderReply } from './render.js';
+import { withoutSlashCommand } from './typed.js';
 
 export interface ConsoleOptions {
   input?: NodeJS.ReadableStream;
@@ -35,7 +37,7 @@ export async function startConsole(core: Core, options: ConsoleOptions = {}): Pr
   const color = options.color ?? Boolean((output as NodeJS.WriteStream).isTTY);
   const chartDir = options.chartDir ?? join(tmpdir(), 'polbot-charts');
   const rl = createInterface({ input, output, terminal: Boolean((input as NodeJS.ReadStream).isTTY) });
-  let choices: string[] = [];
+  let choices: Invocation[] = [];
 
   if (options.banner) output.write(`${options.banner}\n`);
   rl.setPrompt('/pol ');
@@ -53,10 +55,11 @@ export async function startConsole(core: Core, options: ConsoleOptions = {}): Pr
       rl.prompt();
       continue;
     }
-    const { reply } = await core.run(picked ?? line);
-    choices = reply.kind === 'choice' ? reply.options.map((o) => o.command) : [];
+    // A numbered pick runs the chosen invocation itself, not its text read back.
+    const { reply } = picked ? await core.invoke(picked) : await core.run(withoutSlashCommand(line));
+    choices = reply.kind === 'choice' ? reply.options.map((o) => ({ command: o.run.command, args: (o.run.args ?? {}) as Invocation['args'] })) : [];
     const imagePath = await writeChart(reply, chartDir).catch(() => undefined);
-    output.write(`${renderReply(reply, { color, ...(imagePath ? { imagePath } : {}) })}\n\n`);
+    output.write(`${renderReply(reply, { color, commands: 'prompt', ...(imagePath ? { imagePath } : {}) })}\n\n`);
     rl.prompt();
   }
   rl.close();

@@ -74,3 +74,16 @@ export function timeZoneChoices(typed: string): Choice[] {
   const contains = q ? zones.filter((z) => !z.toLowerCase().startsWith(q) && z.toLowerCase().includes(q)) : [];
   return [...starts, ...contains].slice(0, MAX_CHOICES).map((z) => ({ name: z, value: z }));
 }
+
+const SLUG = /^[a-z0-9][a-z0-9_-]{0,99}$/;
+
+/**
+ * Where no list of exchanges exists (the tool server alone), an exchange is named by its slug.
+ * What the person typed is offered back as that slug, labelled as such: a confirmation of their
+ * own words, never a guess at another exchange.
+ */
+export function slugChoice(typed: string): Choice[] {
+  const slug = typed.trim().toLowerCase().replace(/^exchange:/, '').replace(/\s+/g, '-');
+  if (!SLUG.test(slug)) return [];
+  return [{ name: clip(plainText(`Exchange with the slug “${slug}”`), MAX_CHOICE_TEXT), value: `exchange:${slug}` }];
+}

@@ -16,21 +16,23 @@ import {
   type StringSelectMenuInteraction,
 } from 'discord.js';
 import { LRUCache } from 'lru-cache';
-import type { Core } from '../../src/app/core.js';
+import type { Core } from '../../commands/core.js';
 import type { EntityKind } from '../../src/api/domain.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
-import type { Caller } from '../../commands/context.js';
+import type { Caller } from '../../commands/kit/context.js';
+import type { Invocation } from '../../commands/kit/spec.js';
 import type { RunResult } from '../../commands/run.js';
-import { discordHelp } from './help.js';
-import { entityChoices, listChoices, timeZoneChoices, type Choice } from './autocomplete.js';
-import { POL, POL_DIGEST } from './commands.js';
+import type { CommandRef } from '../../src/reply/model.js';
+import { entityChoices, listChoices, slugChoice, timeZoneChoices, type Choice } from './autocomplete.js';
+import { POL_DIGEST, placeOf, toInvocation, type SlashInput } from './commands.js';
+import { decodeInvocation, encodeInvocation } from './custom-id.js';
+import { CommandMentions } from './mentions.js';
 import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
 import { describeError, isExpiredInteraction, maskTokens } from './errors.js';
 import { clip, escapeText } from './escape.js';
 import type { DiscordSettings } from './register.js';
 import { restOptions } from './rest.js';
-import { toCommandText, type SlashInput } from './translate.js';
 
 export interface DiscordClientOptions {
   core: Core;
@@ -49,6 +51,9 @@ export interface DiscordClientOptions {
 }
 
 const EPHEMERAL = MessageFlags.Ephemeral;
+/** Encoded commands up to this length go in the custom id itself (Discord allows 100 with our prefix). */
+const MAX_ENCODED = 90;
+const STASHED = '~';
 const FAILED: RunResult = { command: 'invalid', reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' } };
 const GENERIC_FAILURE = '⚠️ Something went wrong showing that answer. Please try again.';
 
@@ -83,22 +88,28 @@ export class DiscordAdapter {
   private readonly quickAnswerMs: number;
   private readonly listRefreshMs: number;
   private readonly lastRefresh = new Map<EntityKind, number>();
-  // Commands too long for a select value wait here under a short key. A choice outliving its
-  // entry (a restart, an hour) is answered with "run it again", never with another entity.
-  private readonly stashed = new LRUCache<string, string[]>({ max: 5_000, ttl: 60 * 60 * 1000 });
+  // Commands too long for a custom id wait here under a short key. A click outliving its entry
+  // (a restart, an hour) is answered with "run it again", never with another entity.
+  private readonly stashed = new LRUCache<string, CommandRef>({ max: 5_000, ttl: 60 * 60 * 1000 });
   private readonly render: RenderOptions;
+  readonly mentions: CommandMentions;
 
   constructor(opts: DiscordClientOptions) {
     this.core = opts.core;
     this.log = opts.log;
     this.quickAnswerMs = opts.quickAnswerMs ?? 200;
     this.listRefreshMs = opts.listRefreshMs ?? 60_000;
+    this.mentions = new CommandMentions(opts.core.registry.commands);
     this.render = {
-      stash: (commands) => {
+      encode: (ref) => {
+        const direct = encodeInvocation(ref);
+        if (direct.length <= MAX_ENCODED) return direct;
         const key = randomBytes(6).toString('base64url');
-        this.stashed.set(key, commands);
-        return key;
+        this.stashed.set(key, ref);
+        return `${STASHED}${key}`;
       },
+      mention: (ref) => this.mentions.ref(ref),
+      usage: (help) => this.mentions.usage(help),
     };
     this.client = new Client({
       // Slash commands and components arrive whatever the intents; Guilds keeps the guild and
@@ -114,33 +125,37 @@ export class DiscordAdapter {
   }
 
   /** The core promises never to throw; a deferral left "thinking" forever would be worse than a check. */
-  private run(text: string, caller: Caller): Promise<RunResult> {
-    return this.core.run(text, caller).then(
-      (result) => (result.command === 'help' ? { ...result, reply: discordHelp(result.reply) } : result),
-      (err: unknown) => {
-        this.log.error({ error: describeError(err) }, 'command core failed');
-        return FAILED;
-      },
-    );
+  private run(invocation: Invocation, caller: Caller): Promise<RunResult> {
+    return this.core.invoke(invocation, caller).catch((err: unknown) => {
+      this.log.error({ error: describeError(err) }, 'command core failed');
+      return FAILED;
+    });
+  }
+
+  /** A component's command: encoded in its custom id or value, or kept on our side under a key. */
+  private decode(value: string): Invocation | undefined {
+    if (value.startsWith(STASHED)) {
+      const ref = this.stashed.get(value.slice(STASHED.length));
+      return ref ? decodeInvocation(encodeInvocation(ref)) : undefined;
+    }
+    return decodeInvocation(value);
   }
 
   private renderMessage(reply: Reply): DiscordMessage {
     return renderReply(reply, this.render);
   }
 
-  /** Loads both entity lists in the background so autocomplete has something to offer. */
+  /** Loads the entity lists the source can give in the background, so autocomplete has something to offer. */
   warmLists(): void {
     for (const kind of ['project', 'exchange'] as const) this.refreshList(kind, true);
   }
 
   private refreshList(kind: EntityKind, force = false): void {
+    if (!this.core.canList(kind)) return;
     const now = Date.now();
     if (!force && now - (this.lastRefresh.get(kind) ?? 0) < this.listRefreshMs) return;
     this.lastRefresh.set(kind, now);
-    this.core.upstream.source.list(kind).then(
-      (r) => this.log.debug({ kind, entries: r.data.length }, 'entity list loaded for autocomplete'),
-      (err: unknown) => this.log.warn({ kind, error: describeError(err) }, 'entity list could not be loaded; autocomplete offers what is cached'),
-    );
+    void this.core.refreshList(kind);
   }
 
   private wire(): void {
@@ -179,20 +194,34 @@ export class DiscordAdapter {
     const focused = i.options.getFocused(true);
     const typed = String(focused.value ?? '');
     const sub = i.options.getSubcommand(false);
+    const spec = this.core.registry.commands.find((c) => {
+      const place = placeOf(c);
+      return place?.command === i.commandName && place.subcommand === sub;
+    });
+    // Compare's slots a, b, c... belong to its one list option.
+    const option = spec?.options.find((o) => o.name === focused.name || (o.type === 'entities' && o.discord === 'slots' && /^[a-h]$/.test(focused.name)));
     let choices: Choice[] = [];
     try {
-      const suggest = (prefix: string, limit: number) => this.core.upstream.resolver.suggest(prefix, limit);
-      if (i.commandName === POL) choices = entityChoices(suggest, typed, sub === 'flags' ? 'project' : undefined);
-      else if (i.commandName === POL_DIGEST && focused.name === 'names') choices = listChoices(suggest, typed);
-      else if (i.commandName === POL_DIGEST && focused.name === 'tz') choices = timeZoneChoices(typed);
+      const suggest = (prefix: string, limit: number) => this.core.suggest(prefix, limit);
+      if (option?.type === 'entity' || (option?.type === 'entities' && option.discord === 'slots')) {
+        const kind = option.type === 'entity' ? option.kind : undefined;
+        choices = entityChoices(suggest, typed, kind);
+        // Without a list of exchanges, a typed slug is how an exchange is named: offer it as one.
+        if (kind !== 'project' && !this.core.canList('exchange')) choices = [...slugChoice(typed), ...choices].slice(0, 25);
+      } else if (option?.type === 'entities') {
+        choices = listChoices(suggest, typed);
+      } else if (option?.type === 'text' && option.autocomplete === 'timezones') {
+        choices = timeZoneChoices(typed);
+      }
     } catch (err) {
       this.log.warn({ error: describeError(err) }, 'autocomplete lookup failed; answering with no choices');
     }
     // The answer goes out now from the cache; refreshing happens behind it.
     await i.respond(choices).catch((err: unknown) => this.logSendFailure(err, 'autocomplete'));
-    if (i.commandName === POL || focused.name === 'names') {
-      this.refreshList('project');
-      if (sub !== 'flags') this.refreshList('exchange');
+    if (option?.type === 'entity' || option?.type === 'entities') {
+      const kind = option.type === 'entity' ? option.kind : undefined;
+      if (kind !== 'exchange') this.refreshList('project');
+      if (kind !== 'project') this.refreshList('exchange');
     }
   }
 
@@ -201,22 +230,23 @@ export class DiscordAdapter {
 
   private async onCommand(i: ChatInputCommandInteraction): Promise<void> {
     const input = slashInput(i);
-    const translated = toCommandText(input);
-    if (!translated.ok) {
-      const msg = renderReply({ kind: 'error', message: translated.message, ...(translated.hint ? { hint: translated.hint } : {}) });
+    const invocation = toInvocation(this.core.registry.commands, input);
+    if (!invocation) {
+      // A command registered by an older version, still shown by a client that has not refreshed.
+      const msg = this.renderMessage({ kind: 'error', message: 'That command is not available any more.', hint: ['See ', { ref: { command: 'help' } }, '.'] });
       await i.reply({ ...asNew(msg), flags: EPHEMERAL }).catch((err: unknown) => this.logSendFailure(err, 'usage reply'));
       return;
     }
-    await this.answer(i, translated.text, `/${input.command} ${input.subcommand ?? ''}`.trim(), commandCaller(i));
+    await this.answer(i, invocation, `/${input.command} ${input.subcommand ?? ''}`.trim(), commandCaller(i));
   }
 
   private async onRun(i: ButtonInteraction | StringSelectMenuInteraction): Promise<void> {
-    const command = i.isButton() ? i.customId.slice(RUN_ID.length + 1) : (i.values[0] ?? '');
-    if (!command) {
+    const invocation = this.decode(i.isButton() ? i.customId.slice(RUN_ID.length + 1) : (i.values[0] ?? ''));
+    if (!invocation) {
       await i.reply({ ...asNew(notice('⚠️ That button no longer works. Run the command again.')), flags: EPHEMERAL });
       return;
     }
-    await this.answer(i, command, 'follow-up', componentCaller(i));
+    await this.answer(i, invocation, 'follow-up', componentCaller(i));
   }
 
   /**
@@ -225,9 +255,9 @@ export class DiscordAdapter {
    * out, and a choice or error arriving later replaces it with an ephemeral follow-up (a
    * deferral's visibility cannot be changed afterwards).
    */
-  private async answer(i: Answerable, text: string, label: string, caller: Caller): Promise<void> {
+  private async answer(i: Answerable, invocation: Invocation, label: string, caller: Caller): Promise<void> {
     const started = Date.now();
-    const pending = this.run(text, caller);
+    const pending = this.run(invocation, caller);
     const early = await Promise.race([pending, delay(this.quickAnswerMs)]);
     const deferredPrivate = early ? this.renderMessage(early.reply).private : false;
     try {
@@ -250,6 +280,14 @@ export class DiscordAdapter {
       this.log.debug({ command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started }, 'discord interaction answered');
     } catch (err) {
       this.logSendFailure(err, 'answer');
+      // The interaction's token lasts 15 minutes; an answer for the channel still reaches it with the bot's own token.
+      if (isExpiredInteraction(err) && !msg.private && i.channelId) {
+        await this.postReply(i.channelId, result.reply).then(
+          () => this.log.info({ command: label }, 'discord interaction expired; answer posted to the channel instead'),
+          (e: unknown) => this.logSendFailure(e, 'answer after expiry'),
+        );
+        return;
+      }
       await i.followUp({ ...asNew(notice(GENERIC_FAILURE)), flags: EPHEMERAL }).catch(() => undefined);
     }
   }
@@ -259,8 +297,7 @@ export class DiscordAdapter {
 
   private async onChoose(i: StringSelectMenuInteraction): Promise<void> {
     const picked = i.values[0] ?? '';
-    const key = i.customId.slice(CHOOSE_ID.length + 1);
-    const command = key ? this.stashed.get(key)?.[Number(picked)] : picked;
+    const command = this.decode(picked);
     const option = i.component.options.find((o) => o.value === picked);
     const label = option ? escapeText(clip(option.label, 80)) : 'your choice';
 

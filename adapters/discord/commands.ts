@@ -1,154 +1,152 @@
 import {
+  ApplicationCommandOptionType,
   ApplicationIntegrationType,
   InteractionContextType,
   PermissionFlagsBits,
-  SlashCommandBuilder,
+  type APIApplicationCommandBasicOption,
+  type APIApplicationCommandSubcommandOption,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
-  type SlashCommandStringOption,
 } from 'discord.js';
-import { CHART_KINDS, MAX_COMPARE, RANGES } from '../../commands/grammar.js';
+import type { Args, ArgValue, CommandSpec, Invocation, OptionSpec } from '../../commands/kit/spec.js';
+import { COMMANDS } from '../../commands/registry.js';
+import { MAX_NAME } from '../../commands/validate.js';
 
 /**
- * The Discord commands as data. They mirror the text grammar: each subcommand is one grammar
- * form, and `translate.ts` turns the chosen options back into that text for the core.
- *
- * Digest management is a separate command because Discord's `default_member_permissions`
- * gates a whole command, never a subcommand: `/pol` is for everyone, `/pol-digest` only for
- * members who can manage the server (server admins may widen that under Integrations).
+ * The Discord commands, generated from the command registry: every command is a subcommand of
+ * `/pol`, except the digest group, which is `/pol-digest` because Discord's
+ * `default_member_permissions` gates a whole command, never a subcommand: `/pol` is for everyone,
+ * `/pol-digest` only for members who can manage the server (server admins may widen that under
+ * Integrations).
  */
 
 export const POL = 'pol';
 export const POL_DIGEST = 'pol-digest';
 
-/** Names are short; the resolver reads at most this many characters. */
-export const MAX_NAME = 100;
-const COMPARE_SLOTS = ['a', 'b', 'c', 'd', 'e'] as const;
-export const COMPARE_OPTIONS: readonly string[] = COMPARE_SLOTS.slice(0, MAX_COMPARE);
+/** Compare's entities, one Discord option each. */
+const SLOTS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
+/** A comma-separated watchlist is longer than one name. */
+const MAX_LIST = 400;
 
-export const TOP_LISTS = ['exchanges', 'projects'] as const;
-export const DIGEST_SCHEDULES = ['daily', 'weekly'] as const;
-
-const nameOption = (o: SlashCommandStringOption, description: string, required = true) =>
-  o.setName('name').setDescription(description).setRequired(required).setAutocomplete(true).setMaxLength(MAX_NAME);
-
-function polCommand(): SlashCommandBuilder {
-  const pol = new SlashCommandBuilder()
-    .setName(POL)
-    .setDescription('Crypto risk: Probability of Loss, ratings, category scores and red flags')
-    .setContexts(InteractionContextType.Guild, InteractionContextType.BotDM)
-    .setIntegrationTypes(ApplicationIntegrationType.GuildInstall);
-
-  pol.addSubcommand((s) =>
-    s
-      .setName('card')
-      .setDescription('Score card of a project or exchange')
-      .addStringOption((o) => nameOption(o, 'Project or exchange (pick from the list, or type a name)')),
-  );
-  pol.addSubcommand((s) =>
-    s
-      .setName('flags')
-      .setDescription('Red flags and social-fraud signals of a project')
-      .addStringOption((o) => nameOption(o, 'Project (pick from the list, or type a name)')),
-  );
-  pol.addSubcommand((s) =>
-    s
-      .setName('chart')
-      .setDescription('A chart over time')
-      .addStringOption((o) => nameOption(o, 'Project or exchange'))
-      .addStringOption((o) =>
-        o
-          .setName('range')
-          .setDescription('Time range (default 90 days)')
-          .addChoices(...RANGES.map((r) => ({ name: r === 'all' ? 'all history' : r, value: r }))),
-      )
-      .addStringOption((o) =>
-        o
-          .setName('kind')
-          .setDescription('What to chart (default PoL)')
-          .addChoices(...CHART_KINDS.map((k) => ({ name: k, value: k }))),
-      ),
-  );
-  pol.addSubcommand((s) => {
-    s.setName('compare').setDescription(`Up to ${MAX_COMPARE} projects or exchanges side by side`);
-    COMPARE_OPTIONS.forEach((slot, i) =>
-      s.addStringOption((o) =>
-        o
-          .setName(slot)
-          .setDescription(i < 2 ? `Project or exchange ${i + 1}` : `Project or exchange ${i + 1} (optional)`)
-          .setRequired(i < 2)
-          .setAutocomplete(true)
-          .setMaxLength(MAX_NAME),
-      ),
-    );
-    return s;
-  });
-  pol.addSubcommand((s) =>
-    s
-      .setName('top')
-      .setDescription('Top ratings, lowest Probability of Loss first')
-      .addStringOption((o) =>
-        o
-          .setName('list')
-          .setDescription('Exchanges (default) or projects')
-          .addChoices(...TOP_LISTS.map((l) => ({ name: l, value: l }))),
-      ),
-  );
-  pol.addSubcommand((s) =>
-    s
-      .setName('search')
-      .setDescription('Find projects and exchanges')
-      .addStringOption((o) => o.setName('text').setDescription('Part of a name, ticker or slug').setRequired(true).setMaxLength(MAX_NAME)),
-  );
-  pol.addSubcommand((s) => s.setName('trending').setDescription('What people are looking up'));
-  pol.addSubcommand((s) => s.setName('index').setDescription('Index-level PoL for projects and exchanges'));
-  pol.addSubcommand((s) => s.setName('health').setDescription('Is the risk-data service up'));
-  pol.addSubcommand((s) => s.setName('help').setDescription('What polbot can do'));
-  return pol;
+/** Where a command lives in Discord: the top-level command and its subcommand. */
+export interface DiscordPlace {
+  command: string;
+  subcommand: string;
 }
 
-function digestCommand(): SlashCommandBuilder {
-  const digest = new SlashCommandBuilder()
-    .setName(POL_DIGEST)
-    .setDescription('Scheduled watchlist digests for this channel (server managers)')
-    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
-    .setContexts(InteractionContextType.Guild)
-    .setIntegrationTypes(ApplicationIntegrationType.GuildInstall);
+export function placeOf(spec: CommandSpec): DiscordPlace | undefined {
+  if (spec.discord === false) return undefined;
+  if (spec.group === 'digest') return { command: POL_DIGEST, subcommand: spec.words[spec.words.length - 1]! };
+  return { command: POL, subcommand: spec.name };
+}
 
-  digest.addSubcommand((s) =>
-    s
-      .setName('add')
-      .setDescription('Post a digest of a watchlist to this channel on a schedule')
-      .addStringOption((o) =>
-        o.setName('names').setDescription('Projects and exchanges, separated by commas').setRequired(true).setAutocomplete(true).setMaxLength(400),
-      )
-      .addStringOption((o) =>
-        o
-          .setName('schedule')
-          .setDescription('How often (default daily)')
-          .addChoices(...DIGEST_SCHEDULES.map((v) => ({ name: v, value: v }))),
-      )
-      .addStringOption((o) => o.setName('cron').setDescription('A cron expression instead of daily/weekly, e.g. 0 9 * * 1-5').setMaxLength(100))
-      .addStringOption((o) => o.setName('at').setDescription('Time of day, HH:MM (24 h)').setMinLength(4).setMaxLength(5))
-      .addStringOption((o) => o.setName('tz').setDescription('Time zone, e.g. Europe/Berlin (default UTC)').setAutocomplete(true).setMaxLength(64)),
-  );
-  digest.addSubcommand((s) => s.setName('list').setDescription('Digests of this channel'));
-  for (const [name, description] of [
-    ['remove', 'Delete a digest'],
-    ['pause', 'Pause a digest'],
-    ['resume', 'Resume a paused digest'],
-    ['preview', 'Show what a digest would post now'],
-  ] as const) {
-    digest.addSubcommand((s) =>
-      s
-        .setName(name)
-        .setDescription(description)
-        .addStringOption((o) => o.setName('id').setDescription('Digest id (see /pol-digest list)').setRequired(true).setMaxLength(64)),
-    );
+/** Discord's option names for a registry option (compare's entities become a, b, c...). */
+export function discordOptionNames(o: OptionSpec): string[] {
+  return o.type === 'entities' && o.discord === 'slots' ? SLOTS.slice(0, o.max) : [o.name];
+}
+
+function basicOptions(o: OptionSpec): APIApplicationCommandBasicOption[] {
+  const base = { description: o.description.slice(0, 100), required: o.required === true };
+  switch (o.type) {
+    case 'entity':
+      return [{ ...base, type: ApplicationCommandOptionType.String, name: o.name, autocomplete: true, max_length: MAX_NAME }];
+    case 'entities':
+      if (o.discord === 'joined') return [{ ...base, type: ApplicationCommandOptionType.String, name: o.name, autocomplete: true, max_length: MAX_LIST }];
+      return SLOTS.slice(0, o.max).map((slot, i) => ({
+        type: ApplicationCommandOptionType.String,
+        name: slot,
+        description: i < o.min ? `Project or exchange ${i + 1}` : `Project or exchange ${i + 1} (optional)`,
+        required: i < o.min,
+        autocomplete: true,
+        max_length: MAX_NAME,
+      }));
+    case 'choice':
+      return [{ ...base, type: ApplicationCommandOptionType.String, name: o.name, choices: o.choices.map((c) => ({ name: c.label ?? c.value, value: c.value })) }];
+    case 'text':
+      return [
+        {
+          ...base,
+          type: ApplicationCommandOptionType.String,
+          name: o.name,
+          max_length: o.maxLength,
+          ...(o.minLength !== undefined ? { min_length: o.minLength } : {}),
+          ...(o.autocomplete ? { autocomplete: true } : {}),
+        },
+      ];
+    case 'integer':
+      return [{ ...base, type: ApplicationCommandOptionType.Integer, name: o.name, min_value: o.min, max_value: o.max }];
   }
-  return digest;
+}
+
+function subcommand(spec: CommandSpec, place: DiscordPlace): APIApplicationCommandSubcommandOption {
+  // Discord wants required options first.
+  const options = spec.options.flatMap(basicOptions).sort((a, b) => Number(b.required === true) - Number(a.required === true));
+  return {
+    type: ApplicationCommandOptionType.Subcommand,
+    name: place.subcommand,
+    description: spec.summary.slice(0, 100),
+    ...(options.length ? { options } : {}),
+  };
 }
 
 /** Every command polbot registers, as the JSON Discord's API takes. */
-export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
-  return [polCommand().toJSON(), digestCommand().toJSON()];
+export function commandDefinitions(specs: readonly CommandSpec[] = COMMANDS): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+  const subs = (command: string) =>
+    specs.flatMap((spec) => {
+      const place = placeOf(spec);
+      return place?.command === command ? [subcommand(spec, place)] : [];
+    });
+  return [
+    {
+      name: POL,
+      description: 'Crypto risk: Probability of Loss, ratings, category scores and red flags',
+      contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
+      integration_types: [ApplicationIntegrationType.GuildInstall],
+      options: subs(POL),
+    },
+    {
+      name: POL_DIGEST,
+      description: 'Scheduled watchlist digests for this channel (server managers)',
+      default_member_permissions: String(PermissionFlagsBits.ManageGuild),
+      contexts: [InteractionContextType.Guild],
+      integration_types: [ApplicationIntegrationType.GuildInstall],
+      options: subs(POL_DIGEST),
+    },
+  ];
+}
+
+export type OptionValue = string | number | boolean;
+
+/** A slash command as it arrived: the subcommand and its options as plain values. */
+export interface SlashInput {
+  command: string;
+  subcommand: string | null;
+  options: Readonly<Record<string, OptionValue | undefined>>;
+}
+
+/**
+ * Options -> a typed invocation, option by option: nothing is written out as text and read back,
+ * so a name such as "index coop" or one ending in "all" reaches the command as it was typed.
+ */
+export function toInvocation(specs: readonly CommandSpec[], input: SlashInput): Invocation | undefined {
+  const spec = specs.find((s) => {
+    const place = placeOf(s);
+    return place?.command === input.command && place.subcommand === input.subcommand;
+  });
+  if (!spec) return undefined;
+  const args: Record<string, ArgValue> = {};
+  for (const o of spec.options) {
+    if (o.type === 'entities') {
+      const values = discordOptionNames(o)
+        .map((n) => input.options[n])
+        .filter((v): v is OptionValue => v !== undefined && v !== '')
+        .map(String);
+      // A joined list is split at commas, as typed; inside a slot a comma is only punctuation.
+      const names = o.discord === 'joined' ? values.flatMap((v) => v.split(',')) : values;
+      args[o.name] = names.map((n) => n.trim()).filter(Boolean);
+      continue;
+    }
+    const v = input.options[o.name];
+    if (v !== undefined && v !== '') args[o.name] = typeof v === 'number' ? v : String(v);
+  }
+  return { command: spec.name, args: args as Args };
 }

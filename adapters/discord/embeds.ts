@@ -8,8 +8,22 @@ import {
   ComponentType,
 } from 'discord.js';
 import * as fmt from '../../src/reply/format.js';
-import type { Action, ChoiceReply, Footer, Headline, Reply, ReplyImage, Section, TableReply } from '../../src/reply/model.js';
-import { POL_DIGEST } from './commands.js';
+import { renderInline, typedText } from '../../src/reply/inline.js';
+import {
+  audienceOf,
+  type Action,
+  type ChoiceReply,
+  type CommandHelp,
+  type CommandRef,
+  type Footer,
+  type Headline,
+  type Inline,
+  type Reply,
+  type ReplyImage,
+  type Section,
+  type TableReply,
+} from '../../src/reply/model.js';
+import { encodeInvocation } from './custom-id.js';
 import { clip, codeText, escapeText, plainText } from './escape.js';
 
 /**
@@ -63,13 +77,28 @@ export interface DiscordMessage {
 
 export interface RenderOptions {
   /**
-   * Keeps commands too long for a select value (100 characters) and returns a short key for
-   * them; without it such options are left out.
+   * A command as a custom id or select value (at most 90 characters, under our prefix). The
+   * adapter keeps long ones on its side under a short key; without it such commands are left out.
    */
-  stash?: (commands: string[]) => string;
+  encode?: (ref: CommandRef) => string | undefined;
+  /** A command named in text: a command mention with its options (see mentions.ts). */
+  mention?: (ref: CommandRef) => string;
+  /** A help entry's usage line. */
+  usage?: (help: CommandHelp) => string;
 }
 
-export const isPrivate = (reply: Reply): boolean => reply.kind === 'choice' || reply.kind === 'error';
+const defaultEncode = (ref: CommandRef): string | undefined => {
+  const value = encodeInvocation(ref);
+  return value.length <= 90 ? value : undefined;
+};
+const defaultMention = (ref: CommandRef): string => `\`/pol ${codeText(typedText(ref))}\``;
+
+export const isPrivate = (reply: Reply): boolean => audienceOf(reply) === 'asker';
+
+/** Inline text for markdown contexts: plain parts escaped, commands as mentions. */
+function inlineText(text: Inline, opts: RenderOptions): string {
+  return renderInline(text, escapeText, opts.mention ?? defaultMention);
+}
 
 const TRUNCATED = '… (truncated)';
 
@@ -256,10 +285,13 @@ function selectRow(customId: string, placeholder: string, options: APISelectMenu
 }
 
 /** Follow-up commands as buttons; one whose command does not fit a custom id is left out. */
-function actionButtons(actions: readonly Action[] | undefined): Row[] {
+function actionButtons(actions: readonly Action[] | undefined, opts: RenderOptions): Row[] {
+  const encode = opts.encode ?? defaultEncode;
   const buttons = (actions ?? [])
-    .map((a) => ({ a, id: `${RUN_ID}:${a.command}` }))
-    .filter(({ a, id }) => a.command.trim() !== '' && id.length <= LIMITS.customId)
+    .map((a) => ({ a, value: encode(a.run) }))
+    .filter((b): b is { a: Action; value: string } => b.value !== undefined)
+    .map(({ a, value }) => ({ a, id: `${RUN_ID}:${value}` }))
+    .filter(({ id }) => id.length <= LIMITS.customId)
     .slice(0, LIMITS.buttonsPerRow)
     .map(({ a, id }) => ({
       type: ComponentType.Button as const,
@@ -273,30 +305,12 @@ function actionButtons(actions: readonly Action[] | undefined): Row[] {
 // ---------------------------------------------------------------------------------------------
 // Replies
 
-/**
- * The core writes commands as they are typed in Slack and the console. In Discord, digests are
- * managed with a command of their own (`/pol-digest`, see commands.ts), so that is what a hint or
- * a usage line names here.
- */
-const TYPED_DIGEST_COMMAND = /\/pol digest\b/g;
-const withDiscordNames = (text: string): string => text.replace(TYPED_DIGEST_COMMAND, `/${POL_DIGEST}`);
-
-function embedWithDiscordNames(e: APIEmbed): APIEmbed {
-  return {
-    ...e,
-    ...(e.title ? { title: withDiscordNames(e.title) } : {}),
-    ...(e.description ? { description: withDiscordNames(e.description) } : {}),
-    ...(e.fields ? { fields: e.fields.map((f) => ({ ...f, name: withDiscordNames(f.name), value: withDiscordNames(f.value) })) } : {}),
-    ...(e.footer ? { footer: { ...e.footer, text: withDiscordNames(e.footer.text) } } : {}),
-  };
-}
-
 function message(parts: Partial<DiscordMessage>): DiscordMessage {
   const empty = !parts.content?.trim() && !parts.embeds?.length && !parts.components?.length && !parts.files?.length;
   return {
     // Discord refuses an empty message; a reply whose text was all invisible characters still answers.
-    content: empty ? '—' : clip(withDiscordNames(parts.content ?? ''), LIMITS.content, `\n${TRUNCATED}`),
-    embeds: (parts.embeds ?? []).map(embedWithDiscordNames).map(fitEmbed),
+    content: empty ? '—' : clip(parts.content ?? '', LIMITS.content, `\n${TRUNCATED}`),
+    embeds: (parts.embeds ?? []).map(fitEmbed),
     components: parts.components ?? [],
     files: parts.files ?? [],
     allowedMentions: { parse: [] },
@@ -308,7 +322,7 @@ function footerParts(f: Footer | undefined): Pick<APIEmbed, 'footer' | 'timestam
   return f ? { footer: { text: footerText(f) }, timestamp: new Date(f.asOf).toISOString() } : {};
 }
 
-function cardMessage(reply: Extract<Reply, { kind: 'card' }>): DiscordMessage {
+function cardMessage(reply: Extract<Reply, { kind: 'card' }>, opts: RenderOptions): DiscordMessage {
   const { image, files } = imageParts(reply.image);
   const embed: APIEmbed = {
     title: escapeText(reply.title),
@@ -318,7 +332,7 @@ function cardMessage(reply: Extract<Reply, { kind: 'card' }>): DiscordMessage {
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };
-  return message({ embeds: [embed], files, components: actionButtons(reply.actions) });
+  return message({ embeds: [embed], files, components: actionButtons(reply.actions, opts) });
 }
 
 /** A monospace table inside a code block, as many rows as fit, the rest counted. */
@@ -352,12 +366,12 @@ export function tableBlock(table: Pick<TableReply, 'columns' | 'rows'>, budget: 
   return `\`\`\`\n${lines.join('\n')}\n\`\`\`${rest > 0 ? `\n… ${rest} more row${rest === 1 ? '' : 's'}` : ''}`;
 }
 
-function tableMessage(reply: TableReply): DiscordMessage {
+function tableMessage(reply: TableReply, opts: RenderOptions): DiscordMessage {
   const { image, files } = imageParts(reply.image);
   // The note introduces the table; a long one is cut so that the table itself always has room.
-  const note = reply.note ? clip(escapeText(reply.note), 1000) : '';
+  const note = reply.note ? clip(inlineText(reply.note, opts), 1000) : '';
   const budget = LIMITS.description - (note ? note.length + 2 : 0) - 40;
-  const options = selectOptions(reply.actions ?? [], (a) => a.command);
+  const options = selectOptions(reply.actions ?? [], (a) => (opts.encode ?? defaultEncode)(a.run) ?? null);
   const embed: APIEmbed = {
     title: escapeText(reply.title),
     color: COLOURS.neutral,
@@ -369,13 +383,13 @@ function tableMessage(reply: TableReply): DiscordMessage {
   return message({ embeds: [embed], files, components });
 }
 
-function textMessage(reply: Extract<Reply, { kind: 'text' }>): DiscordMessage {
+function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOptions): DiscordMessage {
   const { image, files } = imageParts(reply.image);
   const embed: APIEmbed = {
     ...(reply.title ? { title: escapeText(reply.title) } : {}),
     color: COLOURS.neutral,
-    ...(reply.text ? { description: escapeText(reply.text) } : {}),
-    fields: sectionFields(reply.sections ?? []),
+    ...(reply.text ? { description: inlineText(reply.text, opts) } : {}),
+    fields: [...sectionFields(reply.sections ?? []), ...commandFields(reply.commands ?? [], opts)],
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };
@@ -385,19 +399,11 @@ function textMessage(reply: Extract<Reply, { kind: 'text' }>): DiscordMessage {
 }
 
 function choiceMessage(reply: ChoiceReply, opts: RenderOptions): DiscordMessage {
-  const lines = [escapeText(reply.prompt)];
-  if (reply.note) lines.push(escapeText(reply.note));
-  const fits = reply.options.every((o) => o.command.length <= LIMITS.optionText);
-  let customId = CHOOSE_ID;
-  let options: APISelectMenuOption[];
-  if (fits || !opts.stash) {
-    options = selectOptions(reply.options, (a) => a.command);
-  } else {
-    // Long commands (a compare of five names) stay on our side; the select carries indices.
-    const key = opts.stash(reply.options.map((o) => o.command));
-    customId = `${CHOOSE_ID}:${key}`;
-    options = selectOptions(reply.options, (_a, i) => String(i));
-  }
+  const lines = [inlineText(reply.prompt, opts)];
+  if (reply.note) lines.push(inlineText(reply.note, opts));
+  // Long commands (a compare of five names) stay on the adapter's side under a short key.
+  const options = selectOptions(reply.options, (a) => (opts.encode ?? defaultEncode)(a.run) ?? null);
+  const customId = CHOOSE_ID;
   const hidden = reply.options.length - options.length;
   if (hidden > 0) lines.push(`_${hidden} more not shown: type a more specific name._`);
   return message({
@@ -407,25 +413,40 @@ function choiceMessage(reply: ChoiceReply, opts: RenderOptions): DiscordMessage 
   });
 }
 
-function errorMessage(reply: Extract<Reply, { kind: 'error' }>): DiscordMessage {
+function errorMessage(reply: Extract<Reply, { kind: 'error' }>, opts: RenderOptions): DiscordMessage {
   const lines = [`⚠️ ${escapeText(reply.message)}`];
-  if (reply.hint) lines.push(escapeText(reply.hint));
+  if (reply.hint) lines.push(inlineText(reply.hint, opts));
   return message({ content: lines.join('\n'), private: true });
 }
 
 export function renderReply(reply: Reply, opts: RenderOptions = {}): DiscordMessage {
   switch (reply.kind) {
     case 'card':
-      return cardMessage(reply);
+      return withAudience(reply, cardMessage(reply, opts));
     case 'table':
-      return tableMessage(reply);
+      return withAudience(reply, tableMessage(reply, opts));
     case 'text':
-      return textMessage(reply);
+      return withAudience(reply, textMessage(reply, opts));
     case 'choice':
-      return choiceMessage(reply, opts);
+      return withAudience(reply, choiceMessage(reply, opts));
     case 'error':
-      return errorMessage(reply);
+      return withAudience(reply, errorMessage(reply, opts));
   }
+}
+
+/** The reply says who sees it; an ephemeral flag follows from that alone. */
+function withAudience(reply: Reply, msg: DiscordMessage): DiscordMessage {
+  return { ...msg, private: isPrivate(reply) };
+}
+
+/** Commands listed the Discord way: the command (a mention) with its options, and what it does. */
+function commandFields(commands: readonly CommandHelp[], opts: RenderOptions): APIEmbedField[] {
+  // A command with no place in Discord's list (the digest overview) is left out: nothing runs it there.
+  const lines = commands.flatMap((c) => {
+    const usage = opts.usage ? opts.usage(c) : defaultMention(c.usage);
+    return usage ? [`${usage} — ${escapeText(c.summary)}`] : [];
+  });
+  return linesToFields('Commands', lines);
 }
 
 /** A short status line of ours (never upstream text), for an ephemeral confirmation. */

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Events, Routes } from 'discord.js';
-import type { Core } from '../../src/app/core.js';
+import type { Core } from '../../commands/core.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import { DiscordAdapter, type DiscordClientOptions } from './client.js';
@@ -71,6 +71,16 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
     const why = info.name === 'AbortError' || info.name === 'TimeoutError' ? `the gateway was not ready within ${timeoutMs} ms` : info.message;
     log.error({ error: info }, 'discord start-up failed');
     throw new Error(`Discord: ${why}`);
+  }
+
+  // Hints name commands as mentions, which need the ids Discord gave them; without them a hint
+  // still names the command in code, so a failure here costs only the chip.
+  try {
+    const route = discord.guildId ? Routes.applicationGuildCommands(discord.applicationId, discord.guildId) : Routes.applicationCommands(discord.applicationId);
+    const registered = (await client.rest.get(route)) as { id?: unknown; name?: unknown }[];
+    adapter.mentions.setIds(Object.fromEntries(registered.flatMap((c) => (typeof c.id === 'string' && typeof c.name === 'string' ? [[c.name, c.id]] : []))));
+  } catch (err) {
+    log.warn({ error: describeError(err) }, 'discord command ids could not be read; hints name commands without mentions');
   }
 
   const ids = client.shard?.ids ?? [...client.ws.shards.keys()];

@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction } from '@slack/bolt';
-import type { Caller } from '../../commands/context.js';
+import type { Caller } from '../../commands/kit/context.js';
 import type { RunResult } from '../../commands/run.js';
 import type { HttpRoute } from '../../src/app/routes.js';
 import { slackCanManageDigests } from '../../src/digest/permissions.js';

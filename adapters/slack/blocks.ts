@@ -1,7 +1,11 @@
 import type { types } from '@slack/bolt';
 import * as fmt from '../../src/reply/format.js';
+import { plainInline, renderInline, typedText } from '../../src/reply/inline.js';
 import type {
   Action,
+  CommandHelp,
+  CommandRef,
+  Inline,
   CardReply,
   ChoiceReply,
   ErrorReply,
@@ -97,7 +101,7 @@ function button(label: string, actionId: string, value: string): types.Button {
  * A command is only offered when it fits in a button value whole: a cut command would run
  * something the person never chose.
  */
-const offerable = (a: Action): boolean => a.command.trim() !== '' && a.command.length <= LIMITS.buttonValue;
+const offerable = (a: Action): boolean => typedText(a.run).trim() !== '' && typedText(a.run).length <= LIMITS.buttonValue;
 
 function followUps(actions: readonly Action[] | undefined): Block[] {
   if (!actions?.length) return [];
@@ -105,7 +109,7 @@ function followUps(actions: readonly Action[] | undefined): Block[] {
   const shown = usable.slice(0, LIMITS.actionsElements);
   const blocks: Block[] = [];
   if (shown.length) {
-    blocks.push({ type: 'actions', elements: shown.map((a, i) => button(a.label, `${FOLLOW_UP_ACTION_PREFIX}${i}`, a.command)) });
+    blocks.push({ type: 'actions', elements: shown.map((a, i) => button(a.label, `${FOLLOW_UP_ACTION_PREFIX}${i}`, typedText(a.run))) });
   }
   const hidden = usable.length - shown.length;
   if (hidden > 0) blocks.push(context(andMore(hidden)));
@@ -128,6 +132,37 @@ function footer(f: Footer | undefined): Block[] {
   const shown = notes.slice(0, MAX_FOOTER_NOTES);
   if (notes.length > shown.length) shown.push(andMore(notes.length - shown.length, 'more notes'));
   return [context(parts.join(' · '), ...shown)];
+}
+
+// ---- commands named in text -----------------------------------------------------------------
+
+/** A command as a person types it in Slack, in code so it reads as something to type. */
+const slackCommand = (r: CommandRef): string => `\`${mrkdwn(flat(`/pol ${typedText(r)}`))}\``;
+
+/** Inline text as mrkdwn: plain parts escaped (and flattened to one line unless told), commands as code. */
+function inline(text: Inline, oneLine = true): string {
+  return renderInline(text, (t) => mrkdwn(oneLine ? flat(t) : t), slackCommand);
+}
+
+/** Inline text for the notification fallback, which is escaped as a whole later. */
+const flatInline = (text: Inline): string => plainInline(text, (r) => `/pol ${typedText(r)}`);
+
+/** A list of commands: the typed usage, what it does, and a runnable example. */
+function commandBlocks(commands: readonly CommandHelp[]): Block[] {
+  const lines = commands.map(
+    (c) => `${slackCommand({ command: c.usage.command, text: c.typed })}\n${mrkdwn(flat(c.summary))}  _e.g._ ${c.examples.map(slackCommand).join(', ')}`,
+  );
+  const blocks: Block[] = [];
+  let current: string[] = [];
+  for (const line of lines) {
+    if ([...current, line].join('\n').length > LIMITS.sectionText - 100) {
+      blocks.push(section(current.join('\n')));
+      current = [];
+    }
+    current.push(line);
+  }
+  if (current.length) blocks.push(section(current.join('\n')));
+  return blocks;
 }
 
 // ---- Reply sections --------------------------------------------------------------------------
@@ -226,14 +261,14 @@ function choice(r: ChoiceReply): SlackMessage {
   const body: Block[] = shown.map((o, i) => {
     const label = mrkdwn(flat(o.label));
     const description = o.description ? mrkdwn(flat(o.description)) : '';
-    const name = clip(label || mrkdwn(flat(o.command)) || `Option ${i + 1}`, SHORT_TEXT);
+    const name = clip(label || mrkdwn(flat(typedText(o.run))) || `Option ${i + 1}`, SHORT_TEXT);
     const text = `*${name}*${description && description !== label ? `\n${clip(description, NOTE_TEXT)}` : ''}`;
-    return { ...section(text), accessory: button('Choose', `${CHOICE_ACTION_PREFIX}${i}`, o.command) };
+    return { ...section(text), accessory: button('Choose', `${CHOICE_ACTION_PREFIX}${i}`, typedText(o.run)) };
   });
   const tail: Block[] = [];
   if (usable.length > shown.length) tail.push(context(`${andMore(usable.length - shown.length)}: try a more specific name`));
-  if (r.note) tail.push(context(clip(mrkdwn(flat(r.note)), NOTE_TEXT)));
-  return { text: fallback(r.prompt), blocks: assemble([section(mrkdwn(r.prompt), LEAD_TEXT)], body, tail) };
+  if (r.note) tail.push(context(clip(inline(r.note), NOTE_TEXT)));
+  return { text: fallback(flatInline(r.prompt)), blocks: assemble([section(inline(r.prompt, false), LEAD_TEXT)], body, tail) };
 }
 
 function tableCode(r: TableReply): string {
@@ -272,7 +307,7 @@ function tableCode(r: TableReply): string {
 
 function table(r: TableReply): SlackMessage {
   const head: Block[] = [...header(r.title)];
-  if (r.note) head.push(context(clip(mrkdwn(flat(r.note)), NOTE_TEXT)));
+  if (r.note) head.push(context(clip(inline(r.note), NOTE_TEXT)));
   const body: Block[] = [section(tableCode(r))];
   const tail = [...image(r.image), ...followUps(r.actions), ...footer(r.footer)];
   return { text: fallback(r.title, r.footer?.simulated), blocks: assemble(head, body, tail) };
@@ -281,16 +316,18 @@ function table(r: TableReply): SlackMessage {
 function textReply(r: TextReply): SlackMessage {
   const head: Block[] = r.title ? header(r.title) : [];
   const body: Block[] = [];
-  if (r.text?.trim()) body.push(section(mrkdwn(r.text.trim())));
+  const text = r.text === undefined ? '' : flatInline(r.text).trim();
+  if (text) body.push(section(inline(r.text!, false).trim()));
   for (const s of r.sections ?? []) body.push(...sectionBlocks(s));
+  if (r.commands?.length) body.push(...commandBlocks(r.commands));
   const tail = [...image(r.image), ...footer(r.footer)];
   if (!head.length && !body.length && !tail.length) body.push(section('_nothing to show_'));
-  const summary = r.title ?? r.text?.split('\n')[0] ?? 'polbot';
+  const summary = r.title ?? (text.split('\n')[0] || 'polbot');
   return { text: fallback(summary, r.footer?.simulated), blocks: assemble(head, body, tail) };
 }
 
 function errorReply(r: ErrorReply): SlackMessage {
-  const hint = r.hint ? `\n${clip(mrkdwn(r.hint), NOTE_TEXT)}` : '';
+  const hint = r.hint ? `\n${clip(inline(r.hint, false), NOTE_TEXT)}` : '';
   return { text: fallback(r.message), blocks: [section(`:warning: ${clip(mrkdwn(r.message), LEAD_TEXT)}${hint}`)] };
 }
 

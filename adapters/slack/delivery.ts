@@ -1,7 +1,7 @@
 import { webApi, type RespondArguments, type RespondFn } from '@slack/bolt';
 import type { RunResult } from '../../commands/run.js';
 import type { Logger } from '../../src/log.js';
-import type { Reply, ReplyImage } from '../../src/reply/model.js';
+import { audienceOf, type Reply, type ReplyImage } from '../../src/reply/model.js';
 import { renderReply, type SlackMessage } from './blocks.js';
 import { flat, plain } from './escape.js';
 import { clip } from './limits.js';
@@ -14,11 +14,9 @@ import { chartNotAttached, deliveryFailed, notInChannel, safeCode } from './noti
 
 export type Placement = 'channel' | 'ephemeral';
 
-const PERSONAL_COMMANDS = new Set(['help', 'health', 'invalid']);
-
+/** The reply says who it is for; Slack shows the asker's alone as an ephemeral message. */
 export function placementOf(result: RunResult): Placement {
-  if (result.reply.kind === 'choice' || result.reply.kind === 'error') return 'ephemeral';
-  return PERSONAL_COMMANDS.has(result.command) ? 'ephemeral' : 'channel';
+  return audienceOf(result.reply) === 'asker' ? 'ephemeral' : 'channel';
 }
 
 /** Slack's error code from a Web API failure (`not_in_channel`...), or a coarse kind for transport failures. */

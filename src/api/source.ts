@@ -65,6 +65,12 @@ type F<T> = Promise<Fetched<T>>;
  */
 export interface DataSource {
   readonly name: SourceName;
+  /**
+   * Whether this source can answer `method` at all (for `kind`, where it matters): the tool
+   * server alone has no tool for overall PoL, histories or exchange lists. Commands offer only
+   * buttons that can be answered, rather than buttons that fail when clicked.
+   */
+  supports(method: DataMethod, kind?: EntityKind): boolean;
 
   // Entities, lists, search
   list(kind: EntityKind): F<EntityRef[]>;
@@ -126,4 +132,4 @@ export interface DataSource {
 }
 
 /** Methods whose names the cache and metrics use as "kinds" of data. */
-export type DataMethod = Exclude<keyof DataSource, 'name' | 'close'>;
+export type DataMethod = Exclude<keyof DataSource, 'name' | 'close' | 'supports'>;

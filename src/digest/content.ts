@@ -3,8 +3,8 @@ import type { DataSource, Fetched } from '../api/source.js';
 import type { ChartRenderer, WatchlistChartSpec } from '../charts/index.js';
 import * as fmt from '../reply/format.js';
 import type { Column, Footer, ReplyImage, Section, TableReply } from '../reply/model.js';
-import { footerOf } from '../../commands/footer.js';
-import { settle, type Settled } from '../../commands/settle.js';
+import { footerOf } from '../reply/footer.js';
+import { settle, type Settled } from '../api/settle.js';
 import { formatSlot, typicalInterval } from './schedule.js';
 import type { Digest, EntitySnapshot, RunContent, Snapshot } from './store.js';
 

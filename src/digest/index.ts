@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../commands/context.js';
+import type { DigestDeps } from './deps.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ContentOptions } from './content.js';
@@ -22,7 +22,7 @@ export interface DigestsOptions {
   config?: Pick<Config, 'databaseUrl' | 'dataDir'>;
   /** An already open database instead (tests); it is not closed by `stop`. */
   db?: Db;
-  ctx: CommandContext;
+  ctx: DigestDeps;
   deliverers: readonly Deliverer[];
   log?: Logger;
   now?: () => number;

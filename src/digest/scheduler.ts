@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { UpstreamError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import type { Reply } from '../reply/model.js';
-import type { CommandContext } from '../../commands/context.js';
+import type { DigestDeps } from './deps.js';
 import { buildDigest, chartFor, deliveryKey, EntityLoader, type ContentOptions } from './content.js';
 import { asDeliveryError, DEFAULT_POST_RETRY, DeliveryError, postWithRetry, type Deliverer, type PostRetryOptions } from './deliver.js';
 import { nextSlot } from './schedule.js';
@@ -12,7 +12,7 @@ import { LATE_REASON, type ClaimedRun, type DigestStore, type Platform, type Run
 export interface SchedulerOptions {
   store: DigestStore;
   /** The command core's context: the shared cached source and the chart renderer. */
-  ctx: Pick<CommandContext, 'source' | 'charts'>;
+  ctx: DigestDeps;
   deliverers: readonly Deliverer[];
   log?: Logger;
   /** Epoch ms. Every decision (due, late, lease) uses this clock, so tests control time. */

@@ -57,15 +57,42 @@ export interface Series {
   direction?: Direction;
 }
 
-/** Something the person can choose; `command` is fed back into the core as if typed. */
+/**
+ * A command with its arguments, as data: what a button runs, or what a hint tells the person to
+ * type. Each adapter writes it in its own syntax (Slack `/pol exchange kraken`, a Discord command
+ * mention with the option named, the console's `polbot ask "exchange kraken"`).
+ */
+export interface CommandRef {
+  /** The registry's name of the command, e.g. `chart` or `digest-list`. */
+  command: string;
+  args?: Readonly<Record<string, RefArg>>;
+  /** The same command as the console and Slack type it (`exchange kraken`), filled in by the core. */
+  text?: string;
+}
+
+/** An argument's value; a placeholder stands for what the person fills in (`<text>`). */
+export type RefArg = string | number | readonly string[] | { placeholder: string };
+
+/** Text that may name commands: plain strings, and references that each adapter writes its own way. */
+export type Inline = string | readonly (string | { ref: CommandRef })[];
+
+/**
+ * Something the person can choose. `run` is the command as data; `command` is the same command
+ * as the console and Slack type it, filled in by the core (scripts follow it with `polbot ask`).
+ */
 export interface Action {
   label: string;
   description?: string;
-  command: string;
+  run: CommandRef;
+  command?: string;
 }
+
+/** Who sees a reply: only the person who asked (help, their mistakes, refusals) or the channel. */
+export type Audience = 'asker' | 'channel';
 
 export interface CardReply {
   kind: 'card';
+  audience?: Audience;
   entity: EntityRef;
   title: string;
   subtitle?: string;
@@ -80,11 +107,12 @@ export interface CardReply {
 
 export interface ChoiceReply {
   kind: 'choice';
+  audience?: Audience;
   reason: 'ambiguous' | 'not_found';
   query: string;
-  prompt: string;
+  prompt: Inline;
   options: Action[];
-  note?: string;
+  note?: Inline;
 }
 
 export interface Column {
@@ -95,8 +123,9 @@ export interface Column {
 
 export interface TableReply {
   kind: 'table';
+  audience?: Audience;
   title: string;
-  note?: string;
+  note?: Inline;
   columns: Column[];
   rows: Record<string, string>[];
   /** Extra sections after the table (a digest's highlights). */
@@ -106,11 +135,24 @@ export interface TableReply {
   actions?: Action[];
 }
 
+/** One command in a list of commands (help): its usage and examples, written by each adapter its own way. */
+export interface CommandHelp {
+  /** Every option as a placeholder, for surfaces with options (Discord). */
+  usage: CommandRef;
+  /** The typed form with its options: `chart <name or slug> [7d|30d|...]`. */
+  typed: string;
+  summary: string;
+  examples: CommandRef[];
+}
+
 export interface TextReply {
   kind: 'text';
+  audience?: Audience;
   title?: string;
-  text?: string;
+  text?: Inline;
   sections?: Section[];
+  /** A list of commands, after the sections. */
+  commands?: CommandHelp[];
   image?: ReplyImage;
   series?: Series;
   footer?: Footer;
@@ -118,6 +160,12 @@ export interface TextReply {
 
 export interface ErrorReply {
   kind: 'error';
+  audience?: Audience;
   message: string;
-  hint?: string;
+  hint?: Inline;
+}
+
+/** Choices and errors are for the asker unless a command says otherwise; everything else for the channel. */
+export function audienceOf(reply: Reply): Audience {
+  return reply.audience ?? (reply.kind === 'choice' || reply.kind === 'error' ? 'asker' : 'channel');
 }

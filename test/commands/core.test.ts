@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Core } from '../../src/app/core.js';
+import type { Core } from '../../commands/core.js';
 import * as fmt from '../../src/reply/format.js';
 import type { CardReply, ChoiceReply, Reply, TableReply, TextReply } from '../../src/reply/model.js';
 import type { SimStore } from '../../src/sim/data/store.js';
 import { ratingForPol } from '../../src/sim/data/scales.js';
-import { ask, demoCore, visibleText } from '../helpers/core.js';
+import { ask, demoCore, slackText, visibleText } from '../helpers/core.js';
 
 let core: Core;
 let store: SimStore;
@@ -103,7 +103,7 @@ describe('ambiguous and unknown names', () => {
   it('answers a chosen option with the card of exactly that entity', async () => {
     const r = (await ask(core, 'shiba')) as ChoiceReply;
     const chosen = r.options.find((o) => o.command === 'project:shibaswap')!;
-    const card = asCard(await ask(core, chosen.command));
+    const card = asCard(await ask(core, chosen.command!));
     expect(card.entity).toMatchObject({ kind: 'project', slug: 'shibaswap' });
     expect(card.title).toBe('ShibaSwap (BONE)');
   });
@@ -124,7 +124,7 @@ describe('ambiguous and unknown names', () => {
     expect(r.options.map((o) => o.command)).toContain('project:ethereum');
     const none = (await ask(core, 'qqqzzzxxx')) as ChoiceReply;
     expect(none).toMatchObject({ kind: 'choice', reason: 'not_found', options: [] });
-    expect(none.prompt).toContain('/pol search');
+    expect(slackText(none.prompt)).toContain('/pol search');
   });
 
   it('never answers hostile input with a crash or an empty reply', async () => {
@@ -202,7 +202,9 @@ describe('other commands', () => {
     const h = (await ask(core, 'health')) as TextReply;
     expect(h.title).toMatch(/healthy/);
     const help = (await ask(core, 'help')) as TextReply;
-    const usages = help.sections![0]!.fields!.map((f) => f.label).join('\n');
+    const usages = help.commands!.map((c) => `/pol ${c.typed}`).join('\n');
+    // Every example is a command that runs.
+    for (const c of help.commands!) for (const e of c.examples) expect((await core.run(e.text!)).command, e.text).toBe(c.usage.command);
     for (const cmd of ['/pol <name or slug>', '/pol project', '/pol exchange', '/pol flags', '/pol chart', '/pol compare', '/pol top', '/pol search', '/pol trending', '/pol index', '/pol health', '/pol help', '/pol digest']) {
       expect(usages).toContain(cmd);
     }
@@ -231,7 +233,8 @@ describe('other commands', () => {
       expect(r.kind, input).toBe('error');
       if (r.kind !== 'error') continue;
       expect(r.message, input).toMatch(message);
-      expect(r.hint, input).toMatch(/^Usage: \/pol .* \(for example \/pol .*\)$/);
+      // A runnable example of the command that was meant.
+      expect(slackText(r.hint), input).toMatch(/^For example: \/pol \S+/);
     }
   });
 });

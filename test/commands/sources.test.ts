@@ -4,6 +4,7 @@ import * as fmt from '../../src/reply/format.js';
 import type { CardReply, ChoiceReply } from '../../src/reply/model.js';
 import { SimStore } from '../../src/sim/data/store.js';
 import { ask, demoCore } from '../helpers/core.js';
+import { slackText } from '../helpers/core.js';
 import { TEST_AS_OF } from '../helpers/sim.js';
 
 const BIN = join(import.meta.dirname, '../../bin/polbot.js');
@@ -40,7 +41,7 @@ describe('the core on each source', () => {
       expect(card.footer).toMatchObject({ sources: ['mcp'], simulated: true });
       const byName = (await ask(core, 'binance')) as ChoiceReply;
       expect(byName).toMatchObject({ kind: 'choice', reason: 'not_found' });
-      expect(byName.note).toMatch(/\/pol exchange <slug>/);
+      expect(slackText(byName.note)).toMatch(/\/pol exchange <slug>/);
       const bySlug = (await ask(core, 'exchange binance')) as CardReply;
       expect(bySlug.kind).toBe('card');
       expect(bySlug.entity).toMatchObject({ kind: 'exchange', slug: 'binance' });

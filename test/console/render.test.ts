@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderReply, sparkline } from '../../adapters/console/render.js';
 import type { CardReply, ChoiceReply, ErrorReply, TableReply, TextReply } from '../../src/reply/model.js';
+import { action } from '../helpers/actions.js';
 
 const footer = { asOf: Date.UTC(2026, 10, 22, 9, 30), sources: ['rest' as const], simulated: true };
 
@@ -17,7 +18,7 @@ const card: CardReply = {
   image: { kind: 'png', png: Buffer.from([1]), width: 800, height: 400, filename: 'kraken.png', alt: 'chart' },
   series: { label: 'PoL, 90 days', values: [0.01, 0.02, 0.015, 0.03], direction: 'lower is safer' },
   footer: { ...footer, stale: { ageMs: 12 * 60_000 } },
-  actions: [{ label: 'PoL, 1 year', command: 'chart exchange:kraken 365d pol' }],
+  actions: [action({ label: 'PoL, 1 year', command: 'chart exchange:kraken 365d pol' })],
 };
 
 describe('console rendering', () => {
@@ -50,9 +51,9 @@ describe('console rendering', () => {
       query: 'shiba',
       prompt: '“shiba” matches more than one project or exchange. Which one do you mean?',
       options: [
-        { label: 'Shiba Inu', description: 'Shiba Inu (SHIB) · project', command: 'project:shiba-inu' },
-        { label: 'ShibaSwap', description: 'ShibaSwap (BONE) · project', command: 'project:shibaswap' },
-        { label: 'Shiba', description: 'a meme coin', command: 'project:shiba' },
+        action({ label: 'Shiba Inu', description: 'Shiba Inu (SHIB) · project', command: 'project:shiba-inu' }),
+        action({ label: 'ShibaSwap', description: 'ShibaSwap (BONE) · project', command: 'project:shibaswap' }),
+        action({ label: 'Shiba', description: 'a meme coin', command: 'project:shiba' }),
       ],
     };
     const out = renderReply(choice, { color: false });

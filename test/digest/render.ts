@@ -1,5 +1,6 @@
 import * as fmt from '../../src/reply/format.js';
 import type { Footer, Reply, Section } from '../../src/reply/model.js';
+import { slackText } from '../helpers/core.js';
 
 /**
  * A deliberately plain Reply → text rendering for the test deliverers (the real Slack and Discord
@@ -10,7 +11,7 @@ export function renderText(reply: Reply): string {
   switch (reply.kind) {
     case 'table': {
       out.push(`*${reply.title}*`);
-      if (reply.note) out.push(reply.note);
+      if (reply.note) out.push(slackText(reply.note));
       const widths = reply.columns.map((c) => Math.max(c.label.length, ...reply.rows.map((r) => (r[c.key] ?? '').length)));
       const line = (cells: string[]) =>
         cells
@@ -24,7 +25,7 @@ export function renderText(reply: Reply): string {
     }
     case 'text':
       if (reply.title) out.push(`*${reply.title}*`);
-      if (reply.text) out.push(reply.text);
+      if (reply.text) out.push(slackText(reply.text));
       for (const s of reply.sections ?? []) out.push(...section(s));
       out.push(...footer(reply.footer));
       break;
@@ -34,10 +35,10 @@ export function renderText(reply: Reply): string {
       out.push(...footer(reply.footer));
       break;
     case 'choice':
-      out.push(reply.prompt, ...reply.options.map((o) => `• ${o.label}`));
+      out.push(slackText(reply.prompt), ...reply.options.map((o) => `• ${o.label}`));
       break;
     case 'error':
-      out.push(reply.message, ...(reply.hint ? [reply.hint] : []));
+      out.push(reply.message, ...(reply.hint ? [slackText(reply.hint)] : []));
       break;
   }
   return out.join('\n');

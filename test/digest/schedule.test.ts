@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAddArgs } from '../../commands/digest-args.js';
+import { parseAddArgs } from '../../commands/kit/digest-args.js';
 import { buildSchedule, checkTimezone, formatSlot, nextSlot, slotsBetween } from '../../src/digest/schedule.js';
 
 const utc = (iso: string) => Date.parse(iso);

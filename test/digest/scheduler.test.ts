@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { slackText } from '../helpers/core.js';
 import { deliveryKey } from '../../src/digest/content.js';
 import { DeliveryError, type Deliverer } from '../../src/digest/deliver.js';
 import { MISSED_REASON, SUPERSEDED_REASON, LATE_REASON, type Run } from '../../src/digest/store.js';
@@ -281,7 +282,7 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     const list = (await h.ask('digest list', slackCaller('C-GONE', 'U-ANYONE', false))) as TableReply;
     expect(list.kind).toBe('table');
     expect(list.rows[0]).toMatchObject({ id: String(id), state: 'failing: the channel was not found (deleted, or the bot cannot see it)', next: 'failing' });
-    expect(list.note).toContain(`/pol digest resume ${id}`);
+    expect(slackText(list.note)).toContain(`/pol digest resume ${id}`);
 
     expect((await s.tick(at('2026-05-19T09:00:00Z'))).claimed).toBe(1);
     expect(platform.attempts).toBe(3);

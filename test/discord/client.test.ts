@@ -5,7 +5,9 @@ import { CHOOSE_ID, RUN_ID, ratingColour } from '../../adapters/discord/embeds.j
 import * as fmt from '../../src/reply/format.js';
 import { ratingForPol } from '../../src/sim/data/scales.js';
 import type { SimStore } from '../../src/sim/data/store.js';
-import type { Caller } from '../../commands/context.js';
+import type { Caller } from '../../commands/kit/context.js';
+import type { Invocation } from '../../commands/kit/spec.js';
+import type { CommandRef } from '../../src/reply/model.js';
 import type { InteractionHandle, RecordedCall } from '../fakes/discord/index.js';
 import { GUILD_ID, last, messageBody, messageCalls, startStack, type Stack } from './helpers.js';
 
@@ -45,17 +47,18 @@ const field = (embed: Embed | undefined, name: string) => embed?.fields?.find((f
 let stack: Stack;
 let store: SimStore;
 /** Who the adapter said asked, per command text, latest first. */
-const callers: { text: string; caller: Caller | undefined }[] = [];
+const callers: { text: string; invocation: Invocation; caller: Caller | undefined }[] = [];
 const callerOf = (text: string) => callers.find((c) => c.text === text)?.caller;
 
 beforeAll(async () => {
   // Long enough for a card to come through a 5 s upstream delay; rate limits have their own test.
   stack = await startStack({ POL_TIMEOUT_MS: '8000', RATE_LIMIT_PER_USER: '0' });
   store = stack.core.upstream.sim!.store;
-  const run = stack.core.run.bind(stack.core);
-  stack.core.run = (text, caller) => {
-    callers.unshift({ text, caller });
-    return run(text, caller);
+  // Discord hands the core typed invocations; recorded here with their typed form, for reading.
+  const invoke = stack.core.invoke.bind(stack.core);
+  stack.core.invoke = (invocation, caller) => {
+    callers.unshift({ text: stack.core.registry.text(invocation as CommandRef), invocation, caller });
+    return invoke(invocation, caller);
   };
   // The adapter starts loading the lists itself; waiting here makes the tests independent of timing.
   await Promise.all([stack.core.upstream.source.list('project'), stack.core.upstream.source.list('exchange')]);
@@ -190,12 +193,13 @@ describe('Discord adapter on the real discord.js client', () => {
     const edit = await h.waitForEdit();
     const menu = body(edit).components?.[0]?.components[0];
     expect(menu).toMatchObject({ type: 3, custom_id: CHOOSE_ID });
-    expect(menu?.options?.map((o) => o.value).sort()).toEqual(['project:shiba-inu', 'project:shibaswap']);
+    // Each value is the command itself, decoded straight into arguments when chosen.
+    expect(menu?.options?.map((o) => o.value).sort()).toEqual(['card?name=project%3Ashiba-inu', 'card?name=project%3Ashibaswap']);
     expect(body(edit).content).toContain('shiba');
     const prompt = h.original()!;
     expect((prompt.flags ?? 0) & EPHEMERAL).toBe(EPHEMERAL);
 
-    const pick = fake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: ['project:shibaswap'], message: prompt });
+    const pick = fake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: ['card?name=project%3Ashibaswap'], message: prompt });
     const update = await pick.callback();
     expect(update.type).toBe(7);
     expect(update.data).toMatchObject({ components: [] });
@@ -219,7 +223,7 @@ describe('Discord adapter on the real discord.js client', () => {
 
   it('runs a card’s buttons as new public answers, and holds digest commands to the admin bar', async () => {
     const { fake } = stack;
-    const chart = fake.sendComponent({ custom_id: `${RUN_ID}:chart exchange:kraken 365d pol`, component_type: 2 });
+    const chart = fake.sendComponent({ custom_id: `${RUN_ID}:chart?name=exchange%3Akraken&range=365d&kind=pol`, component_type: 2 });
     const deferral = await chart.callback();
     expect(deferral.type).toBe(5);
     expect(((deferral.data as Body | undefined)?.flags ?? 0) & EPHEMERAL).toBe(0);
@@ -228,15 +232,15 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(body(edit).embeds?.[0]?.image?.url).toBe(`attachment://${edit.files[0]?.name}`);
 
     // A button or menu carries no command permissions: managing digests through one takes Manage Server.
-    const sneaky = fake.sendComponent({ custom_id: `${RUN_ID}:digest remove 1`, component_type: 2 });
+    const sneaky = fake.sendComponent({ custom_id: `${RUN_ID}:digest-remove?id=1`, component_type: 2 });
     await privateAnswer(sneaky);
     expect(callerOf('digest remove 1')).toEqual({ platform: 'discord', userId: fake.defaultUser.id, channelId: stack.channelId, canManageDigests: false });
-    const manager = fake.sendComponent({ custom_id: `${RUN_ID}:digest list`, component_type: 2, memberPermissions: MANAGE_GUILD });
+    const manager = fake.sendComponent({ custom_id: `${RUN_ID}:digest-list`, component_type: 2, memberPermissions: MANAGE_GUILD });
     expect((await privateAnswer(manager)).content).toContain('delivered to Slack or Discord channels');
     expect(callerOf('digest list')?.canManageDigests).toBe(true);
 
     // A menu whose long commands were forgotten (a restart) says so instead of guessing.
-    const stale = fake.sendComponent({ custom_id: `${CHOOSE_ID}:gone`, component_type: 3, values: ['0'] });
+    const stale = fake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: ['~gone'] });
     expect(await stale.callback()).toMatchObject({ type: 7, data: { content: expect.stringContaining('expired'), components: [] } });
   });
 
@@ -283,12 +287,10 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(answer.content).not.toMatch(/svc_|stack|Error:|at \w+ \(|\/v1\//);
     for (const secret of core.upstream.secrets) expect(answer.content).not.toContain(secret);
 
-    // A name the grammar cannot carry is refused at once, before the core is asked.
+    // Options reach the core as they were given: a name ending in a range word stays the name.
     const odd = fake.sendCommand({ name: 'pol', subcommand: 'chart', options: { name: 'bitcoin all', range: '30d' } });
-    const refusal = await odd.callback();
-    expect(refusal.type).toBe(4);
-    expect((refusal.data as Body).flags).toBe(EPHEMERAL);
-    expect((refusal.data as Body).content).toContain('Pick it from the suggestions');
+    await privateAnswer(odd);
+    expect(callers.find((c) => c.invocation.command === 'chart')?.invocation.args).toEqual({ name: 'bitcoin all', range: '30d' });
 
   });
 
@@ -303,13 +305,13 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(registered.map((c) => c.name).sort()).toEqual(['pol', 'pol-digest']);
     for (const command of registered) {
       for (const sub of command.options ?? []) {
-        const required = ('options' in sub ? (sub.options ?? []) : []).filter((o) => 'required' in o && o.required).map((o) => ` ${o.name}:`);
-        expect(shown).toContain(`/${command.name} ${sub.name}${required.join('')}`);
+        const required = ('options' in sub ? (sub.options ?? []) : []).filter((o) => 'required' in o && o.required).map((o) => ` \`${o.name}:\``);
+        expect(shown).toContain(`/${command.name} ${sub.name}\`${required.join('')}`);
       }
     }
-    expect(shown).toContain('/pol chart name: [range:] [kind:] — A chart over time');
-    expect(shown).toContain('/pol-digest add names: [schedule:] [cron:] [at:] [tz:]');
-    expect(shown).not.toContain('/pol <name or slug>');
+    expect(shown).toContain('/pol chart` `name:` `[range:]` `[kind:]` — A chart over time');
+    expect(shown).toContain('/pol-digest add` `names:` `[schedule:]` `[day:]` `[cron:]` `[at:]` `[tz:]`');
+    expect(shown).not.toContain('<name or slug>');
     expect(shown).not.toContain('/pol digest ');
   });
 

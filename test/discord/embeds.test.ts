@@ -2,13 +2,16 @@ import fc from 'fast-check';
 import type { APIEmbed } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHOOSE_ID, COLOURS, LIMITS, RUN_ID, fitEmbed, footerText, ratingColour, renderReply, type DiscordMessage } from '../../adapters/discord/embeds.js';
-import type { Core } from '../../src/app/core.js';
+import type { Core } from '../../commands/core.js';
 import * as fmt from '../../src/reply/format.js';
 import type { SourceName } from '../../src/api/domain.js';
-import type { Action, CardReply, ChoiceReply, Column, Reply, Section, TableReply } from '../../src/reply/model.js';
+import type { Action, CardReply, ChoiceReply, Column, CommandRef, Reply, Section, TableReply } from '../../src/reply/model.js';
 import { validateMessage } from '../fakes/discord/validate.js';
 import { demoCore } from '../helpers/core.js';
 import { last } from './helpers.js';
+import { action as toAction } from '../helpers/actions.js';
+import { CommandMentions } from '../../adapters/discord/mentions.js';
+import { COMMANDS } from '../../commands/registry.js';
 
 /** Everything Discord would reject about a message, as the fake (built from Discord's documented limits) sees it. */
 function problems(m: DiscordMessage): string[] {
@@ -63,7 +66,7 @@ describe('Reply to Discord message', () => {
     for (const f of p.redFlags.mm === 'none_identified' ? [] : p.redFlags.mm) expect(flags.value).toContain(`• Market maker: ${f}`);
     expect(embed.footer?.text).toContain('SIMULATED DATA');
     expect(embed.image?.url).toBe(`attachment://${m.files[0]!.name}`);
-    expect(m.components[0]!.components.map((c) => ('custom_id' in c ? c.custom_id : ''))).toContain(`${RUN_ID}:flags project:pepe`);
+    expect(m.components[0]!.components.map((c) => ('custom_id' in c ? c.custom_id : ''))).toContain(`${RUN_ID}:flags?name=project%3Apepe`);
   });
 
   it('colours green for A ratings, amber for B, red below', () => {
@@ -89,25 +92,21 @@ describe('Reply to Discord message', () => {
     const select = m.components[0]!.components[0]!;
     expect(select).toMatchObject({ type: 3, custom_id: CHOOSE_ID });
     expect(select.type === 3 && select.options.map((o) => o.value).sort()).toEqual([
-      'chart project:lido-dao 365d categories',
-      'chart project:lido-staked-ether 365d categories',
+      'chart?name=project%3Alido-dao&range=365d&kind=categories',
+      'chart?name=project%3Alido-staked-ether&range=365d&kind=categories',
     ]);
   });
 
-  it('keeps commands too long for a select value on our side, and offers indices instead', () => {
-    const long = (n: number): Action => ({ label: `Option ${n}`, command: `compare ${'very-long-project-name, '.repeat(4)}project:candidate-${n}` });
+  it('keeps commands too long for a custom id on the adapter\'s side, under a short key', () => {
+    const long = (n: number): Action => toAction({ label: `Option ${n}`, command: `compare ${'very-long-project-name, '.repeat(4)}project:candidate-${n}` });
     const reply: ChoiceReply = { kind: 'choice', reason: 'ambiguous', query: 'x', prompt: 'Which one?', options: [long(1), long(2)] };
-    const kept: string[][] = [];
-    const m = renderReply(reply, { stash: (cmds) => (kept.push(cmds), 'k1') });
+    const kept: string[] = [];
+    const m = renderReply(reply, { encode: (ref) => (kept.push(ref.command), `~k${kept.length}`) });
     const select = m.components[0]!.components[0]!;
-    expect(select).toMatchObject({ custom_id: `${CHOOSE_ID}:k1`, options: [{ value: '0' }, { value: '1' }] });
-    expect(kept).toEqual([reply.options.map((o) => o.command)]);
-    expect(problems(m)).toEqual([]);
-    // With nowhere to keep them, they are left out and the person is told.
-    const bare = renderReply(reply);
-    expect(bare.components).toEqual([]);
-    expect(bare.content).toContain('2 more not shown');
+    expect(select).toMatchObject({ custom_id: CHOOSE_ID, options: [{ value: '~k1' }, { value: '~k2' }] });
+    expect(kept).toEqual(['compare', 'compare']);
   });
+
 
   it('renders a table as a code block with the rows that fit and a count of the rest', () => {
     const rows = Array.from({ length: 400 }, (_, i) => ({ name: `Entity number ${i} with a long name`, pol: '1.23%', rating: 'BB' }));
@@ -134,21 +133,19 @@ describe('Reply to Discord message', () => {
     expect(m).toMatchObject({ private: true, embeds: [], components: [], content: '⚠️ The risk-data service is not responding.\nTry again in a minute.' });
   });
 
-  it('names the digest commands as Discord registers them, /pol-digest, wherever the core mentions them', () => {
-    const error = renderReply({ kind: 'error', message: 'There is no digest #9 in this channel.', hint: 'See this channel’s digests with /pol digest list.' });
-    expect(error.content).toBe('⚠️ There is no digest #9 in this channel.\nSee this channel’s digests with /pol-digest list.');
-    const text = renderReply({ kind: 'text', title: 'Digest #3 paused', text: 'Resume it with /pol digest resume 3.' });
-    expect(text.embeds[0]?.description).toBe('Resume it with /pol-digest resume 3.');
-    const table = renderReply({
-      kind: 'table',
-      title: 'Digests in this channel',
-      note: 'Failing digests are not sent until resumed: fix the cause, then /pol digest resume 4.',
-      columns: [{ key: 'id', label: '#' }],
-      rows: [{ id: '4' }],
-    });
-    expect(table.embeds[0]?.description).toContain('then /pol-digest resume 4.');
-    // Only the command is renamed: a slash command of another name, or the word in a name, stays.
-    expect(renderReply({ kind: 'error', message: 'Try /pol digestive or /pol compare.' }).content).toBe('⚠️ Try /pol digestive or /pol compare.');
+  it('writes the commands a reply names as Discord has them: a mention of the registered command, with its options', async () => {
+    const mentions = new CommandMentions(COMMANDS);
+    const opts = { mention: (r: CommandRef) => mentions.ref(r) };
+    // Before the ids are known the command is named in code; digests live under /pol-digest.
+    const missing = renderReply({ kind: 'error', message: 'There is no digest #9 in this channel.', hint: ['See them with ', { ref: { command: 'digest-list' } }, '.'] }, opts);
+    expect(missing.content).toBe('⚠️ There is no digest #9 in this channel.\nSee them with `/pol-digest list`.');
+    mentions.setIds({ pol: '111111111111111111', 'pol-digest': '222222222222222222' });
+    const choice = renderReply((await core.run('nonexistentcoin')).reply, opts);
+    expect(choice.content).toContain('Try </pol search:111111111111111111> `text: nonexistentcoin`.');
+    const error = renderReply({ kind: 'error', message: 'x', hint: ['Resume it with ', { ref: { command: 'digest-resume', args: { id: '3' } } }, '.'] }, opts);
+    expect(error.content).toBe('⚠️ x\nResume it with </pol-digest resume:222222222222222222> `id: 3`.');
+    // Upstream text that merely looks like a mention stays text.
+    expect(renderReply({ kind: 'error', message: 'Try </pol search:1> now' }, opts).content).toBe('⚠️ Try \\</pol search:1> now');
   });
 
   it('cuts an oversized embed visibly and within every limit', () => {
@@ -176,7 +173,7 @@ describe('Reply to Discord message', () => {
       { requiredKeys: ['title'] },
     );
     const footer = fc.record({ asOf: fc.integer({ min: 0, max: 4e12 }), sources: fc.constant<SourceName[]>(['rest']), simulated: fc.boolean(), notes: fc.array(text(500), { maxLength: 8 }) });
-    const action = fc.record({ label: text(150), description: text(150), command: text(140) });
+    const action = fc.record({ label: text(150), description: text(150), command: text(140) }).map(toAction);
     const card: fc.Arbitrary<Reply> = fc.record({
       kind: fc.constant('card' as const),
       entity: fc.constant({ kind: 'project' as const, slug: 'x', name: 'x' }),
@@ -212,7 +209,7 @@ describe('Reply to Discord message', () => {
 
     fc.assert(
       fc.property(fc.oneof(card, table, textReply, choice, error), fc.boolean(), (reply, stash) => {
-        const m = renderReply(reply, stash ? { stash: () => 'key' } : {});
+        const m = renderReply(reply, stash ? { encode: ((n) => () => `~k${++n}`)(0) } : {});
         expect(problems(m)).toEqual([]);
         expect(m.allowedMentions).toEqual({ parse: [] });
       }),

@@ -3,7 +3,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runRegisterDiscord } from '../../adapters/discord/cli.js';
 import { commandDefinitions } from '../../adapters/discord/commands.js';
 import { compareCommands, normaliseCommand, registerDiscordCommands, restFor, summarise } from '../../adapters/discord/register.js';
-import { CHART_KINDS, MAX_COMPARE, RANGES } from '../../commands/grammar.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
 import { GUILD_ID, memoryLogger, settingsFor } from './helpers.js';
 
@@ -37,14 +36,14 @@ describe('register-discord', () => {
     expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n), contexts: [0], integration_types: [0] });
 
     const subs = (pol!.options ?? []) as Option[];
-    expect(subs.map((s) => s.name)).toEqual(['card', 'flags', 'chart', 'compare', 'top', 'search', 'trending', 'index', 'health', 'help']);
+    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'flags', 'chart', 'compare', 'top', 'search', 'trending', 'index', 'health', 'help']);
     const sub = (name: string) => subs.find((s) => s.name === name)!.options ?? [];
     expect(sub('card')).toEqual([expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true })]);
     const chart = sub('chart');
-    expect(chart.find((o) => o.name === 'range')?.choices?.map((c) => c.value)).toEqual([...RANGES]);
-    expect(chart.find((o) => o.name === 'kind')?.choices?.map((c) => c.value)).toEqual([...CHART_KINDS]);
+    expect(chart.find((o) => o.name === 'range')?.choices?.map((c) => c.value)).toEqual(['7d', '30d', '90d', '180d', '365d', 'all']);
+    expect(chart.find((o) => o.name === 'kind')?.choices?.map((c) => c.value)).toEqual(['pol', 'categories', 'reserves', 'inflation', 'voice']);
     const compare = sub('compare');
-    expect(compare).toHaveLength(MAX_COMPARE);
+    expect(compare).toHaveLength(5);
     expect(compare.every((o) => o.autocomplete === true)).toBe(true);
     expect(compare.map((o) => o.required === true)).toEqual([true, true, false, false, false]);
     expect(sub('top')[0]?.choices?.map((c) => c.value)).toEqual(['exchanges', 'projects']);
@@ -126,7 +125,7 @@ describe('register-discord', () => {
     const chart = ((changed[0]!.options as Option[]).find((o) => o.name === 'chart')!.options as Option[]).find((o) => o.name === 'range')!;
     chart.choices = chart.choices!.slice(1);
     const diff = compareCommands(changed, ours);
-    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[2].options[1].choices'] }]);
+    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[4].options[1].choices'] }]);
   });
 
   it('runs as the register-discord CLI command, printing what it did', async () => {

@@ -1,13 +1,16 @@
 import { formatPol } from '../../src/charts/format.js';
 import * as fmt from '../../src/reply/format.js';
-import type { Reply } from '../../src/reply/model.js';
+import type { CommandRef, Reply } from '../../src/reply/model.js';
 import type { SimStore } from '../../src/sim/data/store.js';
 import { blockActionsBody, postToBolt, slashCommandBody } from '../fakes/slack/index.js';
 import type { RecordedCall as DiscordCall, InteractionHandle } from '../fakes/discord/index.js';
+import { encodeInvocation } from '../../adapters/discord/custom-id.js';
 import { CHOOSE_ID, RUN_ID } from '../../adapters/discord/embeds.js';
+import { COMMANDS as REGISTERED } from '../../commands/registry.js';
+import { Registry } from '../../commands/registry-view.js';
 import { CHOICE_ACTION_PREFIX, FOLLOW_UP_ACTION_PREFIX } from '../../adapters/slack/blocks.js';
 import type { RecordedCall as SlackCall } from '../fakes/slack/index.js';
-import { visibleText } from '../helpers/core.js';
+import { slackText, visibleText } from '../helpers/core.js';
 import { SIGNING_SECRET, SLACK_DIGEST_LIST_CHANNEL, SLACK_DIGEST_PREVIEW_CHANNEL, slackCaller, UPSTREAM_TIMEOUT_MS, type FaultStack } from './stack.js';
 
 /**
@@ -65,13 +68,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     id: 'project card',
     text: () => 'project aave',
-    discord: () => ({ name: 'pol', subcommand: 'card', options: { name: 'project aave' } }),
+    discord: () => ({ name: 'pol', subcommand: 'project', options: { name: 'aave' } }),
     truth: (s) => [name(s, 'project', 'aave'), pol(s, 'project', 'aave')],
   },
   {
     id: 'exchange card',
     text: () => 'exchange kraken',
-    discord: () => ({ name: 'pol', subcommand: 'card', options: { name: 'exchange kraken' } }),
+    discord: () => ({ name: 'pol', subcommand: 'exchange', options: { name: 'kraken' } }),
     truth: (s) => [name(s, 'exchange', 'kraken'), pol(s, 'exchange', 'kraken')],
   },
   {
@@ -126,7 +129,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     truth: (s) => [fmt.pol(s.indexPol('project').at(-1))],
   },
   { id: 'health', text: () => 'health', discord: () => ({ name: 'pol', subcommand: 'health' }) },
-  { id: 'help', text: () => 'help', discord: () => ({ name: 'pol', subcommand: 'help' }), truth: () => ['/pol compare'] },
+  { id: 'help', text: () => 'help', discord: () => ({ name: 'pol', subcommand: 'help' }), truth: () => ['Up to 5 projects or exchanges side by side'] },
   {
     id: 'digest list',
     text: () => 'digest list',
@@ -272,7 +275,7 @@ export async function viaCore(stack: FaultStack, spec: CommandSpec): Promise<Att
 
 function coreAnswer(reply: Reply): Answer {
   const footer = 'footer' in reply ? reply.footer : undefined;
-  const lines = reply.kind === 'error' ? [reply.message, ...(reply.hint ? [reply.hint] : [])] : visibleText(reply).split('\n');
+  const lines = reply.kind === 'error' ? [reply.message, ...(reply.hint ? [slackText(reply.hint)] : [])] : visibleText(reply).split('\n');
   return { error: reply.kind === 'error', lines, alsoShown: [], ...(footer?.stale ? { staleAgeMs: footer.stale.ageMs } : {}), at: Date.now() };
 }
 
@@ -425,10 +428,19 @@ export function viaDiscord(stack: FaultStack, spec: CommandSpec): Promise<Attemp
   );
 }
 
-/** The same command as a button of one of polbot's messages, which carries the command's text. */
+const registry = new Registry(REGISTERED);
+
+/** A command as polbot's own buttons and menus carry it: the invocation, encoded. */
+function componentValue(text: string): string {
+  const parsed = registry.grammar.parse(text);
+  if (!parsed.ok) throw new Error(`not a command: ${text}`);
+  return encodeInvocation(parsed.invocation as CommandRef);
+}
+
+/** The same command as a button of one of polbot's messages, which carries the command itself. */
 export function viaDiscordButton(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
   return discordAttempt(() =>
-    stack.discordFake.sendComponent({ custom_id: `${RUN_ID}:${(spec.discordText ?? spec.text)(stack)}`, component_type: 2, channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
+    stack.discordFake.sendComponent({ custom_id: `${RUN_ID}:${componentValue((spec.discordText ?? spec.text)(stack))}`, component_type: 2, channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
   );
 }
 
@@ -438,7 +450,7 @@ export function viaDiscordButton(stack: FaultStack, spec: CommandSpec): Promise<
  */
 export function viaDiscordChoice(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
   return discordAttempt(() =>
-    stack.discordFake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: [(spec.discordText ?? spec.text)(stack)], channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
+    stack.discordFake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: [componentValue((spec.discordText ?? spec.text)(stack))], channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
   );
 }
 

@@ -1,6 +1,7 @@
-import { createCore, type Core, type CoreOptions } from '../../src/app/core.js';
+import { createCore, type Core, type CoreOptions } from '../../commands/core.js';
 import { loadConfig } from '../../src/config.js';
-import type { Reply } from '../../src/reply/model.js';
+import { plainInline, typedText } from '../../src/reply/inline.js';
+import type { Inline, Reply } from '../../src/reply/model.js';
 import { secretWatch } from './secret-watch.js';
 
 /** A demo-mode core (in-process simulator, REST unless told otherwise). */
@@ -18,9 +19,15 @@ export async function ask(core: Core, text: string): Promise<Reply> {
 export function visibleText(reply: Reply): string {
   const out: string[] = [];
   JSON.stringify(reply, (key, value: unknown) => {
-    if (key === 'png' || key === 'command') return undefined;
+    // Commands behind buttons and usage references are data for the adapters, not text anyone reads.
+    if (key === 'png' || key === 'command' || key === 'run' || key === 'usage') return undefined;
     if (typeof value === 'string') out.push(value);
     return value;
   });
   return out.join('\n');
+}
+
+/** Inline text with each command written as Slack shows it (`/pol search swap`). */
+export function slackText(text: Inline | undefined): string {
+  return plainInline(text, (r) => `/pol ${typedText(r)}`);
 }

@@ -50,8 +50,8 @@ describe('the compiled build', () => {
 
   it('holds the entry point, the chart font and no TypeScript', async () => {
     expect(existsSync(join(out, 'bin', 'polbot.js'))).toBe(true);
-    expect(existsSync(join(out, 'src', 'cli', 'main.js'))).toBe(true);
-    expect(existsSync(join(out, 'src', 'cli', 'main.ts'))).toBe(false);
+    expect(existsSync(join(out, 'app', 'cli', 'main.js'))).toBe(true);
+    expect(existsSync(join(out, 'app', 'cli', 'main.ts'))).toBe(false);
     expect(existsSync(join(out, 'assets', 'fonts'))).toBe(true);
     // The shard manager starts shards from bin/polbot.js next to the compiled adapters.
     expect(existsSync(join(out, 'adapters', 'discord', 'shard.js'))).toBe(true);

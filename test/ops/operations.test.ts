@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Core } from '../../src/app/core.js';
+import type { Core } from '../../commands/core.js';
 import { Health } from '../../src/app/health.js';
 import { createMetrics, type Metrics } from '../../src/app/metrics.js';
 import { operationalRoutes, startRouteServer } from '../../src/app/routes.js';
-import type { Caller } from '../../commands/context.js';
+import type { Caller } from '../../commands/kit/context.js';
 import { demoCore } from '../helpers/core.js';
 
 let core: Core;

@@ -4,8 +4,9 @@ import { UpstreamError } from '../../src/api/errors.js';
 import type { McpSource } from '../../src/api/mcp/source.js';
 import { SLUG_PATTERN } from '../../src/api/rest/paths.js';
 import type { RestSource } from '../../src/api/rest/source.js';
-import type { Core } from '../../src/app/core.js';
-import { parse } from '../../commands/parse.js';
+import type { Core } from '../../commands/core.js';
+import { COMMANDS } from '../../commands/registry.js';
+import { Registry } from '../../commands/registry-view.js';
 import { Resolver } from '../../src/resolve/resolver.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { demoCore, visibleText } from '../helpers/core.js';
@@ -41,11 +42,17 @@ afterAll(async () => {
 });
 
 describe('property: arbitrary input', () => {
-  it('the parser never throws and always explains a refusal', () => {
+  it('the parser never throws, always explains a refusal, and writes what it read back as the same command', () => {
+    const registry = new Registry(COMMANDS);
     fc.assert(
       fc.property(hostileText, (text) => {
-        const r = parse(text);
-        if (!r.ok) expect(r.message.length * r.usage.length * r.example.length).toBeGreaterThan(0);
+        const r = registry.grammar.parse(text);
+        if (!r.ok) {
+          expect(r.message.length).toBeGreaterThan(0);
+          return;
+        }
+        const again = registry.grammar.parse(registry.text(r.invocation as never));
+        expect(again.ok && again.invocation, text).toEqual(r.invocation);
       }),
       { numRuns: 2_000 },
     );

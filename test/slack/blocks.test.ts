@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReply } from '../../adapters/slack/blocks.js';
-import type { Core } from '../../src/app/core.js';
+import type { Core } from '../../commands/core.js';
 import type { SourceName } from '../../src/api/domain.js';
 import type { Action, CardReply, ChoiceReply, Column, Field, Footer, Reply, Section, TableReply, TextReply } from '../../src/reply/model.js';
 import { demoCore } from '../helpers/core.js';
 import { messageTexts, validateMessage } from './block-kit-limits.js';
+import { action as toAction } from '../helpers/actions.js';
 
 const footer: Footer = { asOf: Date.UTC(2026, 10, 22, 9, 30), sources: ['rest'], simulated: true };
 /** "Well under" Slack's ~12k: the budget the tests hold every message to. */
@@ -22,7 +23,7 @@ const card = (over: Partial<CardReply> = {}): CardReply => ({
     { title: 'Red flags', items: [], empty: 'none identified' },
   ],
   footer,
-  actions: [{ label: 'PoL, 1 year', command: 'chart exchange:kraken 365d pol' }],
+  actions: [toAction({ label: 'PoL, 1 year', command: 'chart exchange:kraken 365d pol' })],
   ...over,
 });
 
@@ -80,7 +81,7 @@ describe('limits', () => {
       subtitle: long(5000),
       headline: { label: long(500), value: long(500), rating: 'A', direction: 'lower is safer', change: { text: long(4000), trend: 'worse' } },
       sections: [flags, fields, ...many],
-      actions: Array.from({ length: 40 }, (_, i): Action => ({ label: `Action ${i} ${long(200)}`, command: `chart project:p${i} 365d pol` })),
+      actions: Array.from({ length: 40 }, (_, i): Action => toAction({ label: `Action ${i} ${long(200)}`, command: `chart project:p${i} 365d pol` })),
       footer: { ...footer, notes: Array.from({ length: 30 }, () => long(4000)) },
     });
 
@@ -107,7 +108,7 @@ describe('limits', () => {
   });
 
   it('never cuts a command to fit a button: an oversized one is left out', () => {
-    const out = blocksOf(card({ actions: [{ label: 'Huge', command: `compare ${'a, '.repeat(1_000)}` }, { label: 'Fine', command: 'flags project:pepe' }] }));
+    const out = blocksOf(card({ actions: [toAction({ label: 'Huge', command: `compare ${'a, '.repeat(1_000)}` }), toAction({ label: 'Fine', command: 'flags project:pepe' })] }));
     const values = out.filter((b) => b.type === 'actions').flatMap((b) => b.elements.map((e: { value: string }) => e.value));
     expect(values).toEqual(['flags project:pepe']);
   });
@@ -123,7 +124,7 @@ describe('limits', () => {
       ],
       rows: Array.from({ length: 500 }, (_, i) => ({ name: `Entity ${i} & <co>`, pol: `${i}.00%` })),
       footer,
-      actions: Array.from({ length: 30 }, (_, i) => ({ label: `Entity ${i}`, command: `project:e${i}` })),
+      actions: Array.from({ length: 30 }, (_, i) => toAction({ label: `Entity ${i}`, command: `project:e${i}` })),
     };
     const out = renderReply(table);
     expect(validateMessage(out, STRICT)).toEqual([]);
@@ -157,8 +158,8 @@ describe('choices and errors', () => {
     query: 'dydx',
     prompt: '“dydx” matches more than one project or exchange. Which one do you mean?',
     options: [
-      { label: 'dYdX', description: 'dYdX · exchange', command: 'exchange:dydx' },
-      { label: 'dYdX', description: 'dYdX (DYDX) · project', command: 'project:dydx' },
+      toAction({ label: 'dYdX', description: 'dYdX · exchange', command: 'exchange:dydx' }),
+      toAction({ label: 'dYdX', description: 'dYdX (DYDX) · project', command: 'project:dydx' }),
     ],
     note: 'Pick one to see its card.',
   };
@@ -175,7 +176,7 @@ describe('choices and errors', () => {
   });
 
   it('caps a long candidate list with a count', () => {
-    const many = { ...choice, options: Array.from({ length: 60 }, (_, i) => ({ label: `C${i}`, command: `project:c${i}` })) };
+    const many = { ...choice, options: Array.from({ length: 60 }, (_, i) => toAction({ label: `C${i}`, command: `project:c${i}` })) };
     const out = renderReply(many);
     expect(validateMessage(out, STRICT)).toEqual([]);
     expect(JSON.stringify(out)).toContain('…and 40 more: try a more specific name');
@@ -225,7 +226,7 @@ describe('properties', () => {
     items: fc.option(fc.array(hostile, { maxLength: 40 }), { nil: undefined }),
     empty: fc.option(hostile, { nil: undefined }),
   });
-  const action = fc.record({ label: hostile, command: hostile });
+  const action = fc.record({ label: hostile, command: hostile }).map(toAction);
   const foot = fc.record({
     asOf: fc.integer({ min: 0, max: 4_000_000_000_000 }),
     sources: fc.constantFrom<SourceName[]>(['rest'], ['mcp'], ['mcp', 'rest']),
@@ -248,7 +249,7 @@ describe('properties', () => {
       reason: fc.constantFrom('ambiguous' as const, 'not_found' as const),
       query: hostile,
       prompt: hostile,
-      options: fc.array(fc.record({ label: hostile, description: fc.option(hostile, { nil: undefined }), command: hostile }), { maxLength: 60 }),
+      options: fc.array(fc.record({ label: hostile, description: fc.option(hostile, { nil: undefined }), command: hostile }).map(toAction), { maxLength: 60 }),
       note: fc.option(hostile, { nil: undefined }),
     }),
     fc.record({
@@ -298,7 +299,7 @@ describe('properties', () => {
       fc.property(fc.array(action, { maxLength: 30 }), (actions) => {
         const out = blocksOf(card({ actions }));
         const values = out.filter((b) => b.type === 'actions').flatMap((b) => b.elements.map((e: { value: string }) => e.value));
-        const offered = actions.map((a) => a.command).filter((c) => c.trim() !== '' && c.length <= 2000);
+        const offered = actions.map((a) => a.command!).filter((c) => c.trim() !== '' && c.length <= 2000);
         expect(values).toEqual(offered.slice(0, 25));
       }),
       { numRuns: 200 },

@@ -12,6 +12,7 @@ import { guardRequestAge, timestampWithinWindow } from '../../adapters/slack/sig
 import { DeliveryError } from '../../src/digest/deliver.js';
 import { createLogger } from '../../src/log.js';
 import { LogCapture } from './harness.js';
+import { demoCore } from '../helpers/core.js';
 
 describe('escaping', () => {
   it('turns Slack control characters into entities so nothing is parsed as a mention or link', () => {
@@ -105,12 +106,18 @@ describe('request timestamps', () => {
 });
 
 describe('placement', () => {
-  it('sends cards, tables and charts to the channel, and choices, errors, help and health to the person', () => {
+  it('follows the reply\'s audience: cards, tables and charts to the channel; choices, errors, help and health to the person', async () => {
     const text = { kind: 'text' as const, text: 'x' };
     expect(placementOf({ command: 'card', reply: { kind: 'error', message: 'x' } })).toBe('ephemeral');
     expect(placementOf({ command: 'card', reply: { kind: 'choice', reason: 'ambiguous', query: 'q', prompt: 'p', options: [] } })).toBe('ephemeral');
-    expect(placementOf({ command: 'help', reply: text })).toBe('ephemeral');
-    expect(placementOf({ command: 'health', reply: text })).toBe('ephemeral');
+    expect(placementOf({ command: 'help', reply: { ...text, audience: 'asker' } })).toBe('ephemeral');
+    // The core marks help and health as the asker's.
+    const core = await demoCore();
+    try {
+      for (const c of ['help', 'health']) expect(placementOf(await core.run(c)), c).toBe('ephemeral');
+    } finally {
+      await core.close();
+    }
     expect(placementOf({ command: 'chart', reply: text })).toBe('channel');
     expect(placementOf({ command: 'top', reply: { kind: 'table', title: 't', columns: [], rows: [] } })).toBe('channel');
   });

@@ -221,5 +221,11 @@ export function withCache(inner: DataSource, options: CacheOptions = {}): Cached
   const methods = Object.fromEntries(
     METHODS.map((m) => [m, (...args: unknown[]) => (cache.call as (m: DataMethod, ...a: unknown[]) => unknown)(m, ...args)]),
   );
-  return { ...(methods as unknown as Omit<DataSource, 'name' | 'close'>), name: inner.name, cache, close: () => cache.close() };
+  return {
+    ...(methods as unknown as Omit<DataSource, 'name' | 'close' | 'supports'>),
+    name: inner.name,
+    supports: (method, kind) => inner.supports(method, kind),
+    cache,
+    close: () => cache.close(),
+  };
 }

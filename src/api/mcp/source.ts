@@ -4,7 +4,7 @@ import { badResponse, UpstreamError } from '../errors.js';
 import { assertSlug } from '../rest/paths.js';
 import type { RestSource } from '../rest/source.js';
 import { withRetries } from '../retry.js';
-import type { DataSource, Fetched } from '../source.js';
+import type { DataMethod, DataSource, Fetched } from '../source.js';
 import { describeIssues } from '../wire.js';
 import { classifyMcpError, McpConnection, type McpConnectionOptions } from './connection.js';
 import * as S from './schemas.js';
@@ -23,6 +23,25 @@ export interface McpSourceOptions extends McpConnectionOptions {
 const PROJECT_CATEGORIES = ['security', 'financial', 'operational', 'reputational', 'regulatory'] as const;
 const EXCHANGE_CATEGORIES = ['security', 'transparency', 'solvency'] as const;
 
+/** What the tools answer without REST (see the tool document's table); everything else needs REST. */
+const TOOL_BACKED: ReadonlySet<DataMethod> = new Set<DataMethod>([
+  'resolveProject',
+  'byCategory',
+  'byCategoryChart',
+  'categoryScore',
+  'redFlags',
+  'socialFraud',
+  'registration',
+  'certifications',
+  'team',
+  'githubActivity',
+  'age',
+  'marketData',
+  'voiceProsCons',
+  'voiceReviews',
+  'health',
+]);
+
 interface ToolResult {
   structuredContent?: unknown;
   content?: unknown;
@@ -40,6 +59,12 @@ export class McpSource implements DataSource {
     this.o = { timeoutMs: options.timeoutMs ?? 5_000, maxAttempts: options.maxAttempts ?? 3, backoffMs: options.backoffMs ?? 100 };
     this.connection = new McpConnection({ connectTimeoutMs: this.o.timeoutMs, ...options });
     this.rest = options.rest ?? null;
+  }
+
+  supports(method: DataMethod, kind?: D.EntityKind): boolean {
+    if (this.rest) return true;
+    if (method === 'list' || method === 'record') return kind !== 'exchange';
+    return TOOL_BACKED.has(method);
   }
 
   async close(): Promise<void> {

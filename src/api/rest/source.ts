@@ -14,6 +14,10 @@ const statusFromHealth = (status: string) => /^(ok|healthy|up|pass)$/i.test(stat
 /** Direct REST access to both services through the gateway. */
 export class RestSource implements DataSource {
   readonly name = 'rest' as const;
+
+  supports(): boolean {
+    return true;
+  }
   readonly http: HttpClient;
 
   constructor(options: HttpClientOptions) {

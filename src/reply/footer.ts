@@ -1,6 +1,6 @@
-import type { SourceName } from '../src/api/domain.js';
-import type { Fetched, Meta } from '../src/api/source.js';
-import type { Footer } from '../src/reply/model.js';
+import type { SourceName } from '../api/domain.js';
+import type { Fetched, Meta } from '../api/source.js';
+import type { Footer } from './model.js';
 
 /** One footer for everything a reply was built from: oldest as-of, every source, any staleness. */
 export function footerOf(parts: readonly (Fetched<unknown> | Meta | undefined)[], now: number): Footer {

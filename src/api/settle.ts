@@ -1,4 +1,4 @@
-import { UpstreamError } from '../src/api/errors.js';
+import { UpstreamError } from './errors.js';
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: UpstreamError };
 

@@ -1,4 +1,4 @@
-import { weekdayNumber, WEEKDAYS, type ScheduleSpec } from '../src/digest/schedule.js';
+import { weekdayNumber, WEEKDAYS, type ScheduleSpec } from '../../src/digest/schedule.js';
 
 /**
  * `digest add` arguments: names first, then the schedule in any order:

@@ -1,7 +1,7 @@
-import type { CachedDataSource } from '../src/api/cache/cached-source.js';
-import type { ChartRenderer } from '../src/charts/index.js';
-import type { DigestService } from '../src/digest/service.js';
-import type { Resolver } from '../src/resolve/resolver.js';
+import type { CachedDataSource } from '../../src/api/cache/cached-source.js';
+import type { ChartRenderer } from '../../src/charts/index.js';
+import type { DigestService } from '../../src/digest/service.js';
+import type { Resolver } from '../../src/resolve/resolver.js';
 
 /** Who asked, where: digests belong to a channel and only some people may manage them. */
 export interface Caller {

@@ -1,6 +1,6 @@
-import type { CategoryPoint, EntityRef, PolPoint, ReservesPoint, ValuePoint } from '../src/api/domain.js';
-import type { ChartSpec } from '../src/charts/index.js';
-import type { ReplyImage } from '../src/reply/model.js';
+import type { CategoryPoint, EntityRef, PolPoint, ReservesPoint, ValuePoint } from '../../src/api/domain.js';
+import type { ChartSpec } from '../../src/charts/index.js';
+import type { ReplyImage } from '../../src/reply/model.js';
 import type { CommandContext } from './context.js';
 
 export type ChartRequest = { entity: EntityRef; days: number | undefined; simulated: boolean } & (

@@ -1,10 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { renderReply } from '../../adapters/console/render.js';
-import { createCore } from '../app/core.js';
-import { loadConfig, secretsOf } from '../config.js';
-import { createLogger } from '../log.js';
-import type { Reply } from '../reply/model.js';
+import { withoutSlashCommand } from '../../adapters/console/typed.js';
+import { createCore } from '../../commands/core.js';
+import { loadConfig, secretsOf } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import type { Reply } from '../../src/reply/model.js';
 
 const HELP = `Usage: polbot ask "<command text>" [--json] [--chart-out file.png]
 
@@ -40,7 +41,7 @@ export async function runAsk(argv: string[]): Promise<number> {
   const log = createLogger({ level: process.env.LOG_LEVEL ? config.logLevel : 'warn', secrets: secretsOf(config), destination: process.stderr });
   const core = await createCore(config, { log });
   try {
-    const { reply } = await core.run(positionals.join(' '));
+    const { reply } = await core.run(withoutSlashCommand(positionals.join(' ')));
     const chartOut = values['chart-out'];
     let imagePath: string | undefined;
     if (chartOut && 'image' in reply && reply.image?.kind === 'png') {
@@ -48,7 +49,7 @@ export async function runAsk(argv: string[]): Promise<number> {
       imagePath = chartOut;
     }
     if (values.json) process.stdout.write(`${replyJson(reply)}\n`);
-    else process.stdout.write(`${renderReply(reply, { color: Boolean(process.stdout.isTTY), ...(imagePath ? { imagePath } : {}) })}\n`);
+    else process.stdout.write(`${renderReply(reply, { color: Boolean(process.stdout.isTTY), commands: 'ask', ...(imagePath ? { imagePath } : {}) })}\n`);
     if (chartOut && !imagePath) process.stderr.write('polbot: this answer has no chart to write\n');
     return reply.kind === 'error' ? 1 : 0;
   } finally {

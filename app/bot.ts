@@ -1,12 +1,12 @@
-import { discordDeliverer, startDiscord, type DiscordHandle } from '../../adapters/discord/index.js';
-import { slackDeliverer, startSlack, type SlackAdapter } from '../../adapters/slack/index.js';
-import type { Config } from '../config.js';
-import { createDigests, DeliveryError, type Deliverer, type Digests } from '../digest/index.js';
-import type { AppLogger } from '../log.js';
-import { createCore, type Core } from './core.js';
-import { Health } from './health.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { operationalRoutes, startRouteServer } from './routes.js';
+import { discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
+import { slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
+import type { Config } from '../src/config.js';
+import { createDigests, DeliveryError, type Deliverer, type Digests } from '../src/digest/index.js';
+import type { AppLogger } from '../src/log.js';
+import { createCore, type Core } from '../commands/core.js';
+import { Health } from '../src/app/health.js';
+import { createMetrics, type Metrics } from '../src/app/metrics.js';
+import { operationalRoutes, startRouteServer } from '../src/app/routes.js';
 
 export interface Bot {
   core: Core;

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { SimStore } from '../sim/data/store.js';
-import { Faults } from '../sim/faults.js';
-import { serveStdio } from '../sim/mcp/stdio.js';
-import { DEFAULT_SEED, startSimulator } from '../sim/server.js';
+import { SimStore } from '../../src/sim/data/store.js';
+import { Faults } from '../../src/sim/faults.js';
+import { serveStdio } from '../../src/sim/mcp/stdio.js';
+import { DEFAULT_SEED, startSimulator } from '../../src/sim/server.js';
 
 const HELP = `Usage: polbot sim [options]
 

@@ -1,8 +1,7 @@
 import { startConsole } from '../../adapters/console/repl.js';
-import { startBot } from '../app/bot.js';
-import { createCore } from '../app/core.js';
-import { loadConfig, secretsOf } from '../config.js';
-import { createLogger, type AppLogger } from '../log.js';
+import { createCore } from '../../commands/core.js';
+import { loadConfig, secretsOf } from '../../src/config.js';
+import { createLogger, type AppLogger } from '../../src/log.js';
 import { consoleBanner } from './banner.js';
 
 /** A stray rejection is a bug to log, not a reason to drop every conversation in flight. */
@@ -38,6 +37,8 @@ export async function runStart(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
+  // Bolt and discord.js are loaded only when an adapter is configured.
+  const { startBot } = await import('../bot.js');
   const bot = await startBot(config, log);
   log.info(
     {

@@ -1,15 +1,13 @@
-import type { EntityKind, EntityRef } from '../src/api/domain.js';
-import type { Action, ChoiceReply } from '../src/reply/model.js';
+import type { EntityKind, EntityRef } from '../../src/api/domain.js';
+import { inline, placeholder, ref } from '../../src/reply/inline.js';
+import type { Action, ChoiceReply, CommandRef, Inline } from '../../src/reply/model.js';
 import type { CommandContext } from './context.js';
-import type { Target } from './grammar.js';
-import { targetRef } from './parse.js';
+import { targetRef, type Target } from './target.js';
 
 export type TargetResult = { ok: true; entity: EntityRef } | { ok: false; reply: ChoiceReply };
 
-const KIND_LABEL: Record<EntityKind, string> = { project: 'project', exchange: 'exchange' };
-
-export function describe(ref: EntityRef): string {
-  return `${ref.name}${ref.ticker ? ` (${ref.ticker})` : ''} · ${KIND_LABEL[ref.kind]}`;
+export function describe(r: EntityRef): string {
+  return `${r.name}${r.ticker ? ` (${r.ticker})` : ''} · ${r.kind}`;
 }
 
 /**
@@ -19,7 +17,7 @@ export function describe(ref: EntityRef): string {
 export async function resolveTarget(
   ctx: CommandContext,
   target: Target,
-  rebuild: (ref: string) => string,
+  rebuild: (ref: string) => CommandRef,
   kind?: EntityKind,
 ): Promise<TargetResult> {
   if (target.explicit) {
@@ -32,23 +30,18 @@ export async function resolveTarget(
   const options: Action[] = (r.status === 'ambiguous' ? r.candidates : r.suggestions).map((c) => ({
     label: c.name,
     description: describe(c),
-    command: rebuild(targetRef(c.kind, c.slug)),
+    run: rebuild(targetRef(c.kind, c.slug)),
   }));
+  const what = wanted ?? 'project or exchange';
   if (r.status === 'ambiguous') {
     return {
       ok: false,
-      reply: {
-        kind: 'choice',
-        reason: 'ambiguous',
-        query: r.query,
-        prompt: `“${r.query}” matches more than one ${wanted ?? 'project or exchange'}. Which one do you mean?`,
-        options,
-      },
+      reply: { kind: 'choice', reason: 'ambiguous', query: r.query, prompt: `“${r.query}” matches more than one ${what}. Which one do you mean?`, options },
     };
   }
-  const note =
+  const note: Inline | undefined =
     r.reason === 'exchange_names_unavailable'
-      ? 'Exchange names cannot be looked up through the tool server. If you meant an exchange, type its slug: /pol exchange <slug>.'
+      ? inline`Exchange names cannot be looked up through the tool server, so exchanges are named by their slug (often the name in lower case, with dashes: gate-io). Type it with ${ref('exchange', { name: placeholder('slug') })}.`
       : r.reason === 'too_long'
         ? 'Names are at most 100 characters.'
         : undefined;
@@ -59,8 +52,10 @@ export async function resolveTarget(
       reason: 'not_found',
       query: r.query,
       prompt: options.length
-        ? `I found no ${wanted ?? 'project or exchange'} called “${r.query}”. Did you mean one of these?`
-        : `I found no ${wanted ?? 'project or exchange'} called “${r.query}”. Try /pol search ${r.query.slice(0, 30)}.`,
+        ? `I found no ${what} called “${r.query}”. Did you mean one of these?`
+        : ctx.source.supports('search')
+          ? inline`I found no ${what} called “${r.query}”. Try ${ref('search', { text: r.query.slice(0, 30) })}.`
+          : `I found no ${what} called “${r.query}”.`,
       options,
       ...(note ? { note } : {}),
     },

@@ -1,8 +1,7 @@
-import { runDiscordShards, runRegisterDiscord } from '../../adapters/discord/cli.js';
-import { ConfigError } from '../config.js';
-import { runAsk } from './ask.js';
-import { runSim } from './sim.js';
-import { runStart } from './start.js';
+import { ConfigError } from '../../src/config.js';
+
+// Each command loads only what it runs: `polbot ask` and the console never load Bolt or
+// discord.js, which together take longer to import than the answer takes to compute.
 
 const USAGE = `Usage: polbot <command> [options]
 
@@ -20,15 +19,15 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'sim':
-      return runSim(rest);
+      return (await import('./sim.js')).runSim(rest);
     case 'start':
-      return runStart(rest);
+      return (await import('./start.js')).runStart(rest);
     case 'ask':
-      return runAsk(rest);
+      return (await import('./ask.js')).runAsk(rest);
     case 'register-discord':
-      return runRegisterDiscord(rest);
+      return (await import('../../adapters/discord/cli.js')).runRegisterDiscord(rest);
     case 'discord-shards':
-      return runDiscordShards(rest);
+      return (await import('../../adapters/discord/cli.js')).runDiscordShards(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -1,0 +1,104 @@
+import type { EntityKind, EntityRef } from '../src/api/domain.js';
+import type { Metrics } from '../src/app/metrics.js';
+import { RateLimiter } from '../src/app/rate-limit.js';
+import { connectUpstream, type Upstream, type UpstreamHooks } from '../src/app/upstream.js';
+import type { ChartRenderer } from '../src/charts/index.js';
+import { createChartRenderer } from '../src/charts/index.js';
+import type { Config } from '../src/config.js';
+import type { Logger } from '../src/log.js';
+import { CONSOLE_CALLER, type Caller, type CommandContext } from './kit/context.js';
+import type { Invocation } from './kit/spec.js';
+import { COMMANDS } from './registry.js';
+import { Registry } from './registry-view.js';
+import { invoke, runText, type RunResult } from './run.js';
+
+/**
+ * The command core as adapters see it: text or a typed invocation in, a Reply out; entity
+ * suggestions for autocomplete; the registry for building each platform's command list.
+ */
+export interface Core {
+  ctx: CommandContext;
+  upstream: Upstream;
+  charts: ChartRenderer;
+  registry: Registry;
+  /**
+   * Command text in, as typed after the slash command, a Reply out; never throws. The caller
+   * (who, where) is needed for rate limits and digests; the console is its own caller.
+   */
+  run(text: string, caller?: Caller): Promise<RunResult>;
+  /** A typed invocation (Discord options, a button's command); never throws. */
+  invoke(invocation: Invocation, caller?: Caller): Promise<RunResult>;
+  /** Best matches from the entity lists already at hand; never waits on the upstream (autocomplete). */
+  suggest(prefix: string, limit: number): EntityRef[];
+  /** Whether the configured source can list entities of `kind` at all (the tool server alone lists no exchanges). */
+  canList(kind: EntityKind): boolean;
+  /** Loads an entity list in the background so suggestions have something to offer. */
+  refreshList(kind: EntityKind): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface CoreOptions extends UpstreamHooks {
+  log?: Logger;
+  now?: () => number;
+  metrics?: Metrics;
+}
+
+export async function createCore(config: Config, options: CoreOptions = {}): Promise<Core> {
+  const { metrics, log } = options;
+  const upstream = await connectUpstream(config, {
+    ...options,
+    ...(metrics
+      ? {
+          onExchange: (e) => metrics.upstream.observe({ route: e.route, status: String(e.status) }, e.durationMs / 1000),
+          cache: { ...options.cache, onLookup: (method, outcome) => metrics.cache.inc({ method, outcome }) },
+        }
+      : {}),
+  });
+  const charts = createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl });
+  const ctx: CommandContext = { source: upstream.source, resolver: upstream.resolver, charts, now: options.now ?? Date.now };
+  const limiter = config.rateLimits ? new RateLimiter(config.rateLimits) : null;
+  const registry = new Registry(COMMANDS);
+
+  async function guarded(caller: Caller, work: () => Promise<RunResult>): Promise<RunResult> {
+    const started = performance.now();
+    let result: RunResult;
+    const decision = limiter && caller.platform !== 'console'
+      ? await limiter.check(`${caller.platform}:${caller.userId}`, `${caller.platform}:${caller.channelId}`)
+      : ({ ok: true } as const);
+    if (!decision.ok) {
+      metrics?.rateLimited.inc({ platform: caller.platform, scope: decision.scope });
+      result = {
+        command: 'rate_limited',
+        reply: {
+          kind: 'error',
+          message:
+            decision.scope === 'user'
+              ? `You're asking faster than polbot answers. Please wait ${decision.retryAfterSec} s.`
+              : `This channel is asking faster than polbot answers. Please wait ${decision.retryAfterSec} s.`,
+          hint: 'Limits keep the risk-data service responsive for everyone.',
+        },
+      };
+    } else {
+      result = await work();
+    }
+    metrics?.commands.observe({ command: result.command, platform: caller.platform, reply: result.reply.kind }, (performance.now() - started) / 1000);
+    return result;
+  }
+
+  return {
+    ctx,
+    upstream,
+    charts,
+    registry,
+    run: (text, caller = CONSOLE_CALLER) => guarded(caller, () => runText(ctx, registry, text, caller, log)),
+    invoke: (invocation, caller = CONSOLE_CALLER) => guarded(caller, () => invoke(ctx, registry, invocation, caller, log)),
+    suggest: (prefix, limit) => upstream.resolver.suggest(prefix, limit),
+    canList: (kind) => upstream.source.supports('list', kind),
+    refreshList: (kind) =>
+      upstream.source.list(kind).then(
+        () => undefined,
+        (err: unknown) => log?.warn({ kind, err }, 'entity list could not be loaded; suggestions offer what is cached'),
+      ),
+    close: () => upstream.close(),
+  };
+}

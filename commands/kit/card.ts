@@ -1,0 +1,219 @@
+import type { CategoryBreakdown, EntityRef, ExchangeRecord, PolPoint, PolValue, ProjectRecord, RedFlags, ReservesPoint } from '../../src/api/domain.js';
+import { settle, valueOf, type Settled } from '../../src/api/settle.js';
+import type { Fetched } from '../../src/api/source.js';
+import * as fmt from '../../src/reply/format.js';
+import { footerOf } from '../../src/reply/footer.js';
+import type { Action, CardReply, Field, Headline, ReplyImage, Section } from '../../src/reply/model.js';
+import { chartImage } from './chart-image.js';
+import type { CommandContext } from './context.js';
+import { targetRef } from './target.js';
+
+const DAY = 86_400;
+const CARD_DAYS = 90;
+const CATEGORY_LABELS: Record<string, string> = {
+  security: 'Security',
+  financial: 'Financial',
+  operational: 'Operational',
+  reputational: 'Reputational',
+  regulatory: 'Regulatory',
+  transparency: 'Transparency',
+  solvency: 'Solvency',
+};
+
+export const categoryLabel = (c: string) => CATEGORY_LABELS[c] ?? c.charAt(0).toUpperCase() + c.slice(1);
+
+/** PoL 30 days ago from a daily series ending today: the card's "change over 30 days". */
+export function change30d(points: PolPoint[], current: number): Headline['change'] | undefined {
+  const last = points[points.length - 1];
+  if (!last) return undefined;
+  const then = [...points].reverse().find((p) => p.timestamp <= last.timestamp - 30 * DAY);
+  if (!then) return undefined;
+  const delta = current - then.pol;
+  const trend = Math.abs(delta) < 1e-6 ? 'flat' : delta > 0 ? 'worse' : 'better';
+  return { text: `${fmt.polChange(delta)} over 30 days (${trend === 'flat' ? 'unchanged' : trend})`, trend };
+}
+
+function headline(pol: PolValue | undefined, chart: Settled<Fetched<PolPoint[]>>): Headline {
+  if (!pol) {
+    // Only a tool server without REST lacks overall PoL; the card still has the category scores.
+    return { label: 'Probability of Loss', value: 'unavailable', direction: 'lower is safer', change: { text: 'Overall PoL is not available through the tool server.', trend: 'flat' } };
+  }
+  const change = chart.ok ? change30d(chart.value.data, pol.pol) : undefined;
+  return { label: 'Probability of Loss', value: fmt.pol(pol.pol), rating: pol.rating, direction: 'lower is safer', ...(change ? { change } : {}) };
+}
+
+export function scoresSection(breakdown: Settled<Fetched<CategoryBreakdown>>): Section {
+  if (!breakdown.ok) return { title: 'Category quality scores', direction: 'higher is better', items: [], empty: 'unavailable right now' };
+  return {
+    title: 'Category quality scores',
+    direction: 'higher is better',
+    fields: breakdown.value.data.categories.map((c) => ({
+      label: categoryLabel(c.category),
+      value: fmt.score(c.score.score),
+      detail: [c.score.rating, c.score.confidence ? `${c.score.confidence.toLowerCase()} confidence` : ''].filter(Boolean).join(' · '),
+    })),
+  };
+}
+
+export function flagsSection(flags: Settled<Fetched<RedFlags>>): Section {
+  if (!flags.ok) return { title: 'Red flags', items: [], empty: 'unavailable right now' };
+  const items = [...flags.value.data.marketMaker.map((f) => `Market maker: ${f}`), ...flags.value.data.investor.map((f) => `Investor: ${f}`)];
+  return { title: 'Red flags', items, empty: 'none identified' };
+}
+
+const unavailable = (title: string): Section => ({ title, items: [], empty: 'unavailable right now' });
+
+/**
+ * The entity's primary number must load; without it there is no card, only a clear error. The one
+ * exception is a source that cannot offer it at all (the tool server alone).
+ */
+function required<T>(s: Settled<T>): T | undefined {
+  if (s.ok) return s.value;
+  if (s.error.kind === 'not_available') return undefined;
+  throw s.error;
+}
+
+/** Follow-ups the configured source can answer; a button that could only fail is not offered. */
+export function cardActions(ctx: CommandContext, entity: EntityRef): Action[] {
+  const name = targetRef(entity.kind, entity.slug);
+  const { source } = ctx;
+  const actions: Action[] = [];
+  if (entity.kind === 'project' && source.supports('redFlags')) actions.push({ label: 'Red flags & signals', run: { command: 'flags', args: { name } } });
+  if (source.supports('polChart', entity.kind)) actions.push({ label: 'PoL, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'pol' } } });
+  if (source.supports('byCategoryChart', entity.kind)) actions.push({ label: 'Category trends', run: { command: 'chart', args: { name, range: '90d', kind: 'categories' } } });
+  return actions;
+}
+
+/** What differs between a project's card and an exchange's: the rest of the card is shared. */
+interface Profile {
+  /** Fetched in the same parallel round as the common parts. */
+  extra: Promise<Settled<Fetched<unknown>>>;
+  title(name: string): string;
+  subtitle: string;
+  context(): Field[];
+  sections(): Section[];
+  image(named: EntityRef, simulated: boolean, chart: Settled<Fetched<PolPoint[]>>): Promise<ReplyImage | undefined>;
+}
+
+export async function entityCard(ctx: CommandContext, entity: EntityRef): Promise<CardReply> {
+  const { source } = ctx;
+  const kind = entity.kind;
+  // One parallel round: every request the card needs starts now.
+  const profileOf = entity.kind === 'project' ? projectProfile : exchangeProfile;
+  const common = Promise.all([
+    settle(source.polCurrent(kind, entity.slug)),
+    settle(source.polChart(kind, entity.slug, CARD_DAYS)),
+    settle(source.byCategory(kind, entity.slug)),
+    settle(source.record(kind, entity.slug)),
+    settle(source.indexPol(kind)),
+  ]);
+  const pending = profileOf(ctx, entity);
+  const [[pol, chart, cats, record, index], extra] = await Promise.all([common, pending.extra]);
+  const current = required(pol);
+  const rec = valueOf(record)?.data;
+  const name = rec?.name ?? entity.name;
+  const profile = pending.complete(rec, extra);
+  const context: Field[] = [];
+  const idx = valueOf(index);
+  if (idx) context.push({ label: `Index PoL (all ${kind}s)`, value: fmt.pol(idx.data.pol), detail: idx.data.rating });
+  context.push(...profile.context());
+  const sections = [{ title: 'Context', fields: context }, scoresSection(cats), ...profile.sections()];
+  const parts = [pol, chart, cats, record, index, extra].flatMap((s) => (s.ok ? [s.value] : []));
+  const footer = footerOf(parts, ctx.now());
+  const named: EntityRef = { ...entity, name, ...(rec?.kind === 'project' && rec.ticker ? { ticker: rec.ticker } : entity.ticker ? { ticker: entity.ticker } : {}) };
+  const image = await profile.image(named, footer.simulated, chart);
+  return {
+    kind: 'card',
+    entity: named,
+    title: profile.title(name),
+    subtitle: profile.subtitle,
+    headline: headline(current?.data, chart),
+    sections: sections.filter((s) => s.fields?.length || s.items),
+    ...(image ? { image } : {}),
+    ...(chart.ok ? { series: { label: 'PoL, 90 days', values: chart.value.data.map((p) => p.pol), direction: 'lower is safer' as const } } : {}),
+    footer,
+    actions: cardActions(ctx, entity),
+  };
+}
+
+type Pending = { extra: Promise<Settled<Fetched<unknown>>>; complete(rec: unknown, extra: Settled<Fetched<unknown>>): Omit<Profile, 'extra'> };
+
+const polImage = (ctx: CommandContext) => async (named: EntityRef, simulated: boolean, chart: Settled<Fetched<PolPoint[]>>) =>
+  chart.ok ? chartImage(ctx, { kind: 'pol', entity: named, points: chart.value.data, days: CARD_DAYS, simulated }) : undefined;
+
+function projectProfile(ctx: CommandContext, entity: EntityRef): Pending {
+  return {
+    extra: settle(ctx.source.redFlags(entity.slug)),
+    complete(recValue, extra) {
+      const rec = recValue as ProjectRecord | undefined;
+      const ticker = rec?.ticker ?? entity.ticker;
+      const market = rec?.market;
+      return {
+        title: (name) => `${name}${ticker ? ` (${ticker})` : ''}`,
+        subtitle: 'Project',
+        context: () => {
+          const fields: Field[] = [];
+          if (rec?.category) fields.push({ label: 'Category', value: rec.category });
+          if (rec?.chains.length) fields.push({ label: 'Chains', value: rec.chains.slice(0, 4).join(', ') + (rec.chains.length > 4 ? ` and ${rec.chains.length - 4} more` : '') });
+          return fields;
+        },
+        sections: () => [
+          flagsSection(extra as Settled<Fetched<RedFlags>>),
+          market
+            ? {
+                title: 'Market',
+                fields: [
+                  { label: 'Price', value: fmt.price(market.price) },
+                  { label: 'Market cap', value: fmt.usd(market.marketCap) },
+                  ...(market.volume24h !== undefined ? [{ label: '24h volume', value: fmt.usd(market.volume24h) }] : []),
+                ],
+              }
+            : unavailable('Market'),
+        ],
+        image: polImage(ctx),
+      };
+    },
+  };
+}
+
+function exchangeProfile(ctx: CommandContext, entity: EntityRef): Pending {
+  return {
+    extra: settle(ctx.source.liabilitiesReservesChart(entity.slug, CARD_DAYS)),
+    complete(recValue, extra) {
+      const rec = recValue as ExchangeRecord | undefined;
+      const series = (valueOf(extra as Settled<Fetched<ReservesPoint[]>>)?.data ?? []) as ReservesPoint[];
+      const latest = series[series.length - 1];
+      return {
+        title: (name) => name,
+        subtitle: `Exchange${rec?.type === 'dex' ? ' (decentralized)' : ''}`,
+        context: () => {
+          const fields: Field[] = [];
+          if (rec?.rank !== undefined) fields.push({ label: 'Rank', value: `#${rec.rank}` });
+          if (rec?.tradingVolume24h !== undefined) fields.push({ label: '24h volume', value: fmt.usd(rec.tradingVolume24h) });
+          if (rec?.country) fields.push({ label: 'Jurisdiction', value: rec.country });
+          return fields;
+        },
+        sections: () => {
+          const safeguards: Field[] = [];
+          if (rec?.markers.proofOfReserves !== undefined) safeguards.push({ label: 'Proof of reserves', value: fmt.yesNo(rec.markers.proofOfReserves) });
+          if (rec?.markers.bugBounty !== undefined) safeguards.push({ label: 'Bug bounty', value: fmt.yesNo(rec.markers.bugBounty) });
+          if (rec?.markers.penetrationTesting !== undefined) safeguards.push({ label: 'Penetration testing', value: fmt.yesNo(rec.markers.penetrationTesting) });
+          const out: Section[] = [safeguards.length ? { title: 'Safeguards', fields: safeguards } : unavailable('Safeguards')];
+          if (latest) {
+            out.push({
+              title: 'Reserves',
+              fields: [
+                { label: 'Reserves', value: fmt.usd(latest.reserves) },
+                { label: 'Liabilities', value: fmt.usd(latest.liabilities) },
+                { label: 'Coverage', value: latest.liabilities > 0 ? fmt.percent((latest.reserves / latest.liabilities) * 100) : '—' },
+              ],
+            });
+          }
+          return out;
+        },
+        image: async (named, simulated, chart) =>
+          latest ? chartImage(ctx, { kind: 'reserves', entity: named, points: series, days: CARD_DAYS, simulated }) : polImage(ctx)(named, simulated, chart),
+      };
+    },
+  };
+}

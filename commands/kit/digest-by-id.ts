@@ -1,0 +1,30 @@
+import type { DigestService } from '../../src/digest/service.js';
+import type { Reply } from '../../src/reply/model.js';
+import { ID_OPTION, mayManage, missingDigest, withDigests } from './digest.js';
+import { defineCommand, int, type CommandSpec, type HandlerContext } from './spec.js';
+
+/** The shape every `digest <verb> <id>` command shares; each verb is still a module of its own. */
+export function digestByIdCommand(o: {
+  verb: string;
+  aliases?: string[];
+  summary: string;
+  managers: boolean;
+  run(ctx: HandlerContext, service: DigestService, id: number): Promise<Reply>;
+}): CommandSpec {
+  return defineCommand({
+    name: `digest-${o.verb}`,
+    words: ['digest', o.verb],
+    aliases: (o.aliases ?? []).map((a) => ['digest', a]),
+    summary: o.summary,
+    examples: [`digest ${o.verb} 12`],
+    group: 'digest',
+    managers: o.managers,
+    options: [ID_OPTION],
+    handler: (ctx, args) =>
+      withDigests(ctx, async (service) => {
+        const id = int(args, 'id')!;
+        const refused = o.managers ? mayManage(ctx.caller) : undefined;
+        return refused ?? (await o.run(ctx, service, id)) ?? missingDigest(id);
+      }),
+  });
+}

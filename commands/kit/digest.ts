@@ -1,0 +1,52 @@
+import type { EntityRef } from '../../src/api/domain.js';
+import { formatSlot, nextSlot } from '../../src/digest/schedule.js';
+import type { DigestService } from '../../src/digest/service.js';
+import type { Digest } from '../../src/digest/store.js';
+import { inline, ref } from '../../src/reply/inline.js';
+import type { ErrorReply, Reply } from '../../src/reply/model.js';
+import type { Caller } from './context.js';
+import type { HandlerContext } from './spec.js';
+
+/** Digest commands need a store, and only a chat channel can receive a digest. */
+export function withDigests(ctx: HandlerContext, run: (service: DigestService) => Promise<Reply> | Reply): Promise<Reply> | Reply {
+  if (ctx.digests) return run(ctx.digests);
+  // The console and `polbot ask` have no channel to deliver to.
+  return {
+    kind: 'error',
+    message: 'Scheduled digests are delivered to Slack or Discord channels, and this polbot is not connected to either.',
+    hint: inline`Run polbot with Slack or Discord configured (see README), or use ${ref('compare', { names: { placeholder: 'names' } })} for several at once.`,
+  };
+}
+
+export function mayManage(caller: Caller): ErrorReply | undefined {
+  if (caller.platform !== 'console' && caller.canManageDigests) return undefined;
+  if (caller.platform === 'console') return { kind: 'error', message: 'Digests post to a Slack or Discord channel: add and manage them from that channel.' };
+  return {
+    kind: 'error',
+    message: 'You are not allowed to add, remove, pause or resume digests here.',
+    hint: caller.platform === 'discord' ? 'Server managers use the admin digest command.' : 'Ask one of the digest admins of this workspace.',
+  };
+}
+
+export function namesSummary(entities: readonly EntityRef[], shown = 3): string {
+  const names = entities.map((e) => e.name);
+  return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} +${names.length - shown} more`;
+}
+
+export function nextRunText(d: Digest, now: number): string {
+  if (d.state !== 'active') return d.state;
+  const next = nextSlot(d.cron, d.timezone, now);
+  return next === null ? 'none' : formatSlot(next, d.timezone, { weekday: true });
+}
+
+export const seeList = () => inline`See this channel’s digests with ${ref('digest-list')}.`;
+
+export function missingDigest(id: number): ErrorReply {
+  return { kind: 'error', message: `There is no digest #${id} in this channel.`, hint: seeList() };
+}
+
+export function channelFull(max: number): ErrorReply {
+  return { kind: 'error', message: `This channel already has ${max} digests, the most it can have.`, hint: inline`Remove one first: see them with ${ref('digest-list')}.` };
+}
+
+export const ID_OPTION = { type: 'integer', name: 'id', label: 'digest number', description: 'Digest number (see the digest list)', required: true, min: 1, max: 999_999_999, missing: 'Which digest? Give its number from the digest list.' } as const;
