@@ -3,7 +3,7 @@ import { slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack
 import type { Config } from '../src/config.js';
 import { createDigests, DeliveryError, type Deliverer, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
-import { createCore, type Core } from '../commands/core.js';
+import { createCore, type Core } from '../commands/core/core.js';
 import { Health } from '../src/app/health.js';
 import { createMetrics, type Metrics } from '../src/app/metrics.js';
 import { operationalRoutes, startRouteServer } from '../src/app/routes.js';

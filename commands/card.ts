@@ -3,6 +3,7 @@ import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
   name: 'card',
+  order: 10,
   words: [],
   summary: 'Score card: PoL, rating, category scores, red flags and a chart (projects and exchanges both searched)',
   examples: ['binance'],

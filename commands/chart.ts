@@ -22,6 +22,7 @@ const daysOf = (range: Range): number | undefined => (range === 'all' ? undefine
 
 export default defineCommand({
   name: 'chart',
+  order: 14,
   words: ['chart'],
   summary: 'A chart over time',
   examples: ['chart bitcoin 365d categories'],

@@ -13,6 +13,7 @@ const MAX_COMPARE = 5;
 /** Entities side by side, one column each, in the same units; a row per measure. */
 export default defineCommand({
   name: 'compare',
+  order: 15,
   words: ['compare'],
   summary: `Up to ${MAX_COMPARE} projects or exchanges side by side (separate multi-word names with commas)`,
   examples: ['compare binance, kraken, okx'],

@@ -40,6 +40,7 @@ const USAGE = '<names...> [daily|weekdays|weekly [<day>]|"<cron>"] [at HH:MM] [t
 
 export default defineCommand({
   name: 'digest-add',
+  order: 41,
   words: ['digest', 'add'],
   aliases: [
     ['digest', 'new'],

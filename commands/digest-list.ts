@@ -6,6 +6,7 @@ import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
   name: 'digest-list',
+  order: 42,
   words: ['digest', 'list'],
   aliases: [['digest', 'ls']],
   summary: 'The digests of this channel',

@@ -4,6 +4,7 @@ import { digestByIdCommand } from './kit/digest-by-id.js';
 
 export default digestByIdCommand({
   verb: 'pause',
+  order: 44,
   summary: 'Pause a digest',
   managers: true,
   async run(ctx, { store }, id) {

@@ -3,6 +3,7 @@ import { digestByIdCommand } from './kit/digest-by-id.js';
 
 export default digestByIdCommand({
   verb: 'preview',
+  order: 46,
   aliases: ['show'],
   summary: 'Show what a digest would post now',
   managers: false,

@@ -3,6 +3,7 @@ import { digestByIdCommand } from './kit/digest-by-id.js';
 
 export default digestByIdCommand({
   verb: 'remove',
+  order: 43,
   aliases: ['delete', 'rm'],
   summary: 'Delete a digest',
   managers: true,

@@ -3,6 +3,7 @@ import { digestByIdCommand } from './kit/digest-by-id.js';
 
 export default digestByIdCommand({
   verb: 'resume',
+  order: 45,
   aliases: ['unpause'],
   summary: 'Resume a paused or failing digest',
   managers: true,

@@ -4,6 +4,7 @@ import { defineCommand } from './kit/spec.js';
 /** `digest` alone: what digests are and the commands that manage them. */
 export default defineCommand({
   name: 'digest',
+  order: 40,
   words: ['digest'],
   summary: 'Scheduled watchlist digests for this channel (add, list, remove, pause, resume, preview)',
   examples: ['digest'],

@@ -3,6 +3,7 @@ import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
   name: 'exchange',
+  order: 12,
   words: ['exchange'],
   summary: 'Score card of an exchange',
   examples: ['exchange gate-io'],

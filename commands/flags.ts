@@ -50,6 +50,7 @@ async function exchangeInstead(ctx: HandlerContext, text: string): Promise<Reply
 
 export default defineCommand({
   name: 'flags',
+  order: 13,
   words: ['flags'],
   summary: 'Red flags, social-fraud signals, registration and jurisdiction of a project',
   examples: ['flags pepe'],

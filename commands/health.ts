@@ -7,6 +7,7 @@ import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
   name: 'health',
+  order: 30,
   words: ['health'],
   summary: 'Is the risk-data service up',
   examples: ['health'],

@@ -2,6 +2,7 @@ import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
   name: 'help',
+  order: 31,
   words: ['help'],
   aliases: [['?']],
   summary: 'What polbot can do',

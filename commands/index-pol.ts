@@ -7,6 +7,7 @@ import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
   name: 'index',
+  order: 23,
   words: ['index'],
   summary: 'Index-level PoL for projects and exchanges',
   examples: ['index'],

@@ -3,6 +3,7 @@ import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
   name: 'project',
+  order: 11,
   words: ['project'],
   summary: 'Score card of a project',
   examples: ['project lido dao'],

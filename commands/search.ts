@@ -5,6 +5,7 @@ import { defineCommand, str } from './kit/spec.js';
 
 export default defineCommand({
   name: 'search',
+  order: 21,
   words: ['search'],
   summary: 'Find projects and exchanges',
   examples: ['search swap'],

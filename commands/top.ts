@@ -8,6 +8,7 @@ const TOP_N = 10;
 
 export default defineCommand({
   name: 'top',
+  order: 20,
   words: ['top'],
   summary: 'Top ratings, lowest Probability of Loss first',
   examples: ['top projects'],

@@ -5,6 +5,7 @@ import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
   name: 'trending',
+  order: 22,
   words: ['trending'],
   summary: 'What people are looking up',
   examples: ['trending'],

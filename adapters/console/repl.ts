@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import type { Invocation } from '../../commands/kit/spec.js';
 import type { Reply } from '../../src/reply/model.js';
 import { renderReply } from './render.js';

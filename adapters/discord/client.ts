@@ -16,13 +16,14 @@ import {
   type StringSelectMenuInteraction,
 } from 'discord.js';
 import { LRUCache } from 'lru-cache';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import type { EntityKind } from '../../src/api/domain.js';
 import type { Logger } from '../../src/log.js';
+import { within } from '../../src/time/within.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { Caller } from '../../commands/kit/context.js';
 import type { Invocation } from '../../commands/kit/spec.js';
-import type { RunResult } from '../../commands/run.js';
+import type { RunResult } from '../../commands/core/run.js';
 import type { CommandRef } from '../../src/reply/model.js';
 import { entityChoices, listChoices, slugChoice, timeZoneChoices, type Choice } from './autocomplete.js';
 import { POL_DIGEST, placeOf, toInvocation, type SlashInput } from './commands.js';
@@ -59,7 +60,6 @@ const GENERIC_FAILURE = '⚠️ Something went wrong showing that answer. Please
 
 type Answerable = ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction;
 
-const delay = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 
 /** The message as a new post (reply, followUp, channel message). */
 function asNew(msg: DiscordMessage) {
@@ -258,7 +258,7 @@ export class DiscordAdapter {
   private async answer(i: Answerable, invocation: Invocation, label: string, caller: Caller): Promise<void> {
     const started = Date.now();
     const pending = this.run(invocation, caller);
-    const early = await Promise.race([pending, delay(this.quickAnswerMs)]);
+    const early = await within(pending, this.quickAnswerMs);
     const deferredPrivate = early ? this.renderMessage(early.reply).private : false;
     try {
       await i.deferReply(deferredPrivate ? { flags: EPHEMERAL } : {});

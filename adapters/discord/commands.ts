@@ -8,8 +8,8 @@ import {
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { Args, ArgValue, CommandSpec, Invocation, OptionSpec } from '../../commands/kit/spec.js';
-import { COMMANDS } from '../../commands/registry.js';
-import { MAX_NAME } from '../../commands/validate.js';
+import { COMMANDS } from '../../commands/core/commands.js';
+import { MAX_NAME } from '../../commands/core/validate.js';
 
 /**
  * The Discord commands, generated from the command registry: every command is a subcommand of

@@ -1,10 +1,12 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction } from '@slack/bolt';
+import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/kit/context.js';
-import type { RunResult } from '../../commands/run.js';
+import type { RunResult } from '../../commands/core/run.js';
 import type { HttpRoute } from '../../src/app/routes.js';
 import { slackCanManageDigests } from '../../src/digest/permissions.js';
 import type { Logger } from '../../src/log.js';
+import { within } from '../../src/time/within.js';
 import { ACTION_ID, CHOICE_ACTION_PREFIX, renderReply } from './blocks.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { deliver } from './delivery.js';
@@ -181,12 +183,11 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     ),
   );
 
-  const recentClicks = new Map<string, number>();
+  // Bounded in size and time: a flood of clicks cannot grow it, and an entry lapses on its own.
+  const recentClicks = new LRUCache<string, true>({ max: 10_000, ttl: DOUBLE_CLICK_MS });
   const firstClick = (key: string): boolean => {
-    const now = Date.now();
-    for (const [k, at] of recentClicks) if (now - at > DOUBLE_CLICK_MS) recentClicks.delete(k);
     if (recentClicks.has(key)) return false;
-    recentClicks.set(key, now);
+    recentClicks.set(key, true);
     return true;
   };
 
@@ -243,12 +244,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     ...(receiver instanceof IngressReceiver ? { ingress: receiver } : {}),
     async drain(timeoutMs) {
       if (!inflight.size) return;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      });
-      await Promise.race([Promise.allSettled([...inflight]).then(() => undefined), timeout]);
-      clearTimeout(timer);
+      await within(Promise.allSettled([...inflight]), timeoutMs);
     },
   };
 }
@@ -276,19 +272,6 @@ function acknowledgeFirst(app: App, track: <T>(work: Promise<T>) => Promise<T>, 
       })(),
     );
   };
-}
-
-/** The value if `work` settles within `ms`, else undefined; the timer never outlives the race. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, ms, undefined);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function stringOr(value: unknown): string | undefined {

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { renderReply } from '../../adapters/console/render.js';
 import { withoutSlashCommand } from '../../adapters/console/typed.js';
-import { createCore } from '../../commands/core.js';
+import { createCore } from '../../commands/core/core.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';

@@ -1,5 +1,5 @@
 import { startConsole } from '../../adapters/console/repl.js';
-import { createCore } from '../../commands/core.js';
+import { createCore } from '../../commands/core/core.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger, type AppLogger } from '../../src/log.js';
 import { consoleBanner } from './banner.js';

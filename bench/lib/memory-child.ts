@@ -1,6 +1,6 @@
 /** The memory scenario's process: polbot's core and the workload driver, nothing else. */
 import { readFileSync } from 'node:fs';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import { serveParent } from './child.js';
 import { benchCore, benchLogger } from './polbot.js';
 import { profiled } from './profile.js';

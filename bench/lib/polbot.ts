@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createCore, type Core } from '../../commands/core.js';
+import { createCore, type Core } from '../../commands/core/core.js';
 import type { StatefulChartRenderer } from '../../src/charts/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';

@@ -1,4 +1,4 @@
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import type { EntityRef } from '../../src/api/domain.js';
 
 /** Every entity the upstream lists, as people would name them. */

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { setPriority } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import type { EntityRef } from '../../src/api/domain.js';
 import type { Logger } from '../../src/log.js';
 import { forkChild, type ChildHandle } from '../lib/child.js';

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'undici';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import type { PolPoint } from '../../src/api/domain.js';
 import { createChartRenderer, type ChartSpec } from '../../src/charts/index.js';
 import type { Reply } from '../../src/reply/model.js';

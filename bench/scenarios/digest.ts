@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import type { EntityRef } from '../../src/api/domain.js';
 import type { Reply } from '../../src/reply/model.js';
 import { benchCore, clearCaches } from '../lib/polbot.js';

@@ -6,6 +6,7 @@ import { defineCommand, int, type CommandSpec, type HandlerContext } from './spe
 /** The shape every `digest <verb> <id>` command shares; each verb is still a module of its own. */
 export function digestByIdCommand(o: {
   verb: string;
+  order: number;
   aliases?: string[];
   summary: string;
   managers: boolean;
@@ -13,6 +14,7 @@ export function digestByIdCommand(o: {
 }): CommandSpec {
   return defineCommand({
     name: `digest-${o.verb}`,
+    order: o.order,
     words: ['digest', o.verb],
     aliases: (o.aliases ?? []).map((a) => ['digest', a]),
     summary: o.summary,

@@ -106,6 +106,8 @@ export interface Catalogue {
 export interface CommandSpec {
   /** Unique; what references and metrics name. */
   name: string;
+  /** Where help lists it: lookups first (10s), lists (20s), service (30s), digests (40s). */
+  order: number;
   /** How it is typed after `/pol`: `['chart']`, `['digest', 'add']`; empty for the default (a name alone). */
   words: readonly string[];
   /** Other typed forms (`['digest', 'rm']`). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import * as fmt from '../../src/reply/format.js';
 import type { CardReply, ChoiceReply, Reply, TableReply, TextReply } from '../../src/reply/model.js';
 import type { SimStore } from '../../src/sim/data/store.js';

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeInvocation, encodeInvocation } from '../../adapters/discord/custom-id.js';
 import { commandDefinitions, placeOf, toInvocation } from '../../adapters/discord/commands.js';
-import { COMMANDS } from '../../commands/registry.js';
-import { Registry } from '../../commands/registry-view.js';
+import { COMMANDS } from '../../commands/core/commands.js';
+import { Registry } from '../../commands/core/registry.js';
 import type { CommandRef } from '../../src/reply/model.js';
 
 const registry = new Registry(COMMANDS);

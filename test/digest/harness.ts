@@ -1,5 +1,5 @@
 import type { Caller } from '../../commands/kit/context.js';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import type { Db } from '../../src/digest/db.js';
 import type { Deliverer } from '../../src/digest/deliver.js';
 import { migrate } from '../../src/digest/migrations.js';

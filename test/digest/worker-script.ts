@@ -8,7 +8,7 @@
  *   DIGEST_WORKER_LEASE  lease in ms
  * It prints `ready` once connected and `report {...}` after the tick.
  */
-import { createCore } from '../../commands/core.js';
+import { createCore } from '../../commands/core/core.js';
 import { loadConfig } from '../../src/config.js';
 import { openPglite, openPostgres } from '../../src/digest/db.js';
 import { createDigests } from '../../src/digest/index.js';

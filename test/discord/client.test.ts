@@ -306,11 +306,14 @@ describe('Discord adapter on the real discord.js client', () => {
     for (const command of registered) {
       for (const sub of command.options ?? []) {
         const required = ('options' in sub ? (sub.options ?? []) : []).filter((o) => 'required' in o && o.required).map((o) => ` \`${o.name}:\``);
-        expect(shown).toContain(`/${command.name} ${sub.name}\`${required.join('')}`);
+        // A command mention, which Discord shows as the command itself, ready to run.
+        expect(shown).toContain(`</${command.name} ${sub.name}:${command.id}>${required.join('')}`);
       }
     }
-    expect(shown).toContain('/pol chart` `name:` `[range:]` `[kind:]` — A chart over time');
-    expect(shown).toContain('/pol-digest add` `names:` `[schedule:]` `[day:]` `[cron:]` `[at:]` `[tz:]`');
+    const pol = registered.find((c) => c.name === 'pol')!.id;
+    const digest = registered.find((c) => c.name === 'pol-digest')!.id;
+    expect(shown).toContain(`</pol chart:${pol}> \`name:\` \`[range:]\` \`[kind:]\` — A chart over time`);
+    expect(shown).toContain(`</pol-digest add:${digest}> \`names:\` \`[schedule:]\` \`[day:]\` \`[cron:]\` \`[at:]\` \`[tz:]\``);
     expect(shown).not.toContain('<name or slug>');
     expect(shown).not.toContain('/pol digest ');
   });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { APIEmbed } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHOOSE_ID, COLOURS, LIMITS, RUN_ID, fitEmbed, footerText, ratingColour, renderReply, type DiscordMessage } from '../../adapters/discord/embeds.js';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import * as fmt from '../../src/reply/format.js';
 import type { SourceName } from '../../src/api/domain.js';
 import type { Action, CardReply, ChoiceReply, Column, CommandRef, Reply, Section, TableReply } from '../../src/reply/model.js';
@@ -11,7 +11,7 @@ import { demoCore } from '../helpers/core.js';
 import { last } from './helpers.js';
 import { action as toAction } from '../helpers/actions.js';
 import { CommandMentions } from '../../adapters/discord/mentions.js';
-import { COMMANDS } from '../../commands/registry.js';
+import { COMMANDS } from '../../commands/core/commands.js';
 
 /** Everything Discord would reject about a message, as the fake (built from Discord's documented limits) sees it. */
 function problems(m: DiscordMessage): string[] {

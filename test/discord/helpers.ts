@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { RecordedCall } from '../fakes/discord/index.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';

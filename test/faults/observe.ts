@@ -6,8 +6,8 @@ import { blockActionsBody, postToBolt, slashCommandBody } from '../fakes/slack/i
 import type { RecordedCall as DiscordCall, InteractionHandle } from '../fakes/discord/index.js';
 import { encodeInvocation } from '../../adapters/discord/custom-id.js';
 import { CHOOSE_ID, RUN_ID } from '../../adapters/discord/embeds.js';
-import { COMMANDS as REGISTERED } from '../../commands/registry.js';
-import { Registry } from '../../commands/registry-view.js';
+import { COMMANDS as REGISTERED } from '../../commands/core/commands.js';
+import { Registry } from '../../commands/core/registry.js';
 import { CHOICE_ACTION_PREFIX, FOLLOW_UP_ACTION_PREFIX } from '../../adapters/slack/blocks.js';
 import type { RecordedCall as SlackCall } from '../fakes/slack/index.js';
 import { slackText, visibleText } from '../helpers/core.js';

@@ -5,7 +5,7 @@ import type { CacheOptions } from '../../src/api/cache/cached-source.js';
 import { TTL_MS } from '../../src/api/cache/ttl.js';
 import type { DataMethod } from '../../src/api/source.js';
 import type { Caller } from '../../commands/kit/context.js';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import { Health, type HealthReport } from '../../src/app/health.js';
 import { createMetrics } from '../../src/app/metrics.js';
 import { operationalRoutes, startRouteServer } from '../../src/app/routes.js';

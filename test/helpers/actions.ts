@@ -1,5 +1,5 @@
-import { COMMANDS } from '../../commands/registry.js';
-import { Registry } from '../../commands/registry-view.js';
+import { COMMANDS } from '../../commands/core/commands.js';
+import { Registry } from '../../commands/core/registry.js';
 import type { Action } from '../../src/reply/model.js';
 
 const registry = new Registry(COMMANDS);

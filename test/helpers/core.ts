@@ -1,4 +1,4 @@
-import { createCore, type Core, type CoreOptions } from '../../commands/core.js';
+import { createCore, type Core, type CoreOptions } from '../../commands/core/core.js';
 import { loadConfig } from '../../src/config.js';
 import { plainInline, typedText } from '../../src/reply/inline.js';
 import type { Inline, Reply } from '../../src/reply/model.js';

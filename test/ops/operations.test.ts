@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import { Health } from '../../src/app/health.js';
 import { createMetrics, type Metrics } from '../../src/app/metrics.js';
 import { operationalRoutes, startRouteServer } from '../../src/app/routes.js';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlack, type SlackAdapter } from '../../adapters/slack/index.js';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import { createLogger, onLogLine } from '../../src/log.js';
 import { DEMO_API_KEY } from '../../src/sim/server.js';
 import { startStack, type Stack } from '../discord/helpers.js';

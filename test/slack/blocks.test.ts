@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReply } from '../../adapters/slack/blocks.js';
-import type { Core } from '../../commands/core.js';
+import type { Core } from '../../commands/core/core.js';
 import type { SourceName } from '../../src/api/domain.js';
 import type { Action, CardReply, ChoiceReply, Column, Field, Footer, Reply, Section, TableReply, TextReply } from '../../src/reply/model.js';
 import { demoCore } from '../helpers/core.js';

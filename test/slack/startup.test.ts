@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSlack, type CommandRunner } from '../../adapters/slack/index.js';
-import type { RunResult } from '../../commands/run.js';
+import type { RunResult } from '../../commands/core/run.js';
 import { createLogger } from '../../src/log.js';
 import { postToBolt, slashCommandBody, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { ackBody, blocksJson, headerOf, LogCapture, SIGNING_SECRET } from './harness.js';

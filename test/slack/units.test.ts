@@ -27,6 +27,9 @@ describe('escaping', () => {
 
   it('drops controls, zero-width and direction-override characters but keeps line breaks', () => {
     expect(mrkdwn('evil\u202egnp.exe\u200b\u2066x\u0007\nnext')).toBe('evilgnp.exex\nnext');
+    // Fillers that draw as blank space are removed too: they can hide a word or pad a name.
+    expect(mrkdwn('a\u034fb\u115fc\u1160d\u3164e\uffa0f')).toBe('abcdef');
+    expect(plain('Bin\u3164ance')).toBe('Binance');
   });
 
   it('swaps angle brackets for look-alikes in plain text, which Slack shows verbatim', () => {

@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamError } from '../errors.js';
+import { withinOrThrow } from '../../time/within.js';
 
 export interface McpConnectionOptions {
   url?: string;
@@ -71,19 +72,13 @@ export class McpConnection {
       });
     }
     const limit = Math.max(this.o.connectTimeoutMs ?? CHILD_START_MS, this.o.command ? CHILD_START_MS : 0);
-    let timer: NodeJS.Timeout | undefined;
-    const stalled = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, `MCP handshake took longer than ${limit} ms`)), limit);
-    });
     try {
-      await Promise.race([client.connect(transport), stalled]);
+      await withinOrThrow(client.connect(transport), limit, () => new McpError(ErrorCode.RequestTimeout, `MCP handshake took longer than ${limit} ms`));
       return client;
     } catch (err) {
       // Closing aborts the handshake's requests (or ends the child), so nothing of it lingers.
       await client.close().catch(() => undefined);
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

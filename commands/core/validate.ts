@@ -1,4 +1,4 @@
-import type { Args, ArgValue, CommandSpec, Parsed } from './kit/spec.js';
+import type { Args, ArgValue, CommandSpec, Parsed } from '../kit/spec.js';
 
 /** Names are short; the resolver reads at most this many characters of one. */
 export const MAX_NAME = 100;

@@ -1,5 +1,5 @@
-import type { CommandHelp, CommandRef } from '../src/reply/model.js';
-import type { Catalogue, CommandSpec } from './kit/spec.js';
+import type { CommandHelp, CommandRef } from '../../src/reply/model.js';
+import type { Catalogue, CommandSpec } from '../kit/spec.js';
 import { TextGrammar } from './text.js';
 
 /**

@@ -1,10 +1,10 @@
-import { UpstreamError } from '../src/api/errors.js';
-import type { Logger } from '../src/log.js';
-import { inline, placeholder, ref } from '../src/reply/inline.js';
-import type { Action, CommandRef, ErrorReply, Inline, Reply } from '../src/reply/model.js';
-import type { Caller, CommandContext } from './kit/context.js';
-import type { CommandSpec, Invocation } from './kit/spec.js';
-import type { Registry } from './registry-view.js';
+import { UpstreamError } from '../../src/api/errors.js';
+import type { Logger } from '../../src/log.js';
+import { inline, placeholder, ref } from '../../src/reply/inline.js';
+import type { Action, CommandRef, ErrorReply, Inline, Reply } from '../../src/reply/model.js';
+import type { Caller, CommandContext } from '../kit/context.js';
+import type { CommandSpec, Invocation } from '../kit/spec.js';
+import type { Registry } from './registry.js';
 import { validate } from './validate.js';
 
 export interface RunResult {

@@ -1,6 +1,6 @@
-import type { CommandRef, RefArg } from '../src/reply/model.js';
-import type { Args, ArgValue, ChoiceOption, CommandSpec, Invocation, OptionSpec, Parsed } from './kit/spec.js';
-import { isExplicit } from './kit/target.js';
+import type { CommandRef, RefArg } from '../../src/reply/model.js';
+import type { Args, ArgValue, ChoiceOption, CommandSpec, Invocation, OptionSpec, Parsed } from '../kit/spec.js';
+import { isExplicit } from '../kit/target.js';
 import { validate } from './validate.js';
 
 /**

@@ -1,15 +1,15 @@
-import type { EntityKind, EntityRef } from '../src/api/domain.js';
-import type { Metrics } from '../src/app/metrics.js';
-import { RateLimiter } from '../src/app/rate-limit.js';
-import { connectUpstream, type Upstream, type UpstreamHooks } from '../src/app/upstream.js';
-import type { ChartRenderer } from '../src/charts/index.js';
-import { createChartRenderer } from '../src/charts/index.js';
-import type { Config } from '../src/config.js';
-import type { Logger } from '../src/log.js';
-import { CONSOLE_CALLER, type Caller, type CommandContext } from './kit/context.js';
-import type { Invocation } from './kit/spec.js';
-import { COMMANDS } from './registry.js';
-import { Registry } from './registry-view.js';
+import type { EntityKind, EntityRef } from '../../src/api/domain.js';
+import type { Metrics } from '../../src/app/metrics.js';
+import { RateLimiter } from '../../src/app/rate-limit.js';
+import { connectUpstream, type Upstream, type UpstreamHooks } from '../../src/app/upstream.js';
+import type { ChartRenderer } from '../../src/charts/index.js';
+import { createChartRenderer } from '../../src/charts/index.js';
+import type { Config } from '../../src/config.js';
+import type { Logger } from '../../src/log.js';
+import { CONSOLE_CALLER, type Caller, type CommandContext } from '../kit/context.js';
+import type { Invocation } from '../kit/spec.js';
+import { COMMANDS } from './commands.js';
+import { Registry } from './registry.js';
 import { invoke, runText, type RunResult } from './run.js';
 
 /**
