@@ -1,6 +1,5 @@
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import type { Metrics } from '../../src/app/metrics.js';
-import { RateLimiter } from '../../src/app/rate-limit.js';
 import { connectUpstream, type Upstream, type UpstreamHooks } from '../../src/app/upstream.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
 import { createChartRenderer } from '../../src/charts/index.js';
@@ -56,7 +55,8 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
   });
   const charts = createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl });
   const ctx: CommandContext = { source: upstream.source, resolver: upstream.resolver, charts, now: options.now ?? Date.now };
-  const limiter = config.rateLimits ? new RateLimiter(config.rateLimits) : null;
+  // Loaded only where limits apply: the console and `polbot ask` have none.
+  const limiter = config.rateLimits ? new (await import('../../src/app/rate-limit.js')).RateLimiter(config.rateLimits) : null;
   const registry = new Registry(COMMANDS);
 
   async function guarded(caller: Caller, work: () => Promise<RunResult>): Promise<RunResult> {

@@ -3,6 +3,7 @@ import QuickChartModule from 'quickchart-js';
 import { request } from 'undici';
 import { pngSize } from './png.js';
 import { serializeForQuickChart } from './portable.js';
+import { parseQuickChartBase } from './quickchart-url.js';
 import { ChartRenderError } from './types.js';
 
 /**
@@ -21,17 +22,6 @@ export interface QuickChartTarget {
   pixelRatio: number;
 }
 
-export function parseQuickChartBase(baseUrl: string): { scheme: string; host: string } {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ChartRenderError(`QuickChart URL is not a URL: ${JSON.stringify(baseUrl)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ChartRenderError(`QuickChart URL must be http(s): ${url.protocol}`);
-  // quickchart-js builds `${scheme}://${host}/chart`, so a reverse-proxy prefix rides along with the host.
-  return { scheme: url.protocol.slice(0, -1), host: url.host + url.pathname.replace(/\/+$/, '') };
-}
 
 /**
  * Options that only matter to an interactive chart or that QuickChart already sets; dropped because

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { describeChart } from './configs/index.js';
 import { drawPng } from './local.js';
-import { parseQuickChartBase, quickChart } from './quickchart.js';
+import { parseQuickChartBase } from './quickchart-url.js';
 import {
   ChartRenderError,
   type ChartImage,
@@ -43,6 +43,8 @@ export function createChartRenderer(options: ChartRendererOptions): StatefulChar
     if (mode === 'quickchart') {
       const built = describeChart(spec, { maxPoints: QUICKCHART_MAX_POINTS });
       const target = { baseUrl: options.quickchartUrl, width, height, pixelRatio };
+      // Loaded when first used: a bot drawing locally never needs the QuickChart client.
+      const { quickChart } = await import('./quickchart.js');
       const chart = await quickChart(built.config, target, options.maxImageUrl);
       if ('url' in chart) return { kind: 'url', url: chart.url, width, height, alt: built.alt };
       return { kind: 'png', png: chart.png, width, height, pixelRatio, filename: filenameFor(spec), alt: built.alt };

@@ -4,7 +4,6 @@ import FindMyWay from 'find-my-way';
 import type { GenerateOptions } from './data/generate.js';
 import { SimStore } from './data/store.js';
 import { Faults, RequestCounter, type FaultSettings } from './faults.js';
-import { createMcpHandler } from './mcp/handler.js';
 import { HttpError, notFound } from './rest/errors.js';
 import { Query } from './rest/params.js';
 import { fullPath, ROUTES, type Route } from './rest/routes.js';
@@ -71,7 +70,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function createSimulatorHandler(opts: { store: SimStore; faults: Faults; counter: RequestCounter; apiKey: string }) {
   const { store, faults, counter, apiKey } = opts;
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true });
-  const mcp = createMcpHandler({ store, faults, counter });
+  // The tool server is loaded on its first request: its SDK takes longer to import than a REST
+  // answer takes, and a demo that talks REST (`polbot ask`) never needs it.
+  let mcpHandler: Promise<(req: IncomingMessage, res: ServerResponse) => Promise<void>> | undefined;
+  const mcp = async (req: IncomingMessage, res: ServerResponse) => {
+    mcpHandler ??= import('./mcp/handler.js').then((m) => m.createMcpHandler({ store, faults, counter }));
+    return (await mcpHandler)(req, res);
+  };
 
   for (const route of ROUTES) {
     const pattern = fullPath(route).replace(/\{(\w+)\}/g, ':$1');
