@@ -318,6 +318,21 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(shown).not.toContain('/pol digest ');
   });
 
+  it('posts an answer for the channel with the bot token when the interaction token has expired', async () => {
+    const { fake, channelId } = stack;
+    // Discord answers 10015 Unknown Webhook once an interaction's 15 minutes are over.
+    fake.failNext('PATCH /webhooks/:webhookId/:webhookToken/messages/:messageId', { status: 404, code: 10015, message: 'Unknown Webhook' });
+    const before = fake.messages(channelId).length;
+    const h = fake.sendCommand({ name: 'pol', subcommand: 'exchange', options: { name: 'exchange:kraken' } });
+    await h.callback();
+    const posted = await fake.waitFor((c) => c.method === 'POST' && c.path === `/channels/${channelId}/messages`, 10_000);
+    expect(posted.status).toBe(200);
+    const card = fake.messages(channelId).slice(before).find((m) => m.embeds.some((e) => e.title === 'Kraken'));
+    expect(card).toBeDefined();
+    // Nothing else was tried on the expired token, and nobody was told something went wrong.
+    expect(fake.calls((c) => c.method === 'POST' && c.path.startsWith(`/webhooks/${fake.applicationId}/${h.token}`))).toHaveLength(0);
+  });
+
   it('tells the person, privately, when Discord refuses an answer, and logs no interaction token', async () => {
     const { fake, logLines } = stack;
     fake.failNext('PATCH /webhooks/:webhookId/:webhookToken/messages/:messageId', { status: 400, code: 50035, message: 'Invalid Form Body' });
