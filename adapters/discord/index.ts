@@ -5,7 +5,7 @@ import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import { DiscordAdapter, type DiscordClientOptions } from './client.js';
 import { describeError } from './errors.js';
-import type { DiscordSettings } from './register.js';
+import { registerDiscordCommands, type DiscordSettings } from './register.js';
 
 export { registerDiscordCommands, summarise as summariseRegistration, type RegisterResult, type DiscordSettings } from './register.js';
 export { commandDefinitions, POL, POL_DIGEST } from './commands.js';
@@ -73,14 +73,14 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
     throw new Error(`Discord: ${why}`);
   }
 
-  // Hints name commands as mentions, which need the ids Discord gave them; without them a hint
-  // still names the command in code, so a failure here costs only the chip.
+  // The commands are registered (written only when they differ from what Discord has), and their
+  // ids let hints name them as mentions. A failure costs the mention chips, not the bot: a hint
+  // then names its command in code.
   try {
-    const route = discord.guildId ? Routes.applicationGuildCommands(discord.applicationId, discord.guildId) : Routes.applicationCommands(discord.applicationId);
-    const registered = (await client.rest.get(route)) as { id?: unknown; name?: unknown }[];
-    adapter.mentions.setIds(Object.fromEntries(registered.flatMap((c) => (typeof c.id === 'string' && typeof c.name === 'string' ? [[c.name, c.id]] : []))));
+    const registered = await registerDiscordCommands({ discord, log });
+    adapter.mentions.setIds(registered.ids);
   } catch (err) {
-    log.warn({ error: describeError(err) }, 'discord command ids could not be read; hints name commands without mentions');
+    log.warn({ error: describeError(err) }, 'discord commands could not be registered; hints name commands without mentions');
   }
 
   const ids = client.shard?.ids ?? [...client.ws.shards.keys()];

@@ -24,6 +24,8 @@ export interface RegisterResult {
   /** Commands whose definition differs, with the first differing paths. */
   updated: { name: string; paths: string[] }[];
   dryRun: boolean;
+  /** The registered commands' ids by name, for command mentions (`</pol search:ID>`); empty on a dry run that would write. */
+  ids: Record<string, string>;
 }
 
 export interface RegisterOptions {
@@ -65,8 +67,14 @@ function normaliseOption(o: Record<string, unknown>): Record<string, Json> {
   return out;
 }
 
-/** The part of a command we control, with Discord's defaults made explicit. */
-export function normaliseCommand(command: object): Record<string, Json> {
+type Scope = 'guild' | 'global';
+
+/**
+ * The part of a command we control, with Discord's defaults made explicit. Installation contexts
+ * and integration types belong to global commands only: Discord neither keeps nor returns them on
+ * guild commands, so in a guild they are not compared (nor sent).
+ */
+export function normaliseCommand(command: object, scope: Scope = 'global'): Record<string, Json> {
   const c = command as Record<string, unknown>;
   const type = typeof c.type === 'number' ? c.type : 1;
   const out: Record<string, Json> = {
@@ -77,9 +85,11 @@ export function normaliseCommand(command: object): Record<string, Json> {
     description_localizations: nullIfEmpty(c.description_localizations),
     default_member_permissions: c.default_member_permissions == null ? null : String(c.default_member_permissions),
     nsfw: c.nsfw === true,
-    contexts: Array.isArray(c.contexts) ? [...(c.contexts as number[])].sort() : null,
-    integration_types: Array.isArray(c.integration_types) ? [...(c.integration_types as number[])].sort() : [0],
   };
+  if (scope === 'global') {
+    out.contexts = Array.isArray(c.contexts) ? [...(c.contexts as number[])].sort() : null;
+    out.integration_types = Array.isArray(c.integration_types) ? [...(c.integration_types as number[])].sort() : [0];
+  }
   if (Array.isArray(c.options) && c.options.length) out.options = (c.options as Record<string, unknown>[]).map(normaliseOption);
   return out;
 }
@@ -104,9 +114,10 @@ const keyOf = (c: Record<string, Json>) => `${String(c.type)}:${String(c.name)}`
 export function compareCommands(
   existing: readonly object[],
   wanted: readonly object[],
+  scope: Scope = 'global',
 ): Pick<RegisterResult, 'added' | 'removed' | 'updated' | 'changed'> {
-  const have = new Map(existing.map((c) => normaliseCommand(c)).map((c) => [keyOf(c), c]));
-  const want = new Map(wanted.map((c) => normaliseCommand(c)).map((c) => [keyOf(c), c]));
+  const have = new Map(existing.map((c) => normaliseCommand(c, scope)).map((c) => [keyOf(c), c]));
+  const want = new Map(wanted.map((c) => normaliseCommand(c, scope)).map((c) => [keyOf(c), c]));
   const added = [...want.keys()].filter((k) => !have.has(k)).map((k) => String(want.get(k)!.name));
   const removed = [...have.keys()].filter((k) => !want.has(k)).map((k) => String(have.get(k)!.name));
   const updated = [...want.entries()]
@@ -130,9 +141,14 @@ export async function registerDiscordCommands(options: RegisterOptions): Promise
   const scope = guildId ? ('guild' as const) : ('global' as const);
   try {
     const existing = (await rest.get(route)) as RESTGetAPIApplicationCommandsResult;
-    const diff = compareCommands(existing, definitions);
-    const result: RegisterResult = { scope, ...(guildId ? { guildId } : {}), ...diff, dryRun: options.dryRun === true };
-    if (diff.changed && !options.dryRun) await rest.put(route, { body: definitions });
+    // Sent as Discord keeps them: a guild command with contexts would differ on every comparison.
+    const body = scope === 'guild' ? definitions.map(({ contexts: _c, integration_types: _i, ...rest }) => rest) : definitions;
+    const diff = compareCommands(existing, body, scope);
+    let registered: readonly { id: string; name: string }[] = existing;
+    if (diff.changed && !options.dryRun) registered = (await rest.put(route, { body })) as RESTGetAPIApplicationCommandsResult;
+    else if (diff.changed) registered = [];
+    const ids = Object.fromEntries(registered.map((c) => [c.name, c.id]));
+    const result: RegisterResult = { scope, ...(guildId ? { guildId } : {}), ...diff, dryRun: options.dryRun === true, ids };
     log?.info(
       { scope, guildId, changed: diff.changed, added: diff.added, removed: diff.removed, updated: diff.updated, dryRun: result.dryRun },
       diff.changed ? (result.dryRun ? 'discord commands differ (dry run, nothing written)' : 'discord commands registered') : 'discord commands already up to date',
@@ -147,7 +163,7 @@ export async function registerDiscordCommands(options: RegisterOptions): Promise
 /** One line per change, for the CLI. */
 export function summarise(r: RegisterResult): string[] {
   const where = r.scope === 'guild' ? `in guild ${r.guildId}` : 'globally (may take up to an hour to appear everywhere)';
-  if (!r.changed) return [`Discord commands ${r.scope === 'guild' ? `in guild ${r.guildId}` : 'registered globally'} already match; nothing changed.`];
+  if (!r.changed) return [`Discord commands ${r.scope === 'guild' ? `in guild ${r.guildId}` : 'registered globally'} are up to date; nothing written.`];
   const lines = [r.dryRun ? `Would register Discord commands ${where}:` : `Registered Discord commands ${where}:`];
   for (const n of r.added) lines.push(`  + /${n} (new)`);
   for (const n of r.removed) lines.push(`  - /${n} (removed)`);

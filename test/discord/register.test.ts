@@ -31,9 +31,11 @@ describe('register-discord', () => {
     expect(fake.commands()).toEqual([]);
 
     const [pol, digest] = fake.commands(GUILD_ID);
-    expect(pol).toMatchObject({ name: 'pol', default_member_permissions: null, contexts: [0, 1], integration_types: [0] });
+    // A guild command has no installation contexts or integration types of its own.
+    expect(pol).toMatchObject({ name: 'pol', default_member_permissions: null });
+    expect(pol).not.toHaveProperty('contexts');
     // ManageGuild is bit 5: Discord hides the command from everyone else by default.
-    expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n), contexts: [0], integration_types: [0] });
+    expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n) });
 
     const subs = (pol!.options ?? []) as Option[];
     expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'flags', 'chart', 'compare', 'top', 'search', 'trending', 'index', 'health', 'help']);
@@ -59,14 +61,14 @@ describe('register-discord', () => {
 
     const again = await registerDiscordCommands({ discord });
     expect(again).toMatchObject({ changed: false, added: [], removed: [], updated: [] });
-    expect(summarise(again)).toEqual([`Discord commands in guild ${GUILD_ID} already match; nothing changed.`]);
+    expect(summarise(again)).toEqual([`Discord commands in guild ${GUILD_ID} are up to date; nothing written.`]);
     expect(puts(GUILD_ROUTE)).toHaveLength(1);
     expect(fake.calls({ method: 'GET', route: GUILD_ROUTE })).toHaveLength(2);
     // Same ids and versions: Discord was not asked to rewrite anything.
     expect(fake.commands(GUILD_ID)).toEqual(before);
     // What Discord stores, read back, normalises to exactly what we send.
-    const stored = fake.commands(GUILD_ID).map((c) => normaliseCommand(c));
-    expect(stored).toEqual(commandDefinitions().map((c) => normaliseCommand(c)));
+    const stored = fake.commands(GUILD_ID).map((c) => normaliseCommand(c, 'guild'));
+    expect(stored).toEqual(commandDefinitions().map((c) => normaliseCommand(c, 'guild')));
   });
 
   it('writes and reports only what differs, and a dry run writes nothing', async () => {
@@ -140,7 +142,7 @@ describe('register-discord', () => {
     vi.restoreAllMocks();
     expect(out.join('')).toBe(
       `Registered Discord commands in guild ${GUILD_ID}:\n  + /pol (new)\n  + /pol-digest (new)\n` +
-        `Discord commands in guild ${GUILD_ID} already match; nothing changed.\n`,
+        `Discord commands in guild ${GUILD_ID} are up to date; nothing written.\n`,
     );
     expect(puts(GUILD_ROUTE)).toHaveLength(1);
     await expect(runRegisterDiscord([], {})).rejects.toThrow(/^DISCORD_TOKEN: required/);

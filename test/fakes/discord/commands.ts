@@ -39,7 +39,7 @@ export class CommandStore {
   bulkOverwrite(scope: CommandScope, inputs: Record<string, unknown>[]): APIApplicationCommand[] {
     const previous = this.#scopes.get(scope) ?? [];
     const next = inputs.map((input) => {
-      const def = normalize(input);
+      const def = normalize(input, scope);
       const existing = previous.find((c) => c.name === def.name && c.type === def.type);
       return this.#materialize(scope, def, existing);
     });
@@ -50,7 +50,7 @@ export class CommandStore {
   /** POST semantics: a command with the same name and type is replaced, not duplicated. */
   upsert(scope: CommandScope, input: Record<string, unknown>): { command: APIApplicationCommand; created: boolean } {
     const commands = this.#scopes.get(scope) ?? [];
-    const def = normalize(input);
+    const def = normalize(input, scope);
     const index = commands.findIndex((c) => c.name === def.name && c.type === def.type);
     const command = this.#materialize(scope, def, commands[index]);
     if (index === -1) commands.push(command);
@@ -65,7 +65,7 @@ export class CommandStore {
     const current = commands[index];
     if (!current) return undefined;
     const { id: _id, application_id: _app, version: _v, guild_id: _g, ...currentDef } = current;
-    const command = this.#materialize(scope, normalize({ ...currentDef, ...input }), current);
+    const command = this.#materialize(scope, normalize({ ...currentDef, ...input }, scope), current);
     commands[index] = command;
     return structuredClone(command);
   }
@@ -95,8 +95,12 @@ function definitionOf(command: APIApplicationCommand): CommandDefinition {
   return def;
 }
 
-/** Fills in the defaults Discord applies so equal definitions compare equal however they were sent. */
-function normalize(input: Record<string, unknown>): CommandDefinition {
+/**
+ * Fills in the defaults Discord applies so equal definitions compare equal however they were sent.
+ * Installation contexts and integration types exist for global commands only: a guild command
+ * is stored and returned without them, whatever was sent, as Discord does.
+ */
+function normalize(input: Record<string, unknown>, scope: CommandScope): CommandDefinition {
   const type = typeof input.type === 'number' ? input.type : 1;
   const def: CommandDefinition = {
     type,
@@ -112,6 +116,10 @@ function normalize(input: Record<string, unknown>): CommandDefinition {
   };
   const options = input.options as APIApplicationCommandOption[] | undefined;
   if (Array.isArray(options) && options.length > 0) def.options = options.map(stripUndefined);
+  if (scope !== 'global') {
+    delete def.contexts;
+    delete def.integration_types;
+  }
   return def;
 }
 
