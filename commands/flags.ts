@@ -2,33 +2,12 @@ import { settle } from '../src/api/settle.js';
 import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
 import { inline, ref } from '../src/reply/inline.js';
-import type { Field, Reply, Section } from '../src/reply/model.js';
+import type { Reply, Section } from '../src/reply/model.js';
+import { socialFields } from '../src/reply/social.js';
 import { flagsSection } from './kit/card.js';
 import { resolveTarget } from './kit/resolve-target.js';
 import { defineCommand, str, type HandlerContext } from './kit/spec.js';
 import { parseTarget } from './kit/target.js';
-
-/** Labels for the social signals the upstream is known to send; others are shown by their key. */
-const SOCIAL_LABELS: Record<string, string> = {
-  twitterFollowers: 'X/Twitter followers',
-  twitterBotFollowersPct: 'Bot followers',
-  telegramMembers: 'Telegram members',
-  telegramBotMembersPct: 'Bot Telegram members',
-  websiteAgeDays: 'Website age',
-  websiteTrafficTrend: 'Website traffic',
-  searchTrendScore: 'Search interest',
-  fakeEngagementScore: 'Fake-engagement score',
-};
-
-function socialValue(key: string, value: number | string | boolean): string {
-  if (typeof value === 'boolean') return fmt.yesNo(value);
-  if (typeof value === 'string') return value.slice(0, 100);
-  if (key.endsWith('Pct')) return fmt.percent(value);
-  if (key === 'websiteAgeDays') return `${fmt.count(value)} days`;
-  if (key === 'searchTrendScore') return `${fmt.score(value)} / 100`;
-  if (key === 'fakeEngagementScore') return fmt.score(value);
-  return fmt.count(value);
-}
 
 const TIERS: Record<number, string> = { 1: 'tier 1 (strictest)', 2: 'tier 2', 3: 'tier 3', 4: 'tier 4 (least strict)' };
 
@@ -73,7 +52,7 @@ export default defineCommand({
 
     const sections: Section[] = [flagsSection(flags)];
     if (social.ok) {
-      const fields: Field[] = Object.entries(social.value.data.metrics).map(([k, v]) => ({ label: SOCIAL_LABELS[k] ?? k, value: socialValue(k, v) }));
+      const fields = socialFields(social.value.data.metrics);
       sections.push(fields.length ? { title: 'Social-fraud signals', fields } : { title: 'Social-fraud signals', items: [], empty: 'none reported' });
     } else {
       sections.push({ title: 'Social-fraud signals', items: [], empty: 'unavailable right now' });

@@ -1,5 +1,8 @@
 import * as fmt from '../../src/reply/format.js';
 import { renderInline, typedText } from '../../src/reply/inline.js';
+import { footerWords } from '../../src/reply/footer.js';
+import { layoutTable } from '../../src/reply/table.js';
+import { styleOf } from '../../src/reply/palette.js';
 import type { CommandHelp, CommandRef, Footer, Inline, Reply, Section, Series } from '../../src/reply/model.js';
 
 export interface ConsoleStyle {
@@ -44,12 +47,7 @@ export function sparkline(values: readonly number[], width = 48): string {
   return buckets.map((v) => BARS[max === min ? 3 : Math.round(((v - min) / (max - min)) * (BARS.length - 1))]).join('');
 }
 
-function ratingTone(rating: string | undefined): Tone {
-  if (!rating) return 'cyan';
-  if (rating.startsWith('A')) return 'green';
-  if (rating.startsWith('B')) return 'yellow';
-  return 'red';
-}
+const ratingTone = (rating: string | undefined): Tone => styleOf(rating).tone;
 
 function section(style: ConsoleStyle, s: Section): string[] {
   const head = `${paint(style, 'bold', clean(s.title))}${s.direction ? paint(style, 'dim', ` (${s.direction})`) : ''}`;
@@ -72,10 +70,11 @@ function series(style: ConsoleStyle, s: Series | undefined): string[] {
 
 function footer(style: ConsoleStyle, f: Footer | undefined): string[] {
   if (!f) return [];
-  const parts = [`as of ${fmt.utc(f.asOf)}`, `source ${f.sources.map((s) => s.toUpperCase()).join('+') || '—'}`];
-  if (f.stale) parts.push(paint(style, 'yellow', `STALE: data from ${fmt.age(f.stale.ageMs)} ago`));
-  if (f.simulated) parts.push(paint(style, 'magenta', 'SIMULATED DATA'));
-  return [paint(style, 'dim', parts.join(' · ')), ...(f.notes ?? []).map((n) => paint(style, 'dim', clean(n)))];
+  const w = footerWords(f);
+  const parts = [w.asOf, w.source];
+  if (w.stale) parts.push(paint(style, 'yellow', w.stale));
+  if (w.simulated) parts.push(paint(style, 'magenta', w.simulated));
+  return [paint(style, 'dim', parts.join(' · ')), ...w.notes.map((n) => paint(style, 'dim', clean(n)))];
 }
 
 function image(style: ConsoleStyle): string[] {
@@ -134,13 +133,8 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
     case 'table': {
       out.push(paint(style, 'bold', clean(reply.title)));
       if (reply.note) out.push(paint(style, 'dim', inlineText(style, reply.note)));
-      const widths = reply.columns.map((c) => Math.min(40, Math.max(clean(c.label).length, ...reply.rows.map((r) => clean(r[c.key] ?? '').length))));
-      const cell = (text: string, i: number) => {
-        const t = clean(text).slice(0, widths[i]);
-        return reply.columns[i]!.align === 'right' ? t.padStart(widths[i]!) : t.padEnd(widths[i]!);
-      };
-      out.push(paint(style, 'dim', reply.columns.map((c, i) => cell(c.label, i)).join('  ')));
-      for (const r of reply.rows) out.push(reply.columns.map((c, i) => cell(r[c.key] ?? '', i)).join('  '));
+      const layout = layoutTable(reply.columns, reply.rows, clean);
+      out.push(paint(style, 'dim', layout.header), ...layout.rows);
       for (const s of reply.sections ?? []) out.push('', ...section(style, s));
       out.push(...image(style), ...footer(style, reply.footer));
       break;

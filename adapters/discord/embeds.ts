@@ -9,6 +9,9 @@ import {
 } from 'discord.js';
 import * as fmt from '../../src/reply/format.js';
 import { renderInline, typedText } from '../../src/reply/inline.js';
+import { footerWords } from '../../src/reply/footer.js';
+import { layoutTable } from '../../src/reply/table.js';
+import { BANDS, styleOf } from '../../src/reply/palette.js';
 import {
   audienceOf,
   type Action,
@@ -53,7 +56,7 @@ export const CHOOSE_ID = 'pol:choose';
 /** Buttons and selects on public answers that run a follow-up command (chart ranges, a table row). */
 export const RUN_ID = 'pol:run';
 
-export const COLOURS = { good: 0x2ecc71, fair: 0xf1b82d, poor: 0xe74c3c, neutral: 0x5865f2, error: 0xe74c3c } as const;
+export const COLOURS = { good: BANDS.good.colour, fair: BANDS.fair.colour, poor: BANDS.poor.colour, neutral: BANDS.neutral.colour } as const;
 
 export type Row = APIActionRowComponent<APIComponentInMessageActionRow>;
 
@@ -105,19 +108,14 @@ const TRUNCATED = '… (truncated)';
 // ---------------------------------------------------------------------------------------------
 // Pieces
 
+/** The embed colour of a rating, from the one scale every surface uses. */
 export function ratingColour(rating: string | undefined): number {
-  if (!rating) return COLOURS.neutral;
-  const r = rating.trim().toUpperCase();
-  if (/^A/.test(r)) return COLOURS.good;
-  if (/^B/.test(r)) return COLOURS.fair;
-  return COLOURS.poor;
+  return styleOf(rating).colour;
 }
 
 export function footerText(f: Footer): string {
-  const parts = [`as of ${fmt.utc(f.asOf)}`, `source ${f.sources.map((s) => s.toUpperCase()).join('+') || '—'}`];
-  if (f.stale) parts.push(`stale (${fmt.age(f.stale.ageMs)} old)`);
-  if (f.simulated) parts.push('SIMULATED DATA');
-  for (const n of f.notes ?? []) parts.push(n);
+  const w = footerWords(f);
+  const parts = [w.asOf, w.source, w.stale, w.simulated, ...w.notes].filter((p): p is string => Boolean(p));
   return clip(plainText(parts.join(' · ')), LIMITS.footer);
 }
 
@@ -337,25 +335,12 @@ function cardMessage(reply: Extract<Reply, { kind: 'card' }>, opts: RenderOption
 
 /** A monospace table inside a code block, as many rows as fit, the rest counted. */
 export function tableBlock(table: Pick<TableReply, 'columns' | 'rows'>, budget: number): string {
-  const cols = table.columns;
-  const cell = (row: Record<string, string>, key: string) => codeText(row[key] ?? '');
-  const widths = cols.map((c) => Math.min(28, Math.max(codeText(c.label).length, ...table.rows.map((r) => cell(r, c.key).length))));
-  const fmtRow = (values: string[]) =>
-    values
-      .map((v, i) => {
-        const w = widths[i]!;
-        const t = v.length > w ? clip(v, w) : v;
-        return cols[i]!.align === 'right' ? t.padStart(w) : t.padEnd(w);
-      })
-      .join('  ')
-      .trimEnd();
-  const head = fmtRow(cols.map((c) => codeText(c.label)));
-  const lines = [head, '-'.repeat(head.length)];
+  const layout = layoutTable(table.columns, table.rows, codeText);
+  const lines = [layout.header, layout.rule('-')];
   const fence = 8;
   let used = lines.join('\n').length + fence;
   let shown = 0;
-  for (const row of table.rows) {
-    const line = fmtRow(cols.map((c) => cell(row, c.key)));
+  for (const line of layout.rows) {
     const more = `\n… ${table.rows.length - shown} more rows`;
     if (used + line.length + 1 + more.length > budget) break;
     lines.push(line);

@@ -1,6 +1,9 @@
 import type { types } from '@slack/bolt';
 import * as fmt from '../../src/reply/format.js';
 import { plainInline, renderInline, typedText } from '../../src/reply/inline.js';
+import { footerWords } from '../../src/reply/footer.js';
+import { layoutTable } from '../../src/reply/table.js';
+import { BANDS, styleOf } from '../../src/reply/palette.js';
 import type {
   Action,
   CommandHelp,
@@ -44,8 +47,6 @@ export const ACTION_ID = /^pol_(?:choice|action)_\d+$/;
 const MAX_CHOICES = 20;
 /** Fields beyond this many per Reply section are summarised, so one section cannot crowd out the rest. */
 const MAX_FIELDS_PER_SECTION = 30;
-/** A table column wider than this is cut, so a long name cannot push the numbers off screen. */
-const MAX_COLUMN_WIDTH = 32;
 /**
  * The parts every message keeps (title, headline, notes, footer) have their own small budgets, so
  * together they can never crowd the body out of the message's text budget.
@@ -125,10 +126,11 @@ function image(img: ReplyImage | undefined): Block[] {
 
 function footer(f: Footer | undefined): Block[] {
   if (!f) return [];
-  const parts = [`as of ${fmt.utc(f.asOf)}`, `source ${f.sources.map((s) => mrkdwn(s.toUpperCase())).join('+') || '—'}`];
-  if (f.stale) parts.push(`:warning: stale (${fmt.age(f.stale.ageMs)} old)`);
-  if (f.simulated) parts.push(':test_tube: *SIMULATED DATA*');
-  const notes = (f.notes ?? []).map((n) => clip(mrkdwn(flat(n)), SHORT_TEXT)).filter(Boolean);
+  const w = footerWords(f);
+  const parts = [w.asOf, mrkdwn(w.source)];
+  if (w.stale) parts.push(`:warning: ${w.stale}`);
+  if (w.simulated) parts.push(`:test_tube: *${w.simulated}*`);
+  const notes = w.notes.map((n) => clip(mrkdwn(flat(n)), SHORT_TEXT)).filter(Boolean);
   const shown = notes.slice(0, MAX_FOOTER_NOTES);
   if (notes.length > shown.length) shown.push(andMore(notes.length - shown.length, 'more notes'));
   return [context(parts.join(' · '), ...shown)];
@@ -200,13 +202,10 @@ function sectionBlocks(s: Section): Block[] {
   return blocks;
 }
 
-/** Rating badges follow the letter grade: A* green, B* yellow, anything lower red. */
+/** The rating's band marker, from the one scale every surface uses. */
 function badge(rating: string): string {
-  const grade = rating.trim().charAt(0).toUpperCase();
-  if (grade === 'A') return ':large_green_circle: ';
-  if (grade === 'B') return ':large_yellow_circle: ';
-  if (grade === 'C' || grade === 'D') return ':red_circle: ';
-  return '';
+  const style = styleOf(rating);
+  return style === BANDS.neutral ? '' : `${style.emoji} `;
 }
 
 function headline(h: Headline): string {
@@ -274,22 +273,10 @@ function choice(r: ChoiceReply): SlackMessage {
 function tableCode(r: TableReply): string {
   const columns = r.columns;
   if (!columns.length) return '_no columns_';
-  const cell = (value: string | undefined): string => flat(stripInvisible(value ?? ''));
-  const widths = columns.map((c) =>
-    Math.min(MAX_COLUMN_WIDTH, Math.max(cell(c.label).length, ...r.rows.map((row) => cell(row[c.key]).length))),
-  );
-  const line = (values: string[]): string =>
-    values
-      .map((raw, i) => {
-        const w = widths[i]!;
-        const v = raw.length > w ? `${raw.slice(0, w - 1)}…` : raw;
-        return columns[i]!.align === 'right' ? v.padStart(w) : v.padEnd(w);
-      })
-      .join('  ')
-      .trimEnd();
   // Padding happens before escaping: `&amp;` renders as one character, so columns stay aligned.
-  const head = [code(line(columns.map((c) => cell(c.label)))), code(widths.map((w) => '─'.repeat(w)).join('  '))];
-  const rows = r.rows.map((row) => code(line(columns.map((c) => cell(row[c.key])))));
+  const layout = layoutTable(columns, r.rows, (value) => flat(stripInvisible(value)));
+  const head = [code(layout.header), code(layout.rule('─'))];
+  const rows = layout.rows.map(code);
   const open = '```\n';
   const close = '\n```';
   const reserve = `\n${andMore(r.rows.length, 'more rows')}`.length;

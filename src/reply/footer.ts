@@ -1,5 +1,6 @@
 import type { SourceName } from '../api/domain.js';
 import type { Fetched, Meta } from '../api/source.js';
+import * as fmt from './format.js';
 import type { Footer } from './model.js';
 
 /** One footer for everything a reply was built from: oldest as-of, every source, any staleness. */
@@ -12,5 +13,24 @@ export function footerOf(parts: readonly (Fetched<unknown> | Meta | undefined)[]
     sources,
     ...(stale.length ? { stale: { ageMs: Math.max(...stale) } } : {}),
     simulated: metas.some((m) => m.simulated),
+  };
+}
+
+/** What a footer says, in the same words on every surface; each adapter styles and joins them. */
+export interface FooterWords {
+  asOf: string;
+  source: string;
+  stale?: string;
+  simulated?: string;
+  notes: string[];
+}
+
+export function footerWords(f: Footer): FooterWords {
+  return {
+    asOf: `as of ${fmt.utc(f.asOf)}`,
+    source: `source ${f.sources.map((s) => s.toUpperCase()).join('+') || '—'}`,
+    ...(f.stale ? { stale: `stale (${fmt.age(f.stale.ageMs)} old)` } : {}),
+    ...(f.simulated ? { simulated: 'SIMULATED DATA' } : {}),
+    notes: f.notes ?? [],
   };
 }

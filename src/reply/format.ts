@@ -9,52 +9,73 @@ export function pol(value: number | null | undefined): string {
   if (!finite(value)) return DASH;
   const pct = value * 100;
   const decimals = pct < 0.1 ? 3 : pct < 10 ? 2 : 1;
-  return `${pct.toFixed(decimals)}%`;
+  return nonzero(pct, decimals, '%');
 }
 
 /** A PoL change in percentage points, signed. */
 export function polChange(delta: number): string {
   if (!finite(delta)) return DASH;
+  if (delta === 0) return '±0 pp';
   const pp = delta * 100;
   const decimals = Math.abs(pp) < 0.1 ? 3 : 2;
+  const sign = pp > 0 ? '+' : '−';
   const text = Math.abs(pp).toFixed(decimals);
-  if (Number(text) === 0) return '±0 pp';
-  return `${pp > 0 ? '+' : '−'}${text} pp`;
+  return Number(text) === 0 ? `${sign}<${(10 ** -decimals).toFixed(decimals)} pp` : `${sign}${text} pp`;
 }
 
 /** Quality scores as the upstream gives them, without float noise. */
 export function score(value: number | null | undefined): string {
   if (!finite(value)) return DASH;
-  return String(Math.round(value * 10) / 10);
+  const rounded = Math.round(value * 10) / 10;
+  // A score of 0.04 is not 0: it keeps two significant digits rather than reading as nothing.
+  return rounded === 0 && value !== 0 ? String(Number(value.toPrecision(2))) : String(rounded);
 }
 
+// Intl does the rounding across units (999,999 is $1M, never $1000K) and keeps small amounts in
+// plain notation ($0.00000042, never 4.2e-7).
+const usdCompact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'compact', maximumSignificantDigits: 3 });
+const usdSmall = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 3 });
+const usdCents = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const shareFormat = new Intl.NumberFormat('en-US', { style: 'percent', maximumSignificantDigits: 3 });
+
+const withMinus = (text: string): string => text.replace(/^-/, '−');
+
+/** Money, compact with up to three significant digits: $1.2B, $12.3M, $950, $0.42. */
 export function usd(value: number | null | undefined): string {
   if (!finite(value)) return DASH;
-  const abs = Math.abs(value);
-  const sign = value < 0 ? '−' : '';
-  if (abs >= 1e12) return `${sign}$${(abs / 1e12).toFixed(2)}T`;
-  if (abs >= 1e9) return `${sign}$${(abs / 1e9).toFixed(2)}B`;
-  if (abs >= 1e6) return `${sign}$${(abs / 1e6).toFixed(2)}M`;
-  if (abs >= 1e3) return `${sign}$${(abs / 1e3).toFixed(1)}K`;
-  return `${sign}$${abs.toFixed(2)}`;
+  return withMinus(usdCompact.format(value));
 }
 
-/** Prices span from $0.00000123 to $100,000: keep 4 significant digits below a dollar. */
+/** Prices span from $0.00000042 to $100,000: cents from a dollar up, three significant digits below. */
 export function price(value: number | null | undefined): string {
   if (!finite(value)) return DASH;
-  if (value >= 1) return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-  if (value === 0) return '$0';
-  return `$${value.toPrecision(4).replace(/0+$/, '').replace(/\.$/, '')}`;
+  return withMinus(Math.abs(value) >= 1 ? usdCents.format(value) : usdSmall.format(value));
 }
 
+/** A value already in percent (12.3 -> "12.3%"); a nonzero value too small for the decimals reads "<0.1%". */
 export function percent(value: number | null | undefined, decimals = 1): string {
   if (!finite(value)) return DASH;
-  return `${value.toFixed(decimals)}%`;
+  return nonzero(value, decimals, '%');
+}
+
+/** A share (0..1) as a percent: 0.64 -> "64%", 0.1234 -> "12.3%". */
+export function share(value: number | null | undefined): string {
+  if (!finite(value)) return DASH;
+  return withMinus(shareFormat.format(value));
 }
 
 export function count(value: number | null | undefined): string {
   if (!finite(value)) return DASH;
-  return Math.round(value).toLocaleString('en-US');
+  const rounded = Math.round(value);
+  return rounded === 0 && value !== 0 ? String(Number(value.toPrecision(2))) : rounded.toLocaleString('en-US');
+}
+
+/** `value` to `decimals`, except that a nonzero value never reads as zero: "<0.1%". */
+function nonzero(value: number, decimals: number, unit: string): string {
+  const text = value.toFixed(decimals);
+  if (Number(text) !== 0 || value === 0) return `${text}${unit}`;
+  const least = (10 ** -decimals).toFixed(decimals);
+  return value > 0 ? `<${least}${unit}` : `>−${least}${unit}`;
 }
 
 export function yesNo(value: boolean | null | undefined, yes = 'yes', no = 'no'): string {

@@ -34,7 +34,7 @@ describe('console rendering', () => {
     expect(out).toContain('chart: /tmp/kraken.png');
     expect(out).toContain('as of 2026-11-22 09:30 UTC');
     expect(out).toContain('source REST');
-    expect(out).toContain('STALE: data from 12 min ago');
+    expect(out).toContain('stale (12 min old)');
     expect(out).toContain('SIMULATED DATA');
     expect(out).toContain('/pol chart exchange:kraken 365d pol');
     expect(out).not.toContain('\u001b[');
