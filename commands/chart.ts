@@ -2,7 +2,6 @@ import type { EntityRef } from '../src/api/domain.js';
 import { UpstreamError } from '../src/api/errors.js';
 import { footerOf } from '../src/reply/footer.js';
 import { inline, ref } from '../src/reply/inline.js';
-import type { Reply } from '../src/reply/model.js';
 import { chartImage } from './kit/chart-image.js';
 import type { CommandContext } from './kit/context.js';
 import { resolveTarget } from './kit/resolve-target.js';

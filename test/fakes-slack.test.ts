@@ -139,7 +139,7 @@ describe('fake Slack Web API driven by the real @slack/web-api WebClient', () =>
     expect(fake.calls().map((c) => c.method)).toEqual(['files.getUploadURLExternal', 'upload', 'files.completeUploadExternal']);
     const [urlCall] = fake.calls('files.getUploadURLExternal');
     expect(urlCall?.args).toMatchObject({ filename: 'pol-btc.png', length: String(bytes.length) });
-    const fileId = (urlCall?.response as { file_id: string }).file_id;
+    const fileId = (urlCall!.response as { file_id: string }).file_id;
     // The client posts the bytes as a multipart part, not as a raw body.
     expect(fake.calls('upload')[0]?.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
 

@@ -1,4 +1,3 @@
-import * as fmt from '../../src/reply/format.js';
 import { renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';

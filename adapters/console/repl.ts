@@ -20,7 +20,7 @@ export interface ConsoleOptions {
 /** Writes a reply's PNG, if any, and returns its path. */
 export async function writeChart(reply: Reply, dir: string): Promise<string | undefined> {
   const image = 'image' in reply ? reply.image : undefined;
-  if (!image || image.kind !== 'png') return undefined;
+  if (image?.kind !== 'png') return undefined;
   await mkdir(dir, { recursive: true });
   const path = join(dir, image.filename);
   await writeFile(path, image.png);

@@ -1,5 +1,5 @@
 import { DeliveryError, type Deliverer } from '../../src/digest/deliver.js';
-import type { DiscordHandle } from './index.js';
+import type { Reply } from '../../src/reply/model.js';
 
 /**
  * The digest scheduler's view of Discord: post a Reply into a channel, and say whether a failure
@@ -15,7 +15,13 @@ const DISCORD_CHANNEL_GONE: Record<number, string> = {
   50007: 'the bot cannot message that user',
 };
 
-export function discordDeliverer(discord: DiscordHandle): Deliverer {
+/** What delivering needs of the running adapter (its handle has these). */
+export interface DiscordPoster {
+  postReply(channelId: string, reply: Reply): Promise<{ id?: string }>;
+  hasRecentMessage(channelId: string, needle: string): Promise<boolean>;
+}
+
+export function discordDeliverer(discord: DiscordPoster): Deliverer {
   return {
     platform: 'discord',
     alreadyDelivered: (channelId, key) => discord.hasRecentMessage(channelId, key),

@@ -7,7 +7,6 @@ import {
   ButtonStyle,
   ComponentType,
 } from 'discord.js';
-import * as fmt from '../../src/reply/format.js';
 import { renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';

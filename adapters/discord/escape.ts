@@ -7,6 +7,7 @@
 
 // Zero-width, bidi overrides and similar: they let text pretend to be something else
 // (a reversed URL, a name that looks identical to another) and carry nothing a reader needs.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is meant alone; combining marks among them are what is stripped.
 const INVISIBLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0]/g;
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // Half of a surrogate pair is not text: JSON carries it only as an escape that strict decoders
@@ -39,7 +40,7 @@ function breakMassMentions(text: string): string {
  */
 const INLINE = /(https?:\/\/\S+)|[\\`*_]|~~|\|\|/g;
 const INLINE_IN_URL = /[\\`]|~~|\|\|/g;
-const backslashEach = (markup: string): string => markup.replace(/[^]/g, '\\$&');
+const backslashEach = (markup: string): string => markup.replace(/[\s\S]/g, '\\$&');
 
 function escapeInline(text: string): string {
   return text.replace(INLINE, (match, url: string | undefined) => (url ? url.replace(INLINE_IN_URL, backslashEach) : backslashEach(match)));

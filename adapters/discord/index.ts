@@ -7,9 +7,7 @@ import { DiscordAdapter, type DiscordClientOptions } from './client.js';
 import { describeError } from './errors.js';
 import { registerDiscordCommands, type DiscordSettings } from './register.js';
 
-export { registerDiscordCommands, summarise as summariseRegistration, type RegisterResult, type DiscordSettings } from './register.js';
-export { commandDefinitions, POL, POL_DIGEST } from './commands.js';
-export { renderReply, type DiscordMessage } from './embeds.js';
+export { registerDiscordCommands, type RegisterResult, type DiscordSettings } from './register.js';
 export { discordDeliverer } from './digest-deliverer.js';
 export type { DiscordAdapter } from './client.js';
 

@@ -1,5 +1,4 @@
 import type { RESTOptions, ResponseLike } from 'discord.js';
-import type { DiscordSettings } from './register.js';
 
 /**
  * Requests to Discord go through Node's own fetch rather than @discordjs/rest's default
@@ -12,6 +11,6 @@ import type { DiscordSettings } from './register.js';
  */
 const viaFetch = (url: string, init: unknown): Promise<ResponseLike> => fetch(url, init as RequestInit) as Promise<ResponseLike>;
 
-export function restOptions(discord: Pick<DiscordSettings, 'apiUrl'>): Partial<RESTOptions> {
+export function restOptions(discord: { apiUrl?: string | undefined }): Partial<RESTOptions> {
   return { ...(discord.apiUrl ? { api: discord.apiUrl } : {}), makeRequest: viaFetch as RESTOptions['makeRequest'] };
 }

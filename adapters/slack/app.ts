@@ -1,4 +1,3 @@
-import { setImmediate as turn } from 'node:timers/promises';
 import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/kit/context.js';
@@ -7,7 +6,7 @@ import type { HttpRoute } from '../../src/app/routes.js';
 import { slackCanManageDigests } from '../../src/digest/permissions.js';
 import type { Logger } from '../../src/log.js';
 import { within } from '../../src/time/within.js';
-import { ACTION_ID, CHOICE_ACTION_PREFIX, renderReply } from './blocks.js';
+import { ACTION_ID, CHOICE_ACTION_PREFIX } from './blocks.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { deliver } from './delivery.js';
 import { acknowledgedOnArrival } from './ingress/protocol.js';

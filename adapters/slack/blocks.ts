@@ -1,5 +1,4 @@
 import type { types } from '@slack/bolt';
-import * as fmt from '../../src/reply/format.js';
 import { plainInline, renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';

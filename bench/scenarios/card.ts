@@ -21,7 +21,7 @@ const PROJECT_SCORE_TOOLS = ['security', 'financial', 'operational', 'reputation
 
 function assertCard(reply: Reply, what: string): void {
   if (reply.kind !== 'card') throw new Error(`${what}: expected a card, got ${reply.kind}${'message' in reply ? `: ${reply.message}` : ''}`);
-  if (!reply.image || reply.image.kind !== 'png' || reply.image.png.length < 1000) throw new Error(`${what}: the card has no chart PNG`);
+  if (reply.image?.kind !== 'png' || reply.image.png.length < 1000) throw new Error(`${what}: the card has no chart PNG`);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CategoryBreakdown, EntityRef, ExchangeRecord, PolPoint, PolValue, ProjectRecord, RedFlags, ReservesPoint } from '../../src/api/domain.js';
-import { settle, valueOf, type Settled } from '../../src/api/settle.js';
+import { okValue, settle, type Settled } from '../../src/api/settle.js';
 import type { Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
@@ -110,11 +110,11 @@ export async function entityCard(ctx: CommandContext, entity: EntityRef): Promis
   const pending = profileOf(ctx, entity);
   const [[pol, chart, cats, record, index], extra] = await Promise.all([common, pending.extra]);
   const current = required(pol);
-  const rec = valueOf(record)?.data;
+  const rec = okValue(record)?.data;
   const name = rec?.name ?? entity.name;
   const profile = pending.complete(rec, extra);
   const context: Field[] = [];
-  const idx = valueOf(index);
+  const idx = okValue(index);
   if (idx) context.push({ label: `Index PoL (all ${kind}s)`, value: fmt.pol(idx.data.pol), detail: idx.data.rating });
   context.push(...profile.context());
   const sections = [{ title: 'Context', fields: context }, scoresSection(cats), ...profile.sections()];
@@ -181,7 +181,7 @@ function exchangeProfile(ctx: CommandContext, entity: EntityRef): Pending {
     extra: settle(ctx.source.liabilitiesReservesChart(entity.slug, CARD_DAYS)),
     complete(recValue, extra) {
       const rec = recValue as ExchangeRecord | undefined;
-      const series = (valueOf(extra as Settled<Fetched<ReservesPoint[]>>)?.data ?? []) as ReservesPoint[];
+      const series = (okValue(extra as Settled<Fetched<ReservesPoint[]>>)?.data ?? []) as ReservesPoint[];
       const latest = series[series.length - 1];
       return {
         title: (name) => name,

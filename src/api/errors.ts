@@ -61,4 +61,3 @@ export function badResponse(route: string, detail: string): UpstreamError {
   return new UpstreamError('bad_response', route, { detail });
 }
 
-export const isUpstreamError = (err: unknown): err is UpstreamError => err instanceof UpstreamError;

@@ -16,4 +16,4 @@ export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   }
 }
 
-export const valueOf = <T>(s: Settled<T>): T | undefined => (s.ok ? s.value : undefined);
+export const okValue = <T>(s: Settled<T>): T | undefined => (s.ok ? s.value : undefined);

@@ -2,9 +2,8 @@
  * Charts for replies and digests: Chart.js configs built from domain points, drawn locally to PNG
  * (`@napi-rs/canvas`) or handed to QuickChart as a URL.
  */
-export { createChartRenderer, cacheKeyOf, filenameFor, type StatefulChartRenderer } from './renderer.js';
+export { createChartRenderer, type StatefulChartRenderer } from './renderer.js';
 export {
-  CHART_KINDS,
   ChartRenderError,
   type CategoriesChartSpec,
   type ChartImage,
@@ -23,8 +22,7 @@ export {
 export { describeChart, type BuiltChart, type ChartTextOptions } from './configs/index.js';
 export { polChartConfig, describePolChart } from './configs/pol.js';
 export { categoriesChartConfig, describeCategoriesChart } from './configs/categories.js';
-export { reservesChartConfig, describeReservesChart } from './configs/reserves.js';
-export { inflationChartConfig, describeInflationChart } from './configs/inflation.js';
-export { voiceChartConfig, describeVoiceChart } from './configs/voice.js';
-export { watchlistChartConfig, describeWatchlistChart, MAX_WATCHLIST_LINES } from './configs/watchlist.js';
-export { formatPercent, formatPol, formatUsd, rangeLabel } from './format.js';
+export { describeReservesChart } from './configs/reserves.js';
+export { describeInflationChart } from './configs/inflation.js';
+export { describeVoiceChart } from './configs/voice.js';
+export { describeWatchlistChart, MAX_WATCHLIST_LINES } from './configs/watchlist.js';

@@ -79,8 +79,6 @@ export type ChartSpec =
 
 export type ChartKind = ChartSpec['kind'];
 
-export const CHART_KINDS: readonly ChartKind[] = ['pol', 'categories', 'reserves', 'inflation', 'voice', 'watchlist'];
-
 /** `width`/`height` are CSS pixels; a local PNG has `width * pixelRatio` by `height * pixelRatio` pixels. */
 export type ChartImage =
   | { kind: 'png'; png: Buffer; width: number; height: number; pixelRatio: number; filename: string; alt: string }

@@ -100,12 +100,6 @@ export function utc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-export function date(isoOrUnix: string | number | null | undefined): string {
-  if (isoOrUnix === null || isoOrUnix === undefined || isoOrUnix === '') return DASH;
-  const d = typeof isoOrUnix === 'number' ? new Date(isoOrUnix * 1000) : new Date(isoOrUnix);
-  return Number.isNaN(d.getTime()) ? DASH : d.toISOString().slice(0, 10);
-}
-
 /** The text an adapter shows for a title from the upstream: one line, bounded. */
 export function oneLine(text: string, max = 150): string {
   const flat = text.replace(/\s+/g, ' ').trim();

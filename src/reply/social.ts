@@ -32,7 +32,7 @@ export function labelOf(key: string): string {
   return words ? words.charAt(0).toUpperCase() + words.slice(1) : key;
 }
 
-function valueOf(key: string, value: number | string | boolean): string {
+function valueText(key: string, value: number | string | boolean): string {
   if (typeof value === 'boolean') return fmt.yesNo(value);
   if (typeof value === 'string') return fmt.oneLine(value, 100);
   if (/(pct|percent)$/i.test(key)) return fmt.percent(value);
@@ -45,5 +45,5 @@ function valueOf(key: string, value: number | string | boolean): string {
 }
 
 export function socialFields(metrics: Readonly<Record<string, number | string | boolean>>): Field[] {
-  return Object.entries(metrics).map(([key, value]) => ({ label: labelOf(key), value: valueOf(key, value) }));
+  return Object.entries(metrics).map(([key, value]) => ({ label: labelOf(key), value: valueText(key, value) }));
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RestSource } from '../../src/api/rest/source.js';
+import type { RestSource } from '../../src/api/rest/source.js';
 import { ratingForPol, ratingForScore } from '../../src/sim/data/scales.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { startTestSimulator } from '../helpers/sim.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openPglite, openPostgres, type Db } from '../../src/digest/db.js';
-import { DeliveryError, type Deliverer } from '../../src/digest/deliver.js';
+import type { DeliveryError, Deliverer } from '../../src/digest/deliver.js';
 import type { Reply } from '../../src/reply/model.js';
 
 export type EngineName = 'pglite' | 'postgres';

@@ -101,7 +101,12 @@ describe('Reply to Discord message', () => {
     const long = (n: number): Action => toAction({ label: `Option ${n}`, command: `compare ${'very-long-project-name, '.repeat(4)}project:candidate-${n}` });
     const reply: ChoiceReply = { kind: 'choice', reason: 'ambiguous', query: 'x', prompt: 'Which one?', options: [long(1), long(2)] };
     const kept: string[] = [];
-    const m = renderReply(reply, { encode: (ref) => (kept.push(ref.command), `~k${kept.length}`) });
+    const m = renderReply(reply, {
+      encode: (ref) => {
+        kept.push(ref.command);
+        return `~k${kept.length}`;
+      },
+    });
     const select = m.components[0]!.components[0]!;
     expect(select).toMatchObject({ custom_id: CHOOSE_ID, options: [{ value: '~k1' }, { value: '~k2' }] });
     expect(kept).toEqual(['compare', 'compare']);

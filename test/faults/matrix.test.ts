@@ -132,7 +132,10 @@ const observed = new Map<string, Map<Via | 'healthz', { value: Value; why?: stri
 function record(source: string, fault: string, state: string, row: string, via: Via | 'healthz', o: { value: Value; why?: string }): void {
   const k = key(source, fault, state, row);
   let cells = observed.get(k);
-  if (!cells) observed.set(k, (cells = new Map()));
+  if (!cells) {
+    cells = new Map();
+    observed.set(k, cells);
+  }
   cells.set(via, o);
 }
 

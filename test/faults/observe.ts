@@ -457,7 +457,7 @@ export function viaDiscordChoice(stack: FaultStack, spec: CommandSpec): Promise<
 async function discordAttempt(send: () => InteractionHandle): Promise<Attempt> {
   const sentAt = Date.now();
   const handle = send();
-  let callback;
+  let callback: Awaited<ReturnType<InteractionHandle['callback']>>;
   try {
     callback = await handle.callback(ACK_DEADLINE_MS + 500);
   } catch {

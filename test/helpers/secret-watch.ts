@@ -215,4 +215,6 @@ export function requestHead(req: IncomingMessage): { line: string; headers: stri
 const KEY = Symbol.for('polbot.test.secretWatch');
 
 /** One watch per worker process, whichever copy of this module a fake or the setup file loaded. */
-export const secretWatch: SecretWatch = ((globalThis as Record<symbol, unknown>)[KEY] ??= new SecretWatch()) as SecretWatch;
+const shared = globalThis as Record<symbol, unknown>;
+shared[KEY] ??= new SecretWatch();
+export const secretWatch: SecretWatch = shared[KEY] as SecretWatch;

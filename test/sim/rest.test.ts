@@ -114,7 +114,7 @@ describe('validation', () => {
     await bad('/projects_data/v1/ratings?page_size=0', 'page_size');
     await bad('/exchanges_data/v1/binance/listed_assets?page_size=100', 'page_size');
     const ok = await simGet(sim, '/exchanges_data/v1/ratings?page_size=50');
-    expect(ok.body.items).toHaveLength(sim.store.data.exchanges.length > 50 ? 50 : sim.store.data.exchanges.length);
+    expect(ok.body.items).toHaveLength(Math.min(sim.store.data.exchanges.length , 50));
   });
 
   it('requires search on /v1/search and checks enums and booleans', async () => {

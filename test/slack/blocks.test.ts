@@ -28,7 +28,6 @@ const card = (over: Partial<CardReply> = {}): CardReply => ({
 });
 
 const blocksOf = (reply: Reply) => renderReply(reply).blocks as unknown as Record<string, any>[];
-const json = (reply: Reply) => JSON.stringify(renderReply(reply));
 
 describe('card', () => {
   it('reads as a card: header, PoL with rating and direction, scores with their direction, flags, footer', () => {

@@ -88,7 +88,12 @@ describe('robustness', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const core: CommandRunner = { run: async () => (await gate, textReply('Slow answer')) };
+    const core: CommandRunner = {
+      run: async () => {
+        await gate;
+        return textReply('Slow answer');
+      },
+    };
     await withAdapter(core, async (endpoint, stop) => {
       const response = await command(endpoint, 'anything', 'slow-stop');
       expect(ackBody(response)).toBeUndefined();

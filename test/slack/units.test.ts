@@ -175,7 +175,12 @@ describe('digest deliverer', () => {
     expect(toDeliveryError(new Error('socket hang up'))).toMatchObject({ permanent: false });
 
     const posted: string[] = [];
-    await slackDeliverer({ postReply: async (channel) => (posted.push(channel), { ts: '1.2' }) }).post('C2', reply, 'k');
+    await slackDeliverer({
+      postReply: async (channel) => {
+        posted.push(channel);
+        return { ts: '1.2' };
+      },
+    }).post('C2', reply, 'k');
     expect(posted).toEqual(['C2']);
   });
 });

@@ -216,7 +216,6 @@ export const projectSecurity = z.object({
     .default({ isIso27001Present: null, isCcssPresent: null, ccssLevel: null, isSoc2Present: null }),
 });
 
-export const projectFinancial = z.object({ marketData: marketData.optional() });
 
 export const projectReputational = z.object({
   mmRedFlags: findings,

@@ -7,7 +7,6 @@ import {
   singleSeriesChart,
   type BuiltChart,
   type ChartTextOptions,
-  type LineConfig,
 } from './common.js';
 
 /** Token inflation in percent per year (the upstream's unit: 3.5 means 3.5 %/yr). */
@@ -24,8 +23,4 @@ export function describeInflationChart(points: readonly ValuePoint[], opts: Char
     altNote: '',
     unit: ' per year',
   });
-}
-
-export function inflationChartConfig(points: readonly ValuePoint[], opts: ChartTextOptions): LineConfig {
-  return describeInflationChart(points, opts).config;
 }

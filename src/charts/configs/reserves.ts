@@ -13,7 +13,6 @@ import {
   withAlpha,
   type BuiltChart,
   type ChartTextOptions,
-  type LineConfig,
 } from './common.js';
 
 /** An exchange's reserves against its liabilities, in USD. */
@@ -56,8 +55,4 @@ export function describeReservesChart(points: readonly ReservesPoint[], opts: Ch
     alt: `Reserves and liabilities of ${name} over ${range}: ${describe('reserves', reserves)}; ${describe('liabilities', liabilities)}${ratio ? ` (${ratio})` : ''}.${altSuffix(opts.simulated)}`,
     empty: false,
   };
-}
-
-export function reservesChartConfig(points: readonly ReservesPoint[], opts: ChartTextOptions): LineConfig {
-  return describeReservesChart(points, opts).config;
 }

@@ -1,6 +1,6 @@
 import type { ValuePoint } from '../../api/domain.js';
 import { formatScore } from '../format.js';
-import { SERIES_COLOR, singleSeriesChart, withAlpha, type BuiltChart, type ChartTextOptions, type LineConfig } from './common.js';
+import { SERIES_COLOR, singleSeriesChart, withAlpha, type BuiltChart, type ChartTextOptions } from './common.js';
 
 /** Proof of Voice score, 0..100, higher is better. */
 export function describeVoiceChart(points: readonly ValuePoint[], opts: ChartTextOptions): BuiltChart {
@@ -15,8 +15,4 @@ export function describeVoiceChart(points: readonly ValuePoint[], opts: ChartTex
     y: () => ({ min: 0, max: 100, ticks: { stepSize: 20 } }),
     altNote: ' (0 to 100, higher is better)',
   });
-}
-
-export function voiceChartConfig(points: readonly ValuePoint[], opts: ChartTextOptions): LineConfig {
-  return describeVoiceChart(points, opts).config;
 }

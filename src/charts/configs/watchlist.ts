@@ -14,7 +14,6 @@ import {
   subtitleText,
   type YAxis,
   type BuiltChart,
-  type LineConfig,
 } from './common.js';
 
 /** More lines than colours would be unreadable; the riskiest entities are the ones worth seeing. */
@@ -105,8 +104,4 @@ function yAxisFor(values: readonly (number | null)[][]): YAxis {
     };
   }
   return { ...paddedBounds(values, { lo: 0, hi: 1 }), ticks: { callback: percentTickCallback } };
-}
-
-export function watchlistChartConfig(series: readonly WatchlistInput[], opts: WatchlistOptions): LineConfig {
-  return describeWatchlistChart(series, opts).config;
 }

@@ -136,7 +136,7 @@ export class Gateway {
   /** Sends a dispatch on the current session; buffered for replay when its socket is down. */
   dispatch(t: string, d: unknown): void {
     const session = this.#current;
-    if (!session || !session.valid) throw new Error('fake Discord gateway: no identified client session to dispatch to');
+    if (!session?.valid) throw new Error('fake Discord gateway: no identified client session to dispatch to');
     this.#emitDispatch(session, t, d);
   }
 
@@ -283,7 +283,7 @@ export class Gateway {
     this.#bump('resume');
     const session = typeof d.session_id === 'string' ? this.#sessions.get(d.session_id) : undefined;
     if (d.token !== this.opts.token) return this.#close(conn, 4004, 'Authentication failed');
-    if (!session || !session.valid) {
+    if (!session?.valid) {
       this.#bump('invalid-session');
       // Discord waits a moment before answering an unresumable session; clients rely on it not being instant.
       setTimeout(() => this.#send(conn, { op: OP.invalidSession, d: false }), 50).unref();

@@ -31,8 +31,6 @@ export type { AutocompleteInput, CommandInput, ComponentInput, InteractionHandle
 export type { CallFilter, RecordedCall, RecordedFile } from './recorder.js';
 export type { ConnectionRecord, GatewayEventKind, IdentifyRecord } from './gateway.js';
 export type { FailureSpec, RateLimitSpec } from './rest.js';
-export { PRIVILEGED_INTENTS } from './gateway.js';
-export { LIMITS } from './validate.js';
 
 export interface FakeDiscordOptions {
   /** Bot token the fake accepts; a realistic random one by default. */

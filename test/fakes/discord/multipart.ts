@@ -18,7 +18,7 @@ export async function parseBody(contentType: string | undefined, raw: Buffer): P
   const type = (contentType ?? '').toLowerCase();
 
   if (type.startsWith('multipart/form-data')) {
-    let form;
+    let form: FormData;
     try {
       form = await new Response(raw, { headers: { 'content-type': contentType ?? '' } }).formData();
     } catch (error) {

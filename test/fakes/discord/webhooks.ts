@@ -132,7 +132,7 @@ export class InteractionEndpoints {
     if (c.params.webhookId !== this.deps.applicationId) return error(unknownWebhook());
     const state = this.deps.interactions.byToken.get(c.params.webhookToken ?? '');
     // The interaction webhook only exists once the interaction has been answered.
-    if (!state || !state.acknowledged) return error(unknownWebhook());
+    if (!state?.acknowledged) return error(unknownWebhook());
     return fn(state);
   }
 

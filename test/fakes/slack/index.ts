@@ -24,11 +24,4 @@ export {
   type BlockActionsInput,
   type ActionInput,
 } from './payloads.js';
-export {
-  DEFAULT_IDENTITY,
-  DEFAULT_BOT_TOKEN,
-  DEFAULT_APP_TOKEN,
-  DEFAULT_CHANNEL_ID,
-  DEFAULT_USER_ID,
-  type FakeIdentity,
-} from './identity.js';
+export { DEFAULT_CHANNEL_ID, type FakeIdentity } from './identity.js';

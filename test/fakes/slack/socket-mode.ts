@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { type WebSocket, WebSocketServer, type RawData } from 'ws';
 
 export const SOCKET_PATH = '/socket';
 const DEBUG_HOST = 'applink-fake-1';

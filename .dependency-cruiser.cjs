@@ -1,0 +1,56 @@
+/**
+ * Which way imports may point. app/ (the CLI and the bot's wiring) may use anything; adapters use
+ * the command core's public surface; commands/ uses src/; src/ uses neither, and nothing is a
+ * cycle, not even through type-only imports.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'A cycle, even of type-only imports, means two parts that cannot be understood apart.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'src-not-to-commands',
+      severity: 'error',
+      comment: 'src/ is the core the commands stand on; digests reach commands through an interface, never an import.',
+      from: { path: '^src/' },
+      to: { path: '^commands/' },
+    },
+    {
+      name: 'core-not-to-adapters',
+      severity: 'error',
+      comment: 'Neither src/ nor commands/ may know a chat platform.',
+      from: { path: '^(src|commands)/' },
+      to: { path: '^adapters/' },
+    },
+    {
+      name: 'not-to-app',
+      severity: 'error',
+      comment: 'app/ composes everything; nothing may depend on the composition root.',
+      from: { path: '^(src|commands|adapters)/' },
+      to: { path: '^app/' },
+    },
+    {
+      name: 'adapters-apart',
+      severity: 'error',
+      comment: 'One platform adapter never reaches into another; what they share lives in src/.',
+      from: { path: '^adapters/([^/]+)/' },
+      to: { path: '^adapters/([^/]+)/', pathNot: '^adapters/$1/' },
+    },
+    {
+      name: 'no-test-code-in-product',
+      severity: 'error',
+      from: { path: '^(src|commands|adapters|app|bin)/' },
+      to: { path: '^test/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs'] },
+  },
+};
