@@ -288,7 +288,8 @@ function actionButtons(actions: readonly Action[] | undefined, opts: RenderOptio
     .map((a) => ({ a, value: encode(a.run) }))
     .filter((b): b is { a: Action; value: string } => b.value !== undefined)
     .map(({ a, value }) => ({ a, id: `${RUN_ID}:${value}` }))
-    .filter(({ id }) => id.length <= LIMITS.customId)
+    // Discord refuses a message whose custom ids repeat: the same command is offered once.
+    .filter(({ id }, i, all) => id.length <= LIMITS.customId && all.findIndex((o) => o.id === id) === i)
     .slice(0, LIMITS.buttonsPerRow)
     .map(({ a, id }) => ({
       type: ComponentType.Button as const,

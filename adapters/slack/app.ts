@@ -172,7 +172,14 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
             result = await work;
           }
           await myTurn();
-          const target = { client, respond, channel: command.channel_id, supersedes: progress, ...(context.botUserId ? { botUserId: context.botUserId } : {}) };
+          const target = {
+            client,
+            respond,
+            channel: command.channel_id,
+            supersedes: progress,
+            userId: command.user_id,
+            ...(context.botUserId ? { botUserId: context.botUserId } : {}),
+          };
           logAnswer(log, result, started, await deliver(target, result, log));
         } catch (err) {
           log.error({ err }, 'slack: command failed after its acknowledgement');
@@ -223,6 +230,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
             respond,
             channel,
             supersedes: fromEphemeral,
+            userId: body.user.id,
             ...(threadTs ? { threadTs } : {}),
             ...(context.botUserId ? { botUserId: context.botUserId } : {}),
           },

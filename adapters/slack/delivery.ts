@@ -5,7 +5,7 @@ import { audienceOf, type Reply, type ReplyImage } from '../../src/reply/model.j
 import { renderReply, type SlackMessage } from './blocks.js';
 import { flat, plain } from './escape.js';
 import { clip } from './limits.js';
-import { chartNotAttached, deliveryFailed, notInChannel, safeCode } from './notices.js';
+import { channelArchived, chartNotAttached, deliveryFailed, notInChannel, safeCode } from './notices.js';
 
 /**
  * Where answers go. Cards, tables and charts are for the whole channel; choices, errors and
@@ -72,6 +72,22 @@ export interface Posted {
  * Posts a reply into a channel as the bot: the blocks first, then the PNG chart (if any) as a
  * file in the same place. A failed chart costs the chart, not the answer.
  */
+/** Slack refused the message because it could not download an image block's picture. */
+function imageNotDownloaded(err: unknown): boolean {
+  const data = (err as { data?: { error?: unknown; errors?: unknown; response_metadata?: { messages?: unknown } } } | null)?.data;
+  if (data?.error !== 'invalid_blocks') return false;
+  const messages = [data.errors, data.response_metadata?.messages].flatMap((m) => (Array.isArray(m) ? m : []));
+  return messages.some((m) => typeof m === 'string' && m.includes('downloading image failed'));
+}
+
+/** The reply without its hosted chart, saying so: what is left is still the answer. */
+function withoutImage(reply: Reply): Reply {
+  if (!('image' in reply) || reply.image?.kind !== 'url') return reply;
+  const { image: _image, ...rest } = reply;
+  const note = 'The chart could not be loaded from the chart service.';
+  return rest.footer ? { ...rest, footer: { ...rest.footer, notes: [...(rest.footer.notes ?? []), note] } } : rest;
+}
+
 export async function postToChannel(
   client: webApi.WebClient,
   log: Logger,
@@ -79,10 +95,9 @@ export async function postToChannel(
   reply: Reply,
   threadTs?: string,
 ): Promise<Posted> {
-  const message = renderReply(reply);
-  let ts: string | undefined;
-  try {
-    const res = await client.chat.postMessage({
+  const post = (r: Reply) => {
+    const message = renderReply(r);
+    return client.chat.postMessage({
       channel,
       text: message.text,
       blocks: message.blocks,
@@ -90,9 +105,19 @@ export async function postToChannel(
       unfurl_media: false,
       ...(threadTs ? { thread_ts: threadTs } : {}),
     });
-    ts = res.ts;
+  };
+  let ts: string | undefined;
+  try {
+    ts = (await post(reply)).ts;
   } catch (err) {
-    throw new SlackDeliveryError(slackErrorCode(err) ?? 'unknown_error', channel);
+    // A chart Slack cannot fetch costs the chart, not the answer.
+    if (!imageNotDownloaded(err) || withoutImage(reply) === reply) throw new SlackDeliveryError(slackErrorCode(err) ?? 'unknown_error', channel);
+    log.warn({ channel }, 'slack: chart image could not be downloaded by Slack; posted without it');
+    try {
+      ts = (await post(withoutImage(reply))).ts;
+    } catch (again) {
+      throw new SlackDeliveryError(slackErrorCode(again) ?? 'unknown_error', channel);
+    }
   }
 
   const image = imageOf(reply);
@@ -127,6 +152,8 @@ export interface InteractionTarget {
    */
   supersedes: boolean;
   botUserId?: string;
+  /** Who asked: an answer for them alone can still reach them with the bot token when the reply link has expired. */
+  userId?: string;
 }
 
 /**
@@ -143,6 +170,22 @@ async function respondSafely(respond: RespondFn, log: Logger, message: RespondAr
   }
 }
 
+/**
+ * An answer for the asker alone. Through the reply link first (it can replace the message that was
+ * clicked); once that link has expired (30 minutes, or 5 uses) or fails, as an ephemeral message
+ * posted with the bot token, so the answer is not lost.
+ */
+async function toAsker(target: InteractionTarget, log: Logger, message: SlackMessage, what: string): Promise<void> {
+  if (await respondSafely(target.respond, log, ephemeral(message, target.supersedes), what)) return;
+  if (!target.userId) return;
+  try {
+    await target.client.chat.postEphemeral({ channel: target.channel, user: target.userId, text: message.text, blocks: message.blocks });
+    log.info({ what }, 'slack: reply link unusable; answered with an ephemeral message instead');
+  } catch (err) {
+    log.warn({ what, code: safeCode(slackErrorCode(err)) ?? 'unknown_error' }, 'slack: could not reach the person by ephemeral message either');
+  }
+}
+
 const ephemeral = (message: SlackMessage, replaceOriginal: boolean): RespondArguments => ({
   response_type: 'ephemeral',
   replace_original: replaceOriginal,
@@ -155,7 +198,7 @@ export async function deliver(target: InteractionTarget, result: RunResult, log:
   const { reply } = result;
   const placement = placementOf(result);
   if (placement === 'ephemeral') {
-    await respondSafely(target.respond, log, ephemeral(renderReply(reply), target.supersedes), 'ephemeral reply');
+    await toAsker(target, log, renderReply(reply), 'ephemeral reply');
     return placement;
   }
 
@@ -178,7 +221,13 @@ export async function deliver(target: InteractionTarget, result: RunResult, log:
       return placement;
     }
     log.warn({ channel: target.channel, code: safeCode(code) ?? 'unknown_error' }, 'slack: could not post reply');
-    await respondSafely(target.respond, log, ephemeral(deliveryFailed(code), target.supersedes), 'delivery failure notice');
+    if (code === 'is_archived') {
+      // Nobody can post in an archived channel; the person still gets the answer, privately.
+      await toAsker(target, log, channelArchived(), 'archived channel notice');
+      await respondSafely(target.respond, log, ephemeral(renderReply(reply), false), 'answer in an archived channel');
+      return placement;
+    }
+    await toAsker(target, log, deliveryFailed(code), 'delivery failure notice');
     return placement;
   }
 

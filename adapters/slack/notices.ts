@@ -34,6 +34,10 @@ export function deliveryFailed(code: string | undefined): SlackMessage {
   return notice(`:warning: I couldn't post the answer in this channel${said ? ` (Slack said \`${said}\`)` : ''}. Please try again in a moment.`);
 }
 
+export function channelArchived(): SlackMessage {
+  return notice(':file_cabinet: This channel is archived, so nothing can be posted in it. Here is the answer for you alone; unarchive the channel to share answers there again.');
+}
+
 export function chartNotAttached(code: string | undefined): SlackMessage {
   const said = safeCode(code);
   const scope = said === 'missing_scope' ? ' The app needs the `files:write` scope; an admin can reinstall it from the manifest.' : '';

@@ -319,18 +319,25 @@ describe('Discord adapter on the real discord.js client', () => {
   });
 
   it('posts an answer for the channel with the bot token when the interaction token has expired', async () => {
-    const { fake, channelId } = stack;
-    // Discord answers 10015 Unknown Webhook once an interaction's 15 minutes are over.
-    fake.failNext('PATCH /webhooks/:webhookId/:webhookToken/messages/:messageId', { status: 404, code: 10015, message: 'Unknown Webhook' });
-    const before = fake.messages(channelId).length;
-    const h = fake.sendCommand({ name: 'pol', subcommand: 'exchange', options: { name: 'exchange:kraken' } });
-    await h.callback();
-    const posted = await fake.waitFor((c) => c.method === 'POST' && c.path === `/channels/${channelId}/messages`, 10_000);
-    expect(posted.status).toBe(200);
-    const card = fake.messages(channelId).slice(before).find((m) => m.embeds.some((e) => e.title === 'Kraken'));
-    expect(card).toBeDefined();
-    // Nothing else was tried on the expired token, and nobody was told something went wrong.
-    expect(fake.calls((c) => c.method === 'POST' && c.path.startsWith(`/webhooks/${fake.applicationId}/${h.token}`))).toHaveLength(0);
+    const { fake, channelId, core } = stack;
+    const sim = core.upstream.sim!;
+    // A slow answer: the deferral goes out, and the token's 15 minutes pass before the card is ready.
+    sim.faults.set({ latencyMs: 600 });
+    try {
+      const before = fake.messages(channelId).length;
+      const h = fake.sendCommand({ name: 'pol', subcommand: 'exchange', options: { name: 'exchange:okx' } });
+      await h.callback();
+      fake.advanceClock(15 * 60 * 1000 + 1);
+      const posted = await fake.waitFor((c) => c.method === 'POST' && c.path === `/channels/${channelId}/messages`, 15_000);
+      expect(posted.status).toBe(200);
+      // Discord refused the expired token (10015), and the card reached the channel all the same.
+      expect(fake.calls((c) => c.method === 'PATCH' && c.path.includes(h.token)).map((c) => c.status)).toEqual([404]);
+      const card = fake.messages(channelId).slice(before).find((m) => m.embeds.some((e) => e.title === store.exchange('okx')!.name));
+      expect(card).toBeDefined();
+      expect(fake.calls((c) => c.method === 'POST' && c.path.startsWith(`/webhooks/${fake.applicationId}/${h.token}`))).toHaveLength(0);
+    } finally {
+      sim.faults.reset();
+    }
   });
 
   it('tells the person, privately, when Discord refuses an answer, and logs no interaction token', async () => {

@@ -100,6 +100,8 @@ export interface FakeDiscord {
   sendAutocomplete(input: AutocompleteInput): InteractionHandle;
   sendComponent(input: ComponentInput): InteractionHandle;
 
+  /** Moves the fake's clock on, to reach Discord's time limits (a token's 15 minutes) without waiting. */
+  advanceClock(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -132,7 +134,10 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 41_250,
     privilegedIntents: opts.privilegedIntents ?? 0,
   });
+  let clockOffsetMs = 0;
+  const now = () => Date.now() + clockOffsetMs;
   const interactions = new Interactions({
+    now,
     applicationId,
     world,
     commands,
@@ -150,6 +155,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     recorder,
     callbackDeadlineMs: opts.callbackDeadlineMs ?? 3_000,
     gatewayUrl: () => gateway.url,
+    now,
   });
 
   const server = createServer((req, res) => {
@@ -220,6 +226,9 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     sendAutocomplete: (input) => interactions.sendAutocomplete(input),
     sendComponent: (input) => interactions.sendComponent(input),
 
+    advanceClock: (ms) => {
+      clockOffsetMs += ms;
+    },
     close: async () => {
       if (closed) return;
       closed = true;

@@ -96,6 +96,8 @@ interface Deps {
   recorder: Recorder;
   defaultUser: APIUser;
   dispatch: (payload: Record<string, unknown>) => void;
+  /** The fake's clock, which tests may move on to reach Discord's time limits. */
+  now: () => number;
 }
 
 export class Interactions {
@@ -191,7 +193,7 @@ export class Interactions {
       type,
       commandType,
       channelId,
-      createdAt: Date.now(),
+      createdAt: this.deps.now(),
       acknowledged: false,
       originalMessageId: message?.id ?? null,
       followupIds: new Set(),

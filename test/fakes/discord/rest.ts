@@ -46,6 +46,7 @@ export interface RestDeps {
   /** Discord drops interactions not answered within 3 s; tests may shorten or lengthen it. */
   callbackDeadlineMs: number;
   gatewayUrl: () => string;
+  now: () => number;
 }
 
 export interface FailureSpec {

@@ -22,6 +22,12 @@ export const LIMITS = {
   commandName: 32,
   commandDescription: 100,
   commandOptions: 25,
+  actionRows: 5,
+  rowButtons: 5,
+  customId: 100,
+  buttonLabel: 80,
+  selectOptions: 25,
+  optionText: 100,
 } as const;
 
 const max = (path: string, limit: number) =>
@@ -60,6 +66,9 @@ export function validateMessage(body: MessageBody | undefined, files: RecordedFi
   if (total > LIMITS.embedTotal) {
     return invalidForm(fieldError('embeds', 'MAX_EMBED_SIZE_EXCEEDED', `Embed size exceeds maximum size of ${LIMITS.embedTotal}`));
   }
+
+  const components = componentError(b.components);
+  if (components) return components;
 
   // An edit may legitimately only touch one field (or clear content while keeping embeds).
   if (!isEdit) {
@@ -124,6 +133,54 @@ function validateOptions(options: CommandLike[], path: string): ApiError | null 
       );
     }
     if (opt.required !== true && opt.type !== 1 && opt.type !== 2) seenOptional = true;
+  }
+  return null;
+}
+
+type Json = Record<string, unknown>;
+const isJson = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Message components as Discord checks them: at most 5 action rows; a row holds up to 5 buttons
+ * or one select menu alone; custom ids at most 100 characters and unique in the message; a select
+ * at most 25 options, each label and value at most 100.
+ */
+export function componentError(components: unknown): ApiError | null {
+  if (components === undefined || components === null) return null;
+  if (!Array.isArray(components)) return invalidForm(fieldError('components', 'BASE_TYPE_ARRAY', 'Must be an array'));
+  if (components.length > LIMITS.actionRows) return max('components', LIMITS.actionRows);
+  const ids = new Set<string>();
+  for (const [i, row] of components.entries()) {
+    const path = `components.${i}`;
+    if (!isJson(row) || row.type !== 1 || !Array.isArray(row.components) || row.components.length === 0) {
+      return invalidForm(fieldError(path, 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'An action row needs 1 to 5 components'));
+    }
+    const inner = row.components as unknown[];
+    const selects = inner.filter((c) => isJson(c) && c.type !== 2).length;
+    if (inner.length > LIMITS.rowButtons || (selects > 0 && inner.length > 1)) {
+      return invalidForm(fieldError(`${path}.components`, 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'The specified component exceeds the maximum width'));
+    }
+    for (const [j, c] of inner.entries()) {
+      const at = `${path}.components.${j}`;
+      if (!isJson(c)) return invalidForm(fieldError(at, 'BASE_TYPE_REQUIRED', 'This field is required'));
+      const id = c.custom_id;
+      if (c.type !== 2 || c.style !== 5) {
+        if (typeof id !== 'string' || id.length < 1 || id.length > LIMITS.customId) return max(`${at}.custom_id`, LIMITS.customId);
+        if (ids.has(id)) return invalidForm(fieldError(`${at}.custom_id`, 'COMPONENT_CUSTOM_ID_DUPLICATED', 'Component custom id cannot be duplicated'));
+        ids.add(id);
+      }
+      if (c.type === 2 && typeof c.label === 'string' && c.label.length > LIMITS.buttonLabel) return max(`${at}.label`, LIMITS.buttonLabel);
+      if (Array.isArray(c.options)) {
+        if (c.options.length > LIMITS.selectOptions) return max(`${at}.options`, LIMITS.selectOptions);
+        for (const [k, o] of c.options.entries()) {
+          const opt = isJson(o) ? o : {};
+          for (const key of ['label', 'value'] as const) {
+            const v = opt[key];
+            if (typeof v !== 'string' || v.length < 1 || v.length > LIMITS.optionText) return max(`${at}.options.${k}.${key}`, LIMITS.optionText);
+          }
+        }
+      }
+    }
   }
   return null;
 }

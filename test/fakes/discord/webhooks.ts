@@ -22,7 +22,11 @@ export interface InteractionEndpointDeps {
   interactions: Interactions;
   /** Discord drops interactions not answered within 3 s; tests may shorten or lengthen it. */
   callbackDeadlineMs: number;
+  now: () => number;
 }
+
+/** An interaction's token works for 15 minutes: its callback, `@original` and follow-ups. */
+export const INTERACTION_TOKEN_TTL_MS = 15 * 60 * 1000;
 
 /**
  * The initial-response callback and the interaction webhook (`@original` and
@@ -55,7 +59,7 @@ export class InteractionEndpoints {
     const { interactions, world, callbackDeadlineMs } = this.deps;
     const state = interactions.byToken.get(c.params.interactionToken ?? '');
     if (!state || state.id !== c.params.interactionId) return error(unknownInteraction());
-    if (Date.now() - state.createdAt > callbackDeadlineMs) return error(unknownInteraction());
+    if (this.deps.now() - state.createdAt > callbackDeadlineMs) return error(unknownInteraction());
     if (state.acknowledged) return error(alreadyAcknowledged());
 
     const { type, data } = (c.body ?? {}) as { type?: number; data?: Record<string, unknown> };
@@ -131,8 +135,9 @@ export class InteractionEndpoints {
   #withWebhook(c: Ctx, fn: (state: InteractionState) => Reply): Reply {
     if (c.params.webhookId !== this.deps.applicationId) return error(unknownWebhook());
     const state = this.deps.interactions.byToken.get(c.params.webhookToken ?? '');
-    // The interaction webhook only exists once the interaction has been answered.
+    // The interaction webhook only exists once the interaction has been answered, and only while its token lives.
     if (!state?.acknowledged) return error(unknownWebhook());
+    if (this.deps.now() - state.createdAt > INTERACTION_TOKEN_TTL_MS) return error(unknownWebhook());
     return fn(state);
   }
 

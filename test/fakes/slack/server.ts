@@ -14,6 +14,7 @@ import {
 } from './identity.js';
 import { CallRecorder, type CallPredicate, type RecordedCall } from './recorder.js';
 import { FakeSocketMode, type SocketModeControls } from './socket-mode.js';
+import { blockErrors, blocksOf, imageUrls, MESSAGE_METHODS, RateTiers, ResponseUrls, undownloadable } from './rules.js';
 import { METHODS, type ApiBody, type TokenKind } from './web-api.js';
 
 export interface FakeSlackOptions {
@@ -26,6 +27,8 @@ export interface FakeSlackOptions {
   scopes?: string[];
   /** Server pings on Socket Mode connections, as Slack sends them; off by default. */
   socketPingIntervalMs?: number;
+  /** Enforce Slack's rate tiers (429 with Retry-After); off by default, see rules.ts. */
+  rateLimits?: boolean;
 }
 
 export interface FakeSlack {
@@ -46,8 +49,10 @@ export interface FakeSlack {
   /** Forgets recorded calls, raw payloads and uploads; scheduled failures stay. */
   clear(): void;
 
-  /** A response_url on the fake; POSTs to it are recorded as method `response_url` with this id. */
+  /** A response_url on the fake, issued now; POSTs to it are recorded as method `response_url` with this id. */
   responseUrl(id?: string): string;
+  /** Moves the fake's clock on, to reach Slack's time limits (a response_url's 30 minutes) without waiting. */
+  advanceClock(ms: number): void;
 
   /** `method` may also be `upload` or `response_url` to fail those endpoints. */
   failNext(method: string, options: FailOptions): void;
@@ -85,6 +90,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     onClientMessage: (text) => secretWatch.payload('fake Slack Socket Mode message', text),
   });
   let origin = '';
+  let clockOffsetMs = 0;
+  const now = () => Date.now() + clockOffsetMs;
+  const responseUrls = new ResponseUrls();
+  const rateTiers = options.rateLimits ? new RateTiers() : null;
+
+  /** Block Kit limits and image downloads, as Slack checks them before taking a message. */
+  const messageError = async (args: Record<string, unknown>): Promise<string[]> => {
+    const blocks = blocksOf(args);
+    const errors = blockErrors(blocks);
+    return errors.length ? errors : undownloadable(imageUrls(blocks));
+  };
+  const invalidBlocks = (errors: string[]) => ({ ok: false, error: 'invalid_blocks', errors, response_metadata: { messages: errors } });
 
   const tokenError = (kind: TokenKind, token: string | undefined): string | undefined => {
     if (!token) return 'not_authed';
@@ -108,6 +125,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (!spec) return [json(200, { ok: false, error: 'unknown_method', req_method: method }), args];
     const channelError = failures.channelError(args.channel ?? args.channel_id);
     if (channelError) return [json(200, { ok: false, error: channelError }), args];
+    const wait = rateTiers?.take(method, stringArg(args.channel ?? args.channel_id), now());
+    if (wait !== undefined) return [json(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(wait) }), args];
+    if (MESSAGE_METHODS.has(method)) {
+      const errors = await messageError(args);
+      if (errors.length) return [json(200, invalidBlocks(errors)), args];
+    }
     const body: ApiBody = spec.handle({
       args,
       identity,
@@ -135,13 +158,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return [text(200, `OK - ${bytes.length}`), args];
   };
 
-  const responseUrl = async (req: IncomingMessage, raw: Buffer): Promise<[Reply, Record<string, unknown>]> => {
+  const responseUrl = async (id: string, req: IncomingMessage, raw: Buffer): Promise<[Reply, Record<string, unknown>]> => {
     const parsed = await parseArgs(raw, req.headers['content-type'], new URLSearchParams());
     if (!parsed.ok || mediaType(req.headers['content-type']) !== 'application/json') {
       return [text(400, 'invalid_payload'), parsed.ok ? parsed.args : {}];
     }
+    // Slack answers a spent or stale response_url with 404 and its reason as the body.
+    const spent = responseUrls.use(id, now());
+    if (spent) return [text(404, spent), parsed.args];
     const planned = failures.take('response_url');
     if (planned) return [fromPlan(planned), parsed.args];
+    const errors = await messageError(parsed.args);
+    if (errors.length) return [json(400, invalidBlocks(errors)), parsed.args];
     return [json(200, { ok: true }), parsed.args];
   };
 
@@ -166,7 +194,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     } else if (area === 'response' && rest !== '' && req.method === 'POST') {
       method = 'response_url';
       id = rest;
-      outcome = await responseUrl(req, raw);
+      outcome = await responseUrl(rest, req, raw);
     } else {
       send(res, text(404, 'not_found'));
       return;
@@ -212,7 +240,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       recorder.clear();
       files.clearRecords();
     },
-    responseUrl: (id) => `${origin}/response/${encodeURIComponent(id ?? nextResponseId())}`,
+    responseUrl: (id) => {
+      const key = id ?? nextResponseId();
+      responseUrls.issue(encodeURIComponent(key), now());
+      return `${origin}/response/${encodeURIComponent(key)}`;
+    },
+    advanceClock: (ms) => {
+      clockOffsetMs += ms;
+    },
     failNext: (method, opts) => failures.failNext(method, opts),
     rateLimitNext: (method, opts) => failures.rateLimitNext(method, opts),
     failChannel: (channelId, error) => failures.failChannel(channelId, error),

@@ -1,0 +1,150 @@
+/**
+ * What Slack refuses, enforced by the fake so that a test fails where Slack would: Block Kit's
+ * limits on every message, a response_url's five uses and thirty minutes, the Web API's rate
+ * tiers, and image blocks whose URL Slack cannot download. Each rule is Slack's documented
+ * behaviour; the error shapes are the ones Slack answers with.
+ */
+
+/** Methods and endpoints that carry a message's blocks. */
+export const MESSAGE_METHODS: ReadonlySet<string> = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.update', 'response_url']);
+
+export const BLOCK_LIMITS = {
+  blocks: 50,
+  sectionText: 3000,
+  sectionFields: 10,
+  buttonText: 75,
+  headerText: 150,
+} as const;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const textOf = (v: unknown): string => (isObj(v) && typeof v.text === 'string' ? v.text : '');
+
+/** The blocks of a call, whether sent as JSON or as a form field holding JSON. */
+export function blocksOf(args: Obj): unknown[] {
+  const raw = args.blocks;
+  if (Array.isArray(raw)) return raw;
+  if (typeof raw === 'string' && raw.trim()) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      return Array.isArray(parsed) ? parsed : [];
+    } catch {
+      return [];
+    }
+  }
+  return [];
+}
+
+/** Slack's `invalid_blocks` messages: `[ERROR] ... [json-pointer:/blocks/3/text]`. */
+export function blockErrors(blocks: readonly unknown[]): string[] {
+  const errors: string[] = [];
+  const err = (pointer: string, what: string) => errors.push(`[ERROR] ${what} [json-pointer:${pointer}]`);
+  if (blocks.length > BLOCK_LIMITS.blocks) err('/blocks', `no more than ${BLOCK_LIMITS.blocks} items allowed`);
+  const actionIds = new Set<string>();
+  const element = (e: unknown, pointer: string) => {
+    if (!isObj(e)) return;
+    if (e.type === 'button' && textOf(e.text).length > BLOCK_LIMITS.buttonText) err(`${pointer}/text/text`, `must be less than ${BLOCK_LIMITS.buttonText + 1} characters`);
+    if (typeof e.action_id === 'string') {
+      if (actionIds.has(e.action_id)) err(`${pointer}/action_id`, 'action_id already exists');
+      actionIds.add(e.action_id);
+    }
+  };
+  blocks.forEach((b, i) => {
+    const at = `/blocks/${i}`;
+    if (!isObj(b)) return;
+    if (b.type === 'header' && textOf(b.text).length > BLOCK_LIMITS.headerText) err(`${at}/text/text`, `must be less than ${BLOCK_LIMITS.headerText + 1} characters`);
+    if (b.type === 'section') {
+      if (textOf(b.text).length > BLOCK_LIMITS.sectionText) err(`${at}/text/text`, `must be less than ${BLOCK_LIMITS.sectionText + 1} characters`);
+      if (Array.isArray(b.fields) && b.fields.length > BLOCK_LIMITS.sectionFields) err(`${at}/fields`, `no more than ${BLOCK_LIMITS.sectionFields} items allowed`);
+      element(b.accessory, `${at}/accessory`);
+    }
+    if (b.type === 'actions' && Array.isArray(b.elements)) b.elements.forEach((e, j) => element(e, `${at}/elements/${j}`));
+  });
+  return errors;
+}
+
+/** Image blocks' URLs, with their pointers. */
+export function imageUrls(blocks: readonly unknown[]): { pointer: string; url: string }[] {
+  return blocks.flatMap((b, i) => (isObj(b) && b.type === 'image' && typeof b.image_url === 'string' ? [{ pointer: `/blocks/${i}/image_url`, url: b.image_url }] : []));
+}
+
+/**
+ * Slack downloads an image block's picture when the message is posted and refuses the message
+ * when it cannot (`downloading image failed`). Only loopback URLs are tried: anything else cannot
+ * be reached from a test, so it fails as an unreachable host would.
+ */
+export async function undownloadable(images: readonly { pointer: string; url: string }[], timeoutMs = 2_000): Promise<string[]> {
+  const failed = await Promise.all(
+    images.map(async ({ pointer, url }) => {
+      try {
+        const host = new URL(url).hostname;
+        if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') return pointer;
+        const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+        await res.arrayBuffer();
+        return res.ok && (res.headers.get('content-type') ?? '').startsWith('image/') ? undefined : pointer;
+      } catch {
+        return pointer;
+      }
+    }),
+  );
+  return failed.filter((p): p is string => p !== undefined).map((p) => `[ERROR] downloading image failed [json-pointer:${p}]`);
+}
+
+/** A response_url takes five posts within thirty minutes of its interaction; after that, 404. */
+export const RESPONSE_URL_USES = 5;
+export const RESPONSE_URL_TTL_MS = 30 * 60 * 1000;
+
+export class ResponseUrls {
+  private readonly issued = new Map<string, { at: number; uses: number }>();
+
+  issue(id: string, at: number): void {
+    if (!this.issued.has(id)) this.issued.set(id, { at, uses: 0 });
+  }
+
+  /** `undefined` when the post is accepted; Slack's error otherwise. */
+  use(id: string, now: number): 'expired_url' | 'used_url' | undefined {
+    // A URL made up by a test without asking the fake is taken as issued on its first use.
+    this.issue(id, now);
+    const entry = this.issued.get(id)!;
+    if (now - entry.at > RESPONSE_URL_TTL_MS) return 'expired_url';
+    if (entry.uses >= RESPONSE_URL_USES) return 'used_url';
+    entry.uses += 1;
+    return undefined;
+  }
+}
+
+/**
+ * Slack's rate tiers, per minute (chat.postMessage: about one a second per channel, with short
+ * bursts). Off unless asked for: the benchmarks post hundreds of messages on purpose, and the
+ * tests of other behaviour should not wait out Retry-After.
+ */
+const TIERS: Record<string, { perMinute: number; burst: number; perChannel?: boolean }> = {
+  'chat.postMessage': { perMinute: 60, burst: 5, perChannel: true },
+  'files.getUploadURLExternal': { perMinute: 20, burst: 20 },
+  'files.completeUploadExternal': { perMinute: 20, burst: 20 },
+  'chat.postEphemeral': { perMinute: 100, burst: 100 },
+  'chat.update': { perMinute: 50, burst: 50 },
+  'chat.delete': { perMinute: 50, burst: 50 },
+  'conversations.history': { perMinute: 50, burst: 50 },
+};
+const DEFAULT_TIER: { perMinute: number; burst: number; perChannel?: boolean } = { perMinute: 100, burst: 100 };
+
+export class RateTiers {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  /** Seconds to wait when the call is over its tier, else `undefined` (and the call is counted). */
+  take(method: string, channel: string | undefined, now: number): number | undefined {
+    const tier = TIERS[method] ?? DEFAULT_TIER;
+    const key = tier.perChannel ? `${method} ${channel ?? ''}` : method;
+    const perMs = tier.perMinute / 60_000;
+    const b = this.buckets.get(key) ?? { tokens: tier.burst, at: now };
+    b.tokens = Math.min(tier.burst, b.tokens + (now - b.at) * perMs);
+    b.at = now;
+    this.buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return undefined;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000));
+  }
+}
