@@ -15,7 +15,7 @@ export default defineCommand({
   name: 'compare',
   order: 15,
   words: ['compare'],
-  summary: `Up to ${MAX_COMPARE} projects or exchanges side by side (separate multi-word names with commas)`,
+  summary: `Up to ${MAX_COMPARE} projects or exchanges side by side`,
   examples: ['compare binance, kraken, okx'],
   options: [
     {
