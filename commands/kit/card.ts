@@ -61,7 +61,8 @@ export function flagsSection(flags: Settled<Fetched<RedFlags>>): Section {
   return { title: 'Red flags', items, empty: 'none identified' };
 }
 
-const unavailable = (title: string): Section => ({ title, items: [], empty: 'unavailable right now' });
+/** A part of the card that could not be filled: for now, or because this source has no such data. */
+const unavailable = (title: string, supported = true): Section => ({ title, items: [], empty: supported ? 'unavailable right now' : 'needs the REST service' });
 
 /**
  * The entity's primary number must load; without it there is no card, only a clear error. The one
@@ -168,7 +169,7 @@ function projectProfile(ctx: CommandContext, entity: EntityRef): Pending {
                   ...(market.volume24h !== undefined ? [{ label: '24h volume', value: fmt.usd(market.volume24h) }] : []),
                 ],
               }
-            : unavailable('Market'),
+            : unavailable('Market', ctx.source.supports('record', 'project')),
         ],
         image: polImage(ctx),
       };
@@ -198,7 +199,7 @@ function exchangeProfile(ctx: CommandContext, entity: EntityRef): Pending {
           if (rec?.markers.proofOfReserves !== undefined) safeguards.push({ label: 'Proof of reserves', value: fmt.yesNo(rec.markers.proofOfReserves) });
           if (rec?.markers.bugBounty !== undefined) safeguards.push({ label: 'Bug bounty', value: fmt.yesNo(rec.markers.bugBounty) });
           if (rec?.markers.penetrationTesting !== undefined) safeguards.push({ label: 'Penetration testing', value: fmt.yesNo(rec.markers.penetrationTesting) });
-          const out: Section[] = [safeguards.length ? { title: 'Safeguards', fields: safeguards } : unavailable('Safeguards')];
+          const out: Section[] = [safeguards.length ? { title: 'Safeguards', fields: safeguards } : unavailable('Safeguards', ctx.source.supports('record', 'exchange'))];
           if (latest) {
             out.push({
               title: 'Reserves',

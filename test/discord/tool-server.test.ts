@@ -50,6 +50,8 @@ describe('Discord with the tool server alone', () => {
     const scores = embed?.fields?.find((f) => f.name === 'Category quality scores (higher is better)');
     const solvency = truth.exchange('kraken')!.categories.solvency.scores.at(-1)!;
     expect(scores?.value).toContain(`Solvency: **${Math.round(solvency * 10) / 10}**`);
+    // What the tools cannot give is said plainly, not as a failure.
+    expect(embed?.fields?.find((f) => f.name === 'Safeguards')?.value).toBe('_needs the REST service_');
     const buttons = (edit.components ?? []).flatMap((r) => r.components.map((c) => c.label));
     // No tool draws a PoL history: that button would only fail, so it is not offered.
     expect(buttons).toEqual(['Category trends']);
