@@ -136,6 +136,7 @@ export class DiscordAdapter {
   private decode(value: string): Invocation | undefined {
     if (value.startsWith(STASHED)) {
       const ref = this.stashed.get(value.slice(STASHED.length));
+      // Through the same encoding as a direct value, so both arrive with the same argument shapes.
       return ref ? decodeInvocation(encodeInvocation(ref)) : undefined;
     }
     return decodeInvocation(value);

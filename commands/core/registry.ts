@@ -9,6 +9,7 @@ import { TextGrammar } from './text.js';
 export class Registry implements Catalogue {
   readonly grammar: TextGrammar;
   private readonly byName: Map<string, CommandSpec>;
+  private readonly helpByGroup = new Map<string, CommandHelp[]>();
 
   constructor(readonly commands: readonly CommandSpec[]) {
     this.byName = new Map(commands.map((c) => [c.name, c]));
@@ -31,6 +32,17 @@ export class Registry implements Catalogue {
   }
 
   help(group?: CommandSpec['group']): CommandHelp[] {
+    // The commands never change while the process runs: built once per group, not per answer.
+    const key = group ?? '';
+    let help = this.helpByGroup.get(key);
+    if (!help) {
+      help = this.buildHelp(group);
+      this.helpByGroup.set(key, help);
+    }
+    return help;
+  }
+
+  private buildHelp(group: CommandSpec['group']): CommandHelp[] {
     return this.commands
       .filter((c) => group === undefined || c.group === group)
       .map((c) => ({
