@@ -109,7 +109,10 @@ export async function entityCard(ctx: CommandContext, entity: EntityRef): Promis
     settle(source.indexPol(kind)),
   ]);
   const pending = profileOf(ctx, entity);
-  const [[pol, chart, cats, record, index], extra] = await Promise.all([common, pending.extra]);
+  // Without a PoL history (the tool server alone), the card draws the category quality history
+  // the dynamic tools supply; asked for in the same round, and only then.
+  const history = source.supports('polChart', kind) ? undefined : settle(source.byCategoryChart(kind, entity.slug, CARD_DAYS));
+  const [[pol, chart, cats, record, index], extra, categories] = await Promise.all([common, pending.extra, history]);
   const current = required(pol);
   const rec = okValue(record)?.data;
   const name = rec?.name ?? entity.name;
@@ -119,10 +122,14 @@ export async function entityCard(ctx: CommandContext, entity: EntityRef): Promis
   if (idx) context.push({ label: `Index PoL (all ${kind}s)`, value: fmt.pol(idx.data.pol), detail: idx.data.rating });
   context.push(...profile.context());
   const sections = [{ title: 'Context', fields: context }, scoresSection(cats), ...profile.sections()];
-  const parts = [pol, chart, cats, record, index, extra].flatMap((s) => (s.ok ? [s.value] : []));
-  const footer = footerOf(parts, ctx.now());
+  const parts = [pol, chart, cats, record, index, extra, ...(categories ? [categories] : [])].flatMap((s) => (s.ok ? [s.value] : []));
+  let footer = footerOf(parts, ctx.now());
   const named: EntityRef = { ...entity, name, ...(rec?.kind === 'project' && rec.ticker ? { ticker: rec.ticker } : entity.ticker ? { ticker: entity.ticker } : {}) };
-  const image = await profile.image(named, footer.simulated, chart);
+  let image = await profile.image(named, footer.simulated, chart);
+  if (!image && categories?.ok && categories.value.data.length > 0) {
+    image = await chartImage(ctx, { kind: 'categories', entity: named, points: categories.value.data, days: CARD_DAYS, simulated: footer.simulated });
+    if (image) footer = { ...footer, notes: [...(footer.notes ?? []), 'Chart: category quality scores (higher is better); the tool server has no PoL history.'] };
+  }
   return {
     kind: 'card',
     entity: named,

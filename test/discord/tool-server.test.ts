@@ -15,7 +15,7 @@ const EPHEMERAL = 64;
 type Body = {
   content?: string;
   flags?: number;
-  embeds?: { title?: string; fields?: { name: string; value: string }[] }[];
+  embeds?: { title?: string; fields?: { name: string; value: string }[]; footer?: { text: string } }[];
   components?: { components: { label?: string; custom_id?: string }[] }[];
 };
 const body = (call: Parameters<typeof messageBody>[0]) => (messageBody(call) ?? {}) as Body;
@@ -45,7 +45,11 @@ describe('Discord with the tool server alone', () => {
 
   it('answers /pol exchange by slug with the scores the tools give, and offers only buttons the tools can answer', async () => {
     const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'exchange', options: { name: 'exchange:kraken' } });
-    const edit = body(await h.waitForEdit(30_000));
+    const call = await h.waitForEdit(30_000);
+    const edit = body(call);
+    // No tool draws PoL history; the card's chart is the category quality history, and says so.
+    expect(call.files).toHaveLength(1);
+    expect(edit.embeds?.[0]?.footer?.text).toContain('the tool server has no PoL history');
     const embed = edit.embeds?.[0];
     const scores = embed?.fields?.find((f) => f.name === 'Category quality scores (higher is better)');
     const solvency = truth.exchange('kraken')!.categories.solvency.scores.at(-1)!;
