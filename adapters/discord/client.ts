@@ -60,7 +60,6 @@ const GENERIC_FAILURE = '⚠️ Something went wrong showing that answer. Please
 
 type Answerable = ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction;
 
-
 /** The message as a new post (reply, followUp, channel message). */
 function asNew(msg: DiscordMessage) {
   return {

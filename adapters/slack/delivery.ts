@@ -68,10 +68,6 @@ export interface Posted {
   chartError?: string;
 }
 
-/**
- * Posts a reply into a channel as the bot: the blocks first, then the PNG chart (if any) as a
- * file in the same place. A failed chart costs the chart, not the answer.
- */
 /** Slack refused the message because it could not download an image block's picture. */
 function imageNotDownloaded(err: unknown): boolean {
   const data = (err as { data?: { error?: unknown; errors?: unknown; response_metadata?: { messages?: unknown } } } | null)?.data;
@@ -88,6 +84,10 @@ function withoutImage(reply: Reply): Reply {
   return rest.footer ? { ...rest, footer: { ...rest.footer, notes: [...(rest.footer.notes ?? []), note] } } : rest;
 }
 
+/**
+ * Posts a reply into a channel as the bot: the blocks first, then the PNG chart (if any) as a
+ * file in the same place. A failed chart costs the chart, not the answer.
+ */
 export async function postToChannel(
   client: webApi.WebClient,
   log: Logger,
