@@ -2,6 +2,7 @@ import type { EntityRef } from '../src/api/domain.js';
 import { UpstreamError } from '../src/api/errors.js';
 import { footerOf } from '../src/reply/footer.js';
 import { inline, ref } from '../src/reply/inline.js';
+import { skippedPoints } from './kit/card.js';
 import { chartImage } from './kit/chart-image.js';
 import type { CommandContext } from './kit/context.js';
 import { resolveTarget } from './kit/resolve-target.js';
@@ -64,6 +65,8 @@ export default defineCommand({
     ]);
     const named: EntityRef = { ...entity, name: record?.data.name ?? entity.name };
     const footer = footerOf([record, data.fetched], ctx.now());
+    const skipped = skippedPoints(data.fetched);
+    if (skipped) footer.notes = [...(footer.notes ?? []), skipped];
     if (data.empty) {
       return { kind: 'text', title: `${named.name}: ${data.label}`, text: `There is no ${data.label} history for ${named.name}${range === 'all' ? '' : ` in the last ${range}`}.`, footer };
     }

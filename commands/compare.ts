@@ -3,7 +3,7 @@ import { settle } from '../src/api/settle.js';
 import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
 import type { TableReply } from '../src/reply/model.js';
-import { categoryLabel } from './kit/card.js';
+import { categoryLabel, partMissing } from './kit/card.js';
 import { resolveTarget } from './kit/resolve-target.js';
 import { defineCommand, list } from './kit/spec.js';
 import { parseTarget, targetRef } from './kit/target.js';
@@ -45,13 +45,18 @@ export default defineCommand({
     const rows = await Promise.all(
       unique.map(async (e) => {
         const [pol, cats, rec] = await Promise.all([
-          ctx.source.polCurrent(e.kind, e.slug),
+          settle(ctx.source.polCurrent(e.kind, e.slug)),
           settle(ctx.source.byCategory(e.kind, e.slug)),
           settle(ctx.source.record(e.kind, e.slug)),
         ]);
         return { e, pol, cats, rec };
       }),
     );
+    // A column whose entity is gone, or a key refused, is not a comparison; anything else shows what could be read.
+    const fatal = rows.find((r) => !r.pol.ok && ['not_found', 'unauthorized'].includes(r.pol.error.kind));
+    if (fatal && !fatal.pol.ok) throw fatal.pol.error;
+    const firstFailure = rows.find((r) => !r.pol.ok);
+    if (firstFailure && !firstFailure.pol.ok && rows.every((r) => !r.pol.ok && !r.cats.ok && !r.rec.ok)) throw firstFailure.pol.error;
 
     const columns = [{ key: 'measure', label: 'Measure' }, ...rows.map((r, i) => ({ key: `e${i}`, label: r.rec.ok ? r.rec.value.data.name : r.e.name, align: 'right' as const }))];
     const line = (measure: string, value: (r: (typeof rows)[number]) => string) =>
@@ -65,17 +70,17 @@ export default defineCommand({
       columns,
       rows: [
         line('Kind', (r) => r.e.kind),
-        line('PoL (lower is safer)', (r) => fmt.pol(r.pol.data.pol)),
-        line('Rating', (r) => r.pol.data.rating),
+        line('PoL (lower is safer)', (r) => (r.pol.ok ? fmt.pol(r.pol.value.data.pol) : partMissing(r.pol.error))),
+        line('Rating', (r) => (r.pol.ok ? fmt.rating(r.pol.value.data.rating) : '—')),
         ...categories.map((c) =>
           line(`${categoryLabel(c)} (higher is better)`, (r) => {
-            if (!r.cats.ok) return 'unavailable';
+            if (!r.cats.ok) return partMissing(r.cats.error);
             const found = r.cats.value.data.categories.find((x) => x.category === c);
-            return found ? `${fmt.score(found.score.score)} ${found.score.rating}` : '—';
+            return found ? `${fmt.score(found.score.score)} ${fmt.rating(found.score.rating)}` : '—';
           }),
         ),
       ],
-      footer: footerOf(rows.flatMap((r) => [r.pol, ...(r.cats.ok ? [r.cats.value] : []), ...(r.rec.ok ? [r.rec.value] : [])]), ctx.now()),
+      footer: footerOf(rows.flatMap((r) => [...(r.pol.ok ? [r.pol.value] : []), ...(r.cats.ok ? [r.cats.value] : []), ...(r.rec.ok ? [r.rec.value] : [])]), ctx.now()),
       actions: rows.map((r) => ({ label: r.rec.ok ? r.rec.value.data.name : r.e.name, run: { command: 'card', args: { name: targetRef(r.e.kind, r.e.slug) } } })),
     };
     return table;

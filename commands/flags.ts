@@ -1,10 +1,11 @@
+import { isUnreadable } from '../src/api/domain.js';
 import { settle } from '../src/api/settle.js';
 import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { Reply, Section } from '../src/reply/model.js';
 import { socialFields } from '../src/reply/social.js';
-import { flagsSection } from './kit/card.js';
+import { flagsSection, partMissing } from './kit/card.js';
 import { resolveTarget } from './kit/resolve-target.js';
 import { defineCommand, str, type HandlerContext } from './kit/spec.js';
 import { parseTarget } from './kit/target.js';
@@ -55,7 +56,7 @@ export default defineCommand({
       const fields = socialFields(social.value.data.metrics);
       sections.push(fields.length ? { title: 'Social-fraud signals', fields } : { title: 'Social-fraud signals', items: [], empty: 'none reported' });
     } else {
-      sections.push({ title: 'Social-fraud signals', items: [], empty: 'unavailable right now' });
+      sections.push({ title: 'Social-fraud signals', items: [], empty: partMissing(social.error) });
     }
     if (registration.ok) {
       const r = registration.value.data;
@@ -64,11 +65,15 @@ export default defineCommand({
         fields: [
           { label: 'Public registration', value: fmt.yesNo(r.publicRegistration, 'present', 'not found') },
           // `not_returned` or empty is "unavailable", never tier 0.
-          { label: 'Jurisdiction', value: r.jurisdictionTier === null ? 'unavailable' : TIERS[r.jurisdictionTier]!, ...(r.jurisdiction ? { detail: r.jurisdiction } : {}) },
+          {
+            label: 'Jurisdiction',
+            value: r.jurisdictionTier === null ? 'not returned' : isUnreadable(r.jurisdictionTier) ? fmt.count(r.jurisdictionTier) : TIERS[r.jurisdictionTier]!,
+            ...(r.jurisdiction ? { detail: r.jurisdiction } : {}),
+          },
         ],
       });
     } else {
-      sections.push({ title: 'Registration', items: [], empty: 'unavailable right now' });
+      sections.push({ title: 'Registration', items: [], empty: partMissing(registration.error) });
     }
     const name = record.ok ? record.value.data.name : entity.name;
     const parts = [flags, social, registration, record].flatMap((s) => (s.ok ? [s.value] : []));

@@ -1,3 +1,4 @@
+import { readable } from '../src/api/domain.js';
 import { settle } from '../src/api/settle.js';
 import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
@@ -21,10 +22,11 @@ export default defineCommand({
     if (!projects.ok && !exchanges.ok) throw projects.error;
     const fields = [];
     if (projects.ok) {
-      const change = history.ok ? change30d(history.value.data, projects.value.data.pol) : undefined;
-      fields.push({ label: 'Projects', value: fmt.pol(projects.value.data.pol), detail: [projects.value.data.rating, change?.text].filter(Boolean).join(' · ') });
+      const current = readable(projects.value.data.pol);
+      const change = history.ok && current !== undefined ? change30d(history.value.data, current) : undefined;
+      fields.push({ label: 'Projects', value: fmt.pol(projects.value.data.pol), detail: [fmt.rating(projects.value.data.rating), change?.text].filter(Boolean).join(' · ') });
     }
-    if (exchanges.ok) fields.push({ label: 'Exchanges', value: fmt.pol(exchanges.value.data.pol), detail: exchanges.value.data.rating });
+    if (exchanges.ok) fields.push({ label: 'Exchanges', value: fmt.pol(exchanges.value.data.pol), detail: fmt.rating(exchanges.value.data.rating) });
     const footer = footerOf([projects, exchanges, history].flatMap((s) => (s.ok ? [s.value] : [])), ctx.now());
     const image = history.ok
       ? await chartImage(ctx, { kind: 'pol', entity: { kind: 'project', slug: 'index', name: 'Project index' }, points: history.value.data, days: 90, simulated: footer.simulated })

@@ -1,6 +1,6 @@
 import { settle } from '../src/api/settle.js';
 import { footerOf } from '../src/reply/footer.js';
-import { entityTable } from './kit/entity-table.js';
+import { entityTable, skippedRows } from './kit/entity-table.js';
 import { defineCommand, str } from './kit/spec.js';
 
 export default defineCommand({
@@ -15,7 +15,10 @@ export default defineCommand({
     const [projects, exchanges] = await Promise.all([settle(ctx.source.search('project', query)), settle(ctx.source.search('exchange', query))]);
     if (!projects.ok && !exchanges.ok) throw projects.error;
     const refs = [...(projects.ok ? projects.value.data : []), ...(exchanges.ok ? exchanges.value.data : [])].slice(0, 25);
-    const partial = !projects.ok || !exchanges.ok ? `Only ${projects.ok ? 'projects' : 'exchanges'} could be searched right now.` : undefined;
+    const partial = [
+      !projects.ok || !exchanges.ok ? `Only ${projects.ok ? 'projects' : 'exchanges'} could be searched right now.` : undefined,
+      skippedRows([projects, exchanges].flatMap((s) => (s.ok ? [s.value] : []))),
+    ].filter(Boolean).join(' ') || undefined;
     if (refs.length === 0) return { kind: 'text', title: `Search: “${query}”`, text: `Nothing matches “${query}”.${partial ? ` ${partial}` : ''}` };
     return {
       ...entityTable(`Search: “${query}” (${refs.length} found)`, refs, partial),

@@ -1,3 +1,4 @@
+import { type RatingEntry, readable } from '../src/api/domain.js';
 import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
 import type { TableReply } from '../src/reply/model.js';
@@ -28,18 +29,21 @@ export default defineCommand({
       kind === 'exchange'
         ? await ctx.source.topRatings()
         : await ctx.source.ratings('project', { sortBy: 'rank', sortDirection: 'ASC', pageSize: TOP_N }).then((p) => ({ data: p.data.items, meta: p.meta }));
-    const items = [...fetched.data].sort((a, b) => a.pol - b.pol).slice(0, TOP_N);
+    // A row whose PoL could not be read is listed after the readable ones, marked, never ranked by a guess.
+    const polOf = (r: RatingEntry) => readable(r.pol) ?? Infinity;
+    const items = [...fetched.data].sort((a, b) => polOf(a) - polOf(b)).slice(0, TOP_N);
+    const skipped = fetched.meta.unreadable?.rows ?? 0;
     return {
       kind: 'table',
       title: `Top ${items.length} ${kind === 'exchange' ? 'exchanges' : 'projects'} by rating`,
-      note: 'Ordered by Probability of Loss: lower is safer.',
+      note: `Ordered by Probability of Loss: lower is safer.${skipped > 0 ? ` ${skipped} ${skipped === 1 ? 'row' : 'rows'} could not be read and ${skipped === 1 ? 'is' : 'are'} not listed.` : ''}`,
       columns: [
         { key: 'rank', label: '#', align: 'right' },
         { key: 'name', label: 'Name' },
         { key: 'pol', label: 'PoL', align: 'right' },
         { key: 'rating', label: 'Rating' },
       ],
-      rows: items.map((r, i) => ({ rank: String(r.rank ?? i + 1), name: `${r.name}${r.ticker ? ` (${r.ticker})` : ''}`, pol: fmt.pol(r.pol), rating: r.rating })),
+      rows: items.map((r, i) => ({ rank: r.rank === null ? String(i + 1) : fmt.count(r.rank), name: `${r.name}${r.ticker ? ` (${r.ticker})` : ''}`, pol: fmt.pol(r.pol), rating: fmt.rating(r.rating) })),
       footer: footerOf([fetched], ctx.now()),
       actions: items.map((r) => ({ label: r.name, run: { command: 'card', args: { name: targetRef(r.kind, r.slug) } } })),
     } satisfies TableReply;

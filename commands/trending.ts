@@ -1,6 +1,6 @@
 import { settle } from '../src/api/settle.js';
 import { footerOf } from '../src/reply/footer.js';
-import { entityTable } from './kit/entity-table.js';
+import { entityTable, skippedRows } from './kit/entity-table.js';
 import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
@@ -15,7 +15,14 @@ export default defineCommand({
     if (!projects.ok && !exchanges.ok) throw projects.error;
     const refs = [...(projects.ok ? projects.value.data : []), ...(exchanges.ok ? exchanges.value.data : [])];
     return {
-      ...entityTable('Trending now', refs, !projects.ok || !exchanges.ok ? 'Only part of the trending list is available right now.' : undefined),
+      ...entityTable(
+        'Trending now',
+        refs,
+        [
+          !projects.ok || !exchanges.ok ? 'Only part of the trending list is available right now.' : undefined,
+          skippedRows([projects, exchanges].flatMap((s) => (s.ok ? [s.value] : []))),
+        ].filter(Boolean).join(' ') || undefined,
+      ),
       footer: footerOf([projects, exchanges].flatMap((s) => (s.ok ? [s.value] : [])), ctx.now()),
     };
   },

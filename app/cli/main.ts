@@ -8,6 +8,7 @@ const USAGE = `Usage: polbot <command> [options]
 Commands:
   start                     run the bot: Slack and Discord from the environment, or an interactive console
   ask "<text>"              answer one /pol command and exit (--json, --chart-out file.png)
+  doctor                    check the configured upstream against what polbot expects, route by route
   sim [--port N] [--seed S] run the upstream simulator (REST + MCP) with optional fault injection
   register-discord          register the Discord slash commands (idempotent; --dry-run shows changes)
   discord-shards            run the Discord adapter sharded (discord.js ShardingManager)
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./start.js')).runStart(rest);
     case 'ask':
       return (await import('./ask.js')).runAsk(rest);
+    case 'doctor':
+      return (await import('./doctor.js')).runDoctor(rest);
     case 'register-discord':
       return (await import('../../adapters/discord/cli.js')).runRegisterDiscord(rest);
     case 'discord-shards':

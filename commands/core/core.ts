@@ -1,4 +1,5 @@
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
+import { previewValue } from '../../src/api/rules.js';
 import type { Metrics } from '../../src/app/metrics.js';
 import { connectUpstream, type Upstream, type UpstreamHooks } from '../../src/app/upstream.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
@@ -46,6 +47,14 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
   const { metrics, log } = options;
   const upstream = await connectUpstream(config, {
     ...options,
+    onUnreadable: (route, fields, rows) => {
+      log?.warn(
+        { route, fields: fields.map((f) => ({ field: f.field, reason: f.reason, value: previewValue(f.value) })), rows },
+        'the upstream sent values outside their domain; they are shown as unreadable',
+      );
+      for (const f of fields) metrics?.unreadable.inc({ route, field: boundedLabel(f.field) });
+      if (rows > 0) metrics?.unreadable.inc({ route, field: '(row)' }, rows);
+    },
     ...(metrics
       ? {
           onExchange: (e) => metrics.upstream.observe({ route: e.route, status: String(e.status) }, e.durationMs / 1000),
@@ -101,4 +110,19 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
       ),
     close: () => upstream.close(),
   };
+}
+
+/** What was sent, short enough for one log line. */
+const seenLabels = new Set<string>();
+const MAX_FIELD_LABELS = 200;
+
+/**
+ * Field paths come from the upstream's own keys (category names in a chart point, social
+ * signals), so a hostile answer could mint labels without end: past a bound they count as "other".
+ */
+function boundedLabel(field: string): string {
+  if (seenLabels.has(field)) return field;
+  if (seenLabels.size >= MAX_FIELD_LABELS || field.length > 80) return 'other';
+  seenLabels.add(field);
+  return field;
 }

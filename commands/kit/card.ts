@@ -1,4 +1,17 @@
-import type { CategoryBreakdown, EntityRef, ExchangeRecord, PolPoint, PolValue, ProjectRecord, RedFlags, ReservesPoint } from '../../src/api/domain.js';
+import {
+  type CategoryBreakdown,
+  type EntityRef,
+  type ExchangeRecord,
+  isUnreadable,
+  type PolPoint,
+  type PolValue,
+  type ProjectRecord,
+  type QualityScore,
+  readable,
+  type RedFlags,
+  type ReservesPoint,
+} from '../../src/api/domain.js';
+import type { UpstreamError } from '../../src/api/errors.js';
 import { okValue, settle, type Settled } from '../../src/api/settle.js';
 import type { Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
@@ -33,30 +46,64 @@ export function change30d(points: PolPoint[], current: number): Headline['change
   return { text: `${fmt.polChange(delta)} over 30 days (${trend === 'flat' ? 'unchanged' : trend})`, trend };
 }
 
-function headline(pol: PolValue | undefined, chart: Settled<Fetched<PolPoint[]>>): Headline {
-  if (!pol) {
-    // Only a tool server without REST lacks overall PoL; the card still has the category scores.
-    return { label: 'Probability of Loss', value: 'unavailable', direction: 'lower is safer', change: { text: 'Overall PoL is not available through the tool server.', trend: 'flat' } };
+const POL_LABEL = 'Probability of Loss';
+
+function headline(pol: Settled<Fetched<PolValue>>, chart: Settled<Fetched<PolPoint[]>>): Headline {
+  if (!pol.ok) {
+    // The tool server alone has no overall PoL; otherwise the PoL failed on its own and the card shows the rest.
+    const text = pol.error.kind === 'not_available' ? 'Overall PoL is not available through the tool server.' : `Overall PoL ${partMissing(pol.error)}.`;
+    return { label: POL_LABEL, value: pol.error.kind === 'bad_response' ? 'unreadable' : 'unavailable', direction: 'lower is safer', change: { text, trend: 'flat' } };
   }
-  const change = chart.ok ? change30d(chart.value.data, pol.pol) : undefined;
-  return { label: 'Probability of Loss', value: fmt.pol(pol.pol), rating: pol.rating, direction: 'lower is safer', ...(change ? { change } : {}) };
+  const value = pol.value.data.pol;
+  const current = readable(value);
+  const change = chart.ok && current !== undefined ? change30d(chart.value.data, current) : undefined;
+  const rating = readable(pol.value.data.rating);
+  return {
+    label: POL_LABEL,
+    value: fmt.pol(value),
+    ...(rating ? { rating } : {}),
+    direction: 'lower is safer',
+    ...(change ? { change } : current === undefined ? { change: { text: 'The PoL the service sent could not be read, so it is not shown.', trend: 'flat' as const } } : {}),
+  };
+}
+
+/** Points a chart leaves out are worth a note once there are more than a few. */
+const FEW_POINTS = 3;
+
+export function skippedPoints(series: Fetched<unknown[]>): string | undefined {
+  const rows = series.meta.unreadable?.rows ?? 0;
+  return rows > FEW_POINTS ? `Chart: ${rows} points could not be read and are left out.` : undefined;
+}
+
+/** Why a part of a reply is empty, in a few words: the service was down, or sent what could not be read. */
+export function partMissing(error: UpstreamError): string {
+  if (error.kind === 'bad_response') return 'could not be read (the service sent an unexpected answer)';
+  if (error.kind === 'not_available') return 'needs the REST service';
+  return 'unavailable right now';
+}
+
+/** A quality score's rating and confidence, each only when it could be read. */
+export function scoreDetail(score: QualityScore): string {
+  const rating = isUnreadable(score.rating) ? `rating ${fmt.rating(score.rating)}` : score.rating;
+  const confidence = score.confidence === undefined ? '' : isUnreadable(score.confidence) ? `confidence ${fmt.rating(score.confidence)}` : `${score.confidence.toLowerCase()} confidence`;
+  return [rating, confidence].filter(Boolean).join(' · ');
 }
 
 export function scoresSection(breakdown: Settled<Fetched<CategoryBreakdown>>): Section {
-  if (!breakdown.ok) return { title: 'Category quality scores', direction: 'higher is better', items: [], empty: 'unavailable right now' };
+  if (!breakdown.ok) return { title: 'Category quality scores', direction: 'higher is better', items: [], empty: partMissing(breakdown.error) };
+  const rows = breakdown.value.meta.unreadable?.rows ?? 0;
   return {
     title: 'Category quality scores',
     direction: 'higher is better',
-    fields: breakdown.value.data.categories.map((c) => ({
-      label: categoryLabel(c.category),
-      value: fmt.score(c.score.score),
-      detail: [c.score.rating, c.score.confidence ? `${c.score.confidence.toLowerCase()} confidence` : ''].filter(Boolean).join(' · '),
-    })),
+    fields: [
+      ...breakdown.value.data.categories.map((c) => ({ label: categoryLabel(c.category), value: fmt.score(c.score.score), detail: scoreDetail(c.score) })),
+      ...(rows > 0 ? [{ label: 'Not shown', value: `${rows} ${rows === 1 ? 'category' : 'categories'} could not be read` }] : []),
+    ],
   };
 }
 
 export function flagsSection(flags: Settled<Fetched<RedFlags>>): Section {
-  if (!flags.ok) return { title: 'Red flags', items: [], empty: 'unavailable right now' };
+  if (!flags.ok) return { title: 'Red flags', items: [], empty: partMissing(flags.error) };
   const items = [...flags.value.data.marketMaker.map((f) => `Market maker: ${f}`), ...flags.value.data.investor.map((f) => `Investor: ${f}`)];
   return { title: 'Red flags', items, empty: 'none identified' };
 }
@@ -65,13 +112,13 @@ export function flagsSection(flags: Settled<Fetched<RedFlags>>): Section {
 const unavailable = (title: string, supported = true): Section => ({ title, items: [], empty: supported ? 'unavailable right now' : 'needs the REST service' });
 
 /**
- * The entity's primary number must load; without it there is no card, only a clear error. The one
- * exception is a source that cannot offer it at all (the tool server alone).
+ * A card shows whatever could be read. It fails whole only when the entity does not exist, when
+ * the key is refused, or when no part at all could be fetched (then the PoL's error says why).
  */
-function required<T>(s: Settled<T>): T | undefined {
-  if (s.ok) return s.value;
-  if (s.error.kind === 'not_available') return undefined;
-  throw s.error;
+function assertSomething(pol: Settled<unknown>, parts: Settled<unknown>[]): void {
+  if (pol.ok) return;
+  if (pol.error.kind === 'not_found' || pol.error.kind === 'unauthorized' || pol.error.kind === 'invalid_input') throw pol.error;
+  if (!parts.some((p) => p.ok)) throw pol.error;
 }
 
 /** Follow-ups the configured source can answer; a button that could only fail is not offered. */
@@ -113,17 +160,19 @@ export async function entityCard(ctx: CommandContext, entity: EntityRef): Promis
   // the dynamic tools supply; asked for in the same round, and only then.
   const history = source.supports('polChart', kind) ? undefined : settle(source.byCategoryChart(kind, entity.slug, CARD_DAYS));
   const [[pol, chart, cats, record, index], extra, categories] = await Promise.all([common, pending.extra, history]);
-  const current = required(pol);
+  assertSomething(pol, [cats, record, extra, ...(categories ? [categories] : [])]);
   const rec = okValue(record)?.data;
   const name = rec?.name ?? entity.name;
   const profile = pending.complete(rec, extra);
   const context: Field[] = [];
   const idx = okValue(index);
-  if (idx) context.push({ label: `Index PoL (all ${kind}s)`, value: fmt.pol(idx.data.pol), detail: idx.data.rating });
+  if (idx) context.push({ label: `Index PoL (all ${kind}s)`, value: fmt.pol(idx.data.pol), detail: fmt.rating(idx.data.rating) });
   context.push(...profile.context());
   const sections = [{ title: 'Context', fields: context }, scoresSection(cats), ...profile.sections()];
   const parts = [pol, chart, cats, record, index, extra, ...(categories ? [categories] : [])].flatMap((s) => (s.ok ? [s.value] : []));
   let footer = footerOf(parts, ctx.now());
+  const skipped = chart.ok ? skippedPoints(chart.value) : undefined;
+  if (skipped) footer = { ...footer, notes: [...(footer.notes ?? []), skipped] };
   const named: EntityRef = { ...entity, name, ...(rec?.kind === 'project' && rec.ticker ? { ticker: rec.ticker } : entity.ticker ? { ticker: entity.ticker } : {}) };
   let image = await profile.image(named, footer.simulated, chart);
   if (!image && categories?.ok && categories.value.data.length > 0) {
@@ -135,10 +184,10 @@ export async function entityCard(ctx: CommandContext, entity: EntityRef): Promis
     entity: named,
     title: profile.title(name),
     subtitle: profile.subtitle,
-    headline: headline(current?.data, chart),
+    headline: headline(pol, chart),
     sections: sections.filter((s) => s.fields?.length || s.items),
     ...(image ? { image } : {}),
-    ...(chart.ok ? { series: { label: 'PoL, 90 days', values: chart.value.data.map((p) => p.pol), direction: 'lower is safer' as const } } : {}),
+    ...(chart.ok && chart.value.data.length > 0 ? { series: { label: 'PoL, 90 days', values: chart.value.data.map((p) => p.pol), direction: 'lower is safer' as const } } : {}),
     footer,
     actions: cardActions(ctx, entity),
   };
@@ -196,7 +245,7 @@ function exchangeProfile(ctx: CommandContext, entity: EntityRef): Pending {
         subtitle: `Exchange${rec?.type === 'dex' ? ' (decentralized)' : ''}`,
         context: () => {
           const fields: Field[] = [];
-          if (rec?.rank !== undefined) fields.push({ label: 'Rank', value: `#${rec.rank}` });
+          if (rec?.rank !== undefined) fields.push({ label: 'Rank', value: isUnreadable(rec.rank) ? fmt.count(rec.rank) : `#${rec.rank}` });
           if (rec?.tradingVolume24h !== undefined) fields.push({ label: '24h volume', value: fmt.usd(rec.tradingVolume24h) });
           if (rec?.country) fields.push({ label: 'Jurisdiction', value: rec.country });
           return fields;

@@ -5,6 +5,35 @@
  */
 
 export type EntityKind = 'project' | 'exchange';
+
+export type UnreadableReason = 'missing' | 'not a number' | 'out of range' | 'not on the scale' | 'unreadable row';
+
+/**
+ * A value the upstream sent outside its domain (see `rules.ts`), kept in its place so that the
+ * reply can say "unreadable (out of range)" there and show everything else.
+ */
+export interface Unreadable {
+  readonly unreadable: true;
+  readonly reason: UnreadableReason;
+  /** What was sent, for the operators' log only. */
+  readonly value?: unknown;
+}
+
+export type Checked<T> = T | Unreadable;
+
+/** `T` with every `Checked` part known to be readable (a chart point that passed as a whole). */
+export type Readable<T> = T extends Unreadable ? never : T extends readonly (infer E)[] ? Readable<E>[] : T extends object ? { [K in keyof T]: Readable<T[K]> } : T;
+
+export function unreadable(reason: UnreadableReason, value?: unknown): Unreadable {
+  return value === undefined ? { unreadable: true, reason } : { unreadable: true, reason, value };
+}
+
+export function isUnreadable(v: unknown): v is Unreadable {
+  return typeof v === 'object' && v !== null && (v as { unreadable?: unknown }).unreadable === true;
+}
+
+/** The value when it could be read. */
+export const readable = <T>(v: Checked<T> | undefined): T | undefined => (v === undefined || isUnreadable(v) ? undefined : v);
 export type SourceName = 'rest' | 'mcp';
 
 export interface EntityRef {
@@ -16,16 +45,20 @@ export interface EntityRef {
 
 /** Category quality score: higher is better. Never to be confused with PoL. */
 export interface QualityScore {
-  score: number;
-  rating: string;
-  confidence?: string;
+  score: Checked<number>;
+  rating: Checked<string>;
+  confidence?: Checked<string>;
 }
+
+/** A score within a chart point, which is drawn whole or skipped. */
+export type PointScore = Readable<QualityScore>;
 
 /** Overall Probability of Loss: lower is safer. */
 export interface PolValue {
-  pol: number;
-  rating: string;
-  timestamp: number;
+  pol: Checked<number>;
+  rating: Checked<string>;
+  /** Null when the upstream gave none that could be read. */
+  timestamp: number | null;
 }
 
 export interface PolPoint {
@@ -36,7 +69,7 @@ export interface PolPoint {
 export interface CategoryScore {
   category: string;
   score: QualityScore;
-  weight?: number;
+  weight?: Checked<number>;
 }
 
 export interface CategoryBreakdown {
@@ -46,14 +79,14 @@ export interface CategoryBreakdown {
 
 export interface CategoryPoint {
   timestamp: number;
-  scores: Record<string, QualityScore>;
+  scores: Record<string, PointScore>;
 }
 
 export interface MetricScore {
   metric: string;
   category?: string;
   label: string;
-  weight?: number;
+  weight?: Checked<number>;
   score: QualityScore;
 }
 
@@ -68,10 +101,10 @@ export interface MetricPoint {
 }
 
 export interface MarketData {
-  price: number | null;
-  marketCap: number | null;
-  volume24h?: number | null;
-  priceChange24h?: number | null;
+  price: Checked<number> | null;
+  marketCap: Checked<number> | null;
+  volume24h?: Checked<number> | null;
+  priceChange24h?: Checked<number> | null;
 }
 
 export interface ProjectRecord {
@@ -98,11 +131,11 @@ export interface ExchangeRecord {
   name: string;
   type?: string;
   country?: string;
-  established?: number;
+  established?: Checked<number>;
   website?: string;
-  rank?: number;
-  tradingVolume24h?: number;
-  tradingVolumeChange?: number;
+  rank?: Checked<number>;
+  tradingVolume24h?: Checked<number>;
+  tradingVolumeChange?: Checked<number>;
   markers: ExchangeMarkers;
 }
 
@@ -116,20 +149,20 @@ export interface RedFlags {
 
 export interface SocialSignals {
   /** Upstream fields as given (followers, bot shares, trends, ...); shapes beyond these are not documented. */
-  metrics: Record<string, number | string | boolean>;
+  metrics: Record<string, Checked<number> | string | boolean>;
 }
 
 export interface Registration {
   publicRegistration: boolean | null;
   /** 1 (strictest) to 4; null when the upstream has no value (`not_returned` or empty). */
-  jurisdictionTier: 1 | 2 | 3 | 4 | null;
+  jurisdictionTier: Checked<1 | 2 | 3 | 4 | null>;
   jurisdiction?: string;
 }
 
 export interface Certifications {
   iso27001: boolean | null;
   ccss: boolean | null;
-  ccssLevel: number | null;
+  ccssLevel: Checked<number> | null;
   soc2: boolean | null;
 }
 
@@ -140,7 +173,7 @@ export interface TeamRecord {
 }
 
 export interface GithubActivity {
-  commitsCount7d: number | null;
+  commitsCount7d: Checked<number> | null;
   /** Weeks of daily commit counts, oldest first, when the upstream gives them. */
   heatmap: number[][];
 }
@@ -184,7 +217,7 @@ export interface ExchangeTransparency {
 export interface ExchangeSecurity {
   score?: QualityScore;
   bugBounty: boolean | null;
-  bugBountyMaxUsd: number | null;
+  bugBountyMaxUsd: Checked<number> | null;
   penetrationTesting: boolean | null;
   lastPenetrationTestAt: string | null;
   iso27001: boolean | null;
@@ -194,18 +227,18 @@ export interface ExchangeSecurity {
 export interface ExchangeSolvency {
   score?: QualityScore;
   proofOfReserves: boolean | null;
-  reservesUsd: number | null;
-  liabilitiesUsd: number | null;
-  reserveRatio: number | null;
+  reservesUsd: Checked<number> | null;
+  liabilitiesUsd: Checked<number> | null;
+  reserveRatio: Checked<number> | null;
 }
 
 export interface ExchangeDashboard {
   record: ExchangeRecord;
-  pol: number | null;
-  rating: string | null;
+  pol: Checked<number> | null;
+  rating: Checked<string> | null;
   categories: CategoryScore[];
-  reserves: { reservesUsd: number; liabilitiesUsd: number; reserveRatio: number } | null;
-  listedAssetsCount: number | null;
+  reserves: { reservesUsd: Checked<number>; liabilitiesUsd: Checked<number>; reserveRatio: Checked<number> } | null;
+  listedAssetsCount: Checked<number> | null;
 }
 
 export interface ListedAsset {
@@ -213,14 +246,14 @@ export interface ListedAsset {
   name: string;
   ticker: string;
   categories: string[];
-  marketCap: number | null;
-  polScore: number | null;
+  marketCap: Checked<number> | null;
+  polScore: Checked<number> | null;
 }
 
 export interface AssetCategory {
   id: string;
   name: string;
-  count: number | null;
+  count: Checked<number> | null;
 }
 
 export interface Page<T> {
@@ -233,14 +266,14 @@ export interface Page<T> {
 
 export interface RatingEntry {
   kind: EntityKind;
-  rank: number | null;
+  rank: Checked<number> | null;
   slug: string;
   name: string;
   ticker?: string;
-  pol: number;
-  rating: string;
-  marketCap?: number | null;
-  tradingVolume?: number | null;
+  pol: Checked<number>;
+  rating: Checked<string>;
+  marketCap?: Checked<number> | null;
+  tradingVolume?: Checked<number> | null;
   markers?: ExchangeMarkers;
 }
 
@@ -276,24 +309,24 @@ export interface RatingToken {
 }
 
 export interface LostFunds {
-  totalUsd: number;
-  incidents: { exchange: string; slug: string | null; date: string; amountUsd: number; cause: string }[];
+  totalUsd: Checked<number>;
+  incidents: { exchange: string; slug: string | null; date: string; amountUsd: Checked<number>; cause: string }[];
   byYear: { year: number; amountUsd: number; incidents: number }[];
 }
 
 export interface TransparencyStats {
-  exchanges: number;
-  withProofOfReserves: number;
-  withBugBounty: number;
-  withPenetrationTesting: number;
-  averageTransparencyScore: number | null;
+  exchanges: Checked<number>;
+  withProofOfReserves: Checked<number>;
+  withBugBounty: Checked<number>;
+  withPenetrationTesting: Checked<number>;
+  averageTransparencyScore: Checked<number> | null;
 }
 
 export interface IndexPol {
-  pol: number;
-  rating: string;
-  entities: number | null;
-  timestamp: number | null;
+  pol: Checked<number>;
+  rating: Checked<string>;
+  entities: Checked<number> | null;
+  timestamp: Checked<number> | null;
 }
 
 export interface HealthStatus {

@@ -23,11 +23,6 @@ const MESSAGES: Record<UpstreamErrorKind, string> = {
   invalid_input: 'That is not a valid name or slug.',
 };
 
-/** What a person is told about a failure of this kind; an unknown kind reads as the service being unavailable. */
-export function upstreamMessage(kind: string): string {
-  return Object.hasOwn(MESSAGES, kind) ? MESSAGES[kind as UpstreamErrorKind] : MESSAGES.unavailable;
-}
-
 export class UpstreamError extends Error {
   override name = 'UpstreamError';
   readonly kind: UpstreamErrorKind;

@@ -50,6 +50,8 @@ export interface Meta {
   simulated: boolean;
   /** Set when the cache served a value after the upstream failed. */
   stale?: { ageMs: number; reason: string };
+  /** Fields outside their domain (shown as unreadable) and list rows skipped, when there were any. */
+  unreadable?: { fields: string[]; rows: number };
 }
 
 export interface Fetched<T> {

@@ -26,6 +26,12 @@ export function createMetrics() {
       labelNames: ['method', 'outcome'] as const,
       registers: [registry],
     }),
+    unreadable: new Counter({
+      name: 'polbot_upstream_unreadable_total',
+      help: 'Upstream values outside their domain (shown as unreadable) by route template and field; field "(row)" counts skipped list rows',
+      labelNames: ['route', 'field'] as const,
+      registers: [registry],
+    }),
     digests: new Counter({
       name: 'polbot_digest_deliveries_total',
       help: 'Digest deliveries by platform and outcome',

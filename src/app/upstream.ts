@@ -1,5 +1,7 @@
 import { withCache, type CacheOptions, type CachedDataSource } from '../api/cache/cached-source.js';
+import { type BreakerOptions, failover } from '../api/failover.js';
 import type { McpSource } from '../api/mcp/source.js';
+import type { OnUnreadable } from '../api/read-answer.js';
 import type { HttpClientOptions } from '../api/rest/http.js';
 import { RestSource } from '../api/rest/source.js';
 import type { Config } from '../config.js';
@@ -8,6 +10,8 @@ import type { Simulator } from '../sim/server.js';
 
 export interface Upstream {
   source: CachedDataSource;
+  /** The raw sources, preferred first, for diagnosis and the contract check. */
+  members: readonly (RestSource | McpSource)[];
   resolver: Resolver;
   /** The in-process simulator in demo mode. */
   sim: Simulator | null;
@@ -18,12 +22,17 @@ export interface Upstream {
 
 export interface UpstreamHooks {
   onExchange?: HttpClientOptions['onExchange'];
+  onUnreadable?: OnUnreadable;
+  /** Every tool call, by route: the contract check uses it to say which tool an answer came from. */
+  onMcpCall?: (route: string) => void;
   cache?: CacheOptions;
+  breaker?: BreakerOptions;
 }
 
 /**
- * The configured upstream, or the simulator in-process when none is (demo mode). REST, or MCP with
- * REST filling the gaps wherever a base URL exists.
+ * The configured upstream, or the simulator in-process when none is (demo mode). REST, the tool
+ * server, or both: with both, the preferred one (`POL_SOURCE`) answers what it can and the other
+ * fills the gaps and takes over a part when the preferred one fails.
  */
 export async function connectUpstream(config: Config, hooks: UpstreamHooks = {}): Promise<Upstream> {
   // The simulator and the MCP client are loaded only when used: together they are about 18 MB of
@@ -32,28 +41,36 @@ export async function connectUpstream(config: Config, hooks: UpstreamHooks = {})
   const baseUrl = sim ? sim.url : config.upstream!.baseUrl;
   const apiKey = sim ? sim.apiKey : config.upstream!.apiKey;
   const rest = baseUrl
-    ? new RestSource({ baseUrl, apiKey: apiKey ?? '', timeoutMs: config.timeoutMs, ...(hooks.onExchange ? { onExchange: hooks.onExchange } : {}) })
+    ? new RestSource({
+        baseUrl,
+        apiKey: apiKey ?? '',
+        timeoutMs: config.timeoutMs,
+        ...(hooks.onExchange ? { onExchange: hooks.onExchange } : {}),
+        ...(hooks.onUnreadable ? { onUnreadable: hooks.onUnreadable } : {}),
+      })
     : null;
 
-  let raw: RestSource | McpSource;
-  if (config.source === 'mcp') {
-    const mcpUrl = config.mcp.url ?? (config.mcp.command ? undefined : sim?.mcpUrl);
+  // In demo mode the tool server is connected only when asked for: REST alone needs no MCP client.
+  const mcpUrl = config.mcp.url ?? (config.mcp.command || config.source !== 'mcp' ? undefined : sim?.mcpUrl);
+  let mcp: McpSource | null = null;
+  if (mcpUrl || config.mcp.command) {
     const { McpSource } = await import('../api/mcp/source.js');
-    raw = new McpSource({
+    mcp = new McpSource({
       ...(mcpUrl ? { url: mcpUrl } : {}),
       ...(config.mcp.command ? { command: config.mcp.command } : {}),
       ...(apiKey ? { apiKey } : {}),
       timeoutMs: config.timeoutMs,
-      rest,
+      ...(hooks.onUnreadable ? { onUnreadable: hooks.onUnreadable } : {}),
+      ...(hooks.onMcpCall ? { onCall: hooks.onMcpCall } : {}),
     });
-  } else {
-    raw = rest!;
   }
-  const source = withCache(raw, hooks.cache);
+  const members = (config.source === 'mcp' ? [mcp, rest] : [rest, mcp]).filter((s): s is RestSource | McpSource => s !== null);
+  const source = withCache(failover(members, hooks.breaker), hooks.cache);
   // Without REST no list of exchanges exists: exchanges are then named by slug only.
   const resolver = new Resolver(source, { exchangeNames: rest !== null, upstreamProjectResolution: config.source === 'mcp' });
   return {
     source,
+    members,
     resolver,
     sim,
     secrets: apiKey ? [apiKey] : [],

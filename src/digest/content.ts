@@ -1,4 +1,4 @@
-import type { EntityRef, PolPoint, PolValue, RedFlags } from '../api/domain.js';
+import { type EntityRef, type PolPoint, type PolValue, readable, type RedFlags } from '../api/domain.js';
 import type { DataSource, Fetched } from '../api/source.js';
 import type { ChartRenderer, WatchlistChartSpec } from '../charts/index.js';
 import * as fmt from '../reply/format.js';
@@ -143,15 +143,18 @@ export async function buildDigest(loader: EntityLoader, input: DigestInput, opti
 
   const snapshot: Snapshot = {
     takenAt: input.now,
-    entities: fetched.map(({ e, pol, flags }): EntitySnapshot => ({
-      kind: e.kind,
-      slug: e.slug,
-      name: displayName(e),
-      pol: pol.ok ? pol.value.data.pol : null,
-      rating: pol.ok ? pol.value.data.rating : null,
-      flags: flags?.ok ? flagList(flags.value.data) : null,
-      status: pol.ok ? 'ok' : pol.error.kind === 'not_found' ? 'not_found' : 'unavailable',
-    })),
+    entities: fetched.map(({ e, pol, flags }): EntitySnapshot => {
+      const value = pol.ok ? readable(pol.value.data.pol) : undefined;
+      return {
+        kind: e.kind,
+        slug: e.slug,
+        name: displayName(e),
+        pol: value ?? null,
+        rating: (pol.ok ? readable(pol.value.data.rating) : undefined) ?? null,
+        flags: flags?.ok ? flagList(flags.value.data) : null,
+        status: pol.ok ? (value === undefined ? 'unreadable' : 'ok') : pol.error.kind === 'not_found' ? 'not_found' : 'unavailable',
+      };
+    }),
   };
   const before = new Map((previous?.snapshot.entities ?? []).map((s) => [refKey(s), s]));
 
@@ -165,10 +168,16 @@ export async function buildDigest(loader: EntityLoader, input: DigestInput, opti
     const row: Record<string, string> = { name: s.name, pol: '', change: '', rating: '' };
     rows.push(row);
     if (s.status !== 'ok' || s.pol === null) {
-      row.pol = s.status === 'not_found' ? 'not rated' : 'unavailable';
+      row.pol = s.status === 'not_found' ? 'not rated' : s.status === 'unreadable' ? 'unreadable' : 'unavailable';
       row.change = '—';
-      row.rating = '—';
-      gaps.push(s.status === 'not_found' ? `${s.name}: no longer rated by the risk-data service` : `${s.name}: data unavailable right now; it is compared again next time`);
+      row.rating = s.rating ?? '—';
+      gaps.push(
+        s.status === 'not_found'
+          ? `${s.name}: no longer rated by the risk-data service`
+          : s.status === 'unreadable'
+            ? `${s.name}: the PoL it sent could not be read; it is compared again next time`
+            : `${s.name}: data unavailable right now; it is compared again next time`,
+      );
       continue;
     }
     row.pol = fmt.pol(s.pol);

@@ -39,7 +39,8 @@ export interface EntitySnapshot {
   rating: string | null;
   /** Red flags as shown ("Market maker: ..."); null when not applicable or not available. */
   flags: string[] | null;
-  status: 'ok' | 'unavailable' | 'not_found';
+  /** `unreadable`: the upstream answered with a PoL outside its domain (it is not stored as a number). */
+  status: 'ok' | 'unavailable' | 'not_found' | 'unreadable';
 }
 
 export interface Snapshot {

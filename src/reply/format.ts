@@ -1,12 +1,34 @@
-/** Number formatting shared by every reply, so the same value reads the same everywhere. */
+import { type Checked, isUnreadable, unreadable } from '../api/domain.js';
+import { unreadableText } from '../api/rules.js';
+
+/**
+ * Number formatting shared by every reply, so the same value reads the same everywhere. A value
+ * the upstream sent outside its domain reads "unreadable (out of range)", never as a number.
+ */
 
 const DASH = '—';
 
-const finite = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+type Value = Checked<number> | null | undefined;
+
+const finite = (v: Value): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** The text for a value that is not a finite number: why it is unreadable, or a dash for "none". */
+const absent = (v: Value): string => {
+  if (isUnreadable(v)) return unreadableText(v);
+  if (typeof v === 'number') return unreadableText(unreadable(Number.isNaN(v) ? 'not a number' : 'out of range'));
+  return DASH;
+};
+
+/** A rating, or why it could not be read. */
+export function rating(value: Checked<string> | null | undefined): string {
+  if (value === null || value === undefined) return DASH;
+  return isUnreadable(value) ? unreadableText(value) : value;
+}
 
 /** PoL (0..1) as a percentage: more decimals for small values, so 0.0009 doesn't read as 0.00%. */
-export function pol(value: number | null | undefined): string {
-  if (!finite(value)) return DASH;
+export function pol(value: Value): string {
+  // A PoL outside 0..1 never reaches here from the sources; refusing it again keeps a slip elsewhere from showing 170%.
+  if (!finite(value) || value < 0 || value > 1) return absent(value);
   const pct = value * 100;
   const decimals = pct < 0.1 ? 3 : pct < 10 ? 2 : 1;
   return nonzero(pct, decimals, '%');
@@ -23,9 +45,9 @@ export function polChange(delta: number): string {
   return Number(text) === 0 ? `${sign}<${(10 ** -decimals).toFixed(decimals)} pp` : `${sign}${text} pp`;
 }
 
-/** Quality scores as the upstream gives them, without float noise. */
-export function score(value: number | null | undefined): string {
-  if (!finite(value)) return DASH;
+/** Quality scores (0..100) as the upstream gives them, without float noise. */
+export function score(value: Value): string {
+  if (!finite(value) || value < 0 || value > 100) return absent(value);
   const rounded = Math.round(value * 10) / 10;
   // A score of 0.04 is not 0: it keeps two significant digits rather than reading as nothing.
   return rounded === 0 && value !== 0 ? String(Number(value.toPrecision(2))) : String(rounded);
@@ -41,31 +63,37 @@ const shareFormat = new Intl.NumberFormat('en-US', { style: 'percent', maximumSi
 const withMinus = (text: string): string => text.replace(/^-/, '−');
 
 /** Money, compact with up to three significant digits: $1.2B, $12.3M, $950, $0.42. */
-export function usd(value: number | null | undefined): string {
-  if (!finite(value)) return DASH;
+export function usd(value: Value): string {
+  if (!finite(value)) return absent(value);
   return withMinus(usdCompact.format(value));
 }
 
 /** Prices span from $0.00000042 to $100,000: cents from a dollar up, three significant digits below. */
-export function price(value: number | null | undefined): string {
-  if (!finite(value)) return DASH;
+export function price(value: Value): string {
+  if (!finite(value)) return absent(value);
   return withMinus(Math.abs(value) >= 1 ? usdCents.format(value) : usdSmall.format(value));
 }
 
 /** A value already in percent (12.3 -> "12.3%"); a nonzero value too small for the decimals reads "<0.1%". */
-export function percent(value: number | null | undefined, decimals = 1): string {
-  if (!finite(value)) return DASH;
+export function percent(value: Value, decimals = 1): string {
+  if (!finite(value)) return absent(value);
   return nonzero(value, decimals, '%');
 }
 
 /** A share (0..1) as a percent: 0.64 -> "64%", 0.1234 -> "12.3%". */
-export function share(value: number | null | undefined): string {
-  if (!finite(value)) return DASH;
+export function share(value: Value): string {
+  if (!finite(value)) return absent(value);
   return withMinus(shareFormat.format(value));
 }
 
-export function count(value: number | null | undefined): string {
-  if (!finite(value)) return DASH;
+/** A number of no known unit, to two decimals at most. */
+export function decimal(value: Value): string {
+  if (!finite(value)) return absent(value);
+  return withMinus(value.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+}
+
+export function count(value: Value): string {
+  if (!finite(value)) return absent(value);
   const rounded = Math.round(value);
   return rounded === 0 && value !== 0 ? String(Number(value.toPrecision(2))) : rounded.toLocaleString('en-US');
 }

@@ -1,3 +1,4 @@
+import { type Checked, isUnreadable } from '../api/domain.js';
 import * as fmt from './format.js';
 import type { Field } from './model.js';
 
@@ -32,8 +33,9 @@ export function labelOf(key: string): string {
   return words ? words.charAt(0).toUpperCase() + words.slice(1) : key;
 }
 
-function valueText(key: string, value: number | string | boolean): string {
+function valueText(key: string, value: Checked<number> | string | boolean): string {
   if (typeof value === 'boolean') return fmt.yesNo(value);
+  if (isUnreadable(value)) return fmt.count(value);
   if (typeof value === 'string') return fmt.oneLine(value, 100);
   if (/(pct|percent)$/i.test(key)) return fmt.percent(value);
   // A share is a fraction of one; shown as a percent like every share.
@@ -41,9 +43,9 @@ function valueText(key: string, value: number | string | boolean): string {
   if (/days$/i.test(key)) return `${fmt.count(value)} days`;
   if (key === 'searchTrendScore') return `${fmt.score(value)} / 100`;
   if (/score$/i.test(key)) return fmt.score(value);
-  return Number.isInteger(value) ? fmt.count(value) : fmt.score(value);
+  return Number.isInteger(value) ? fmt.count(value) : fmt.decimal(value);
 }
 
-export function socialFields(metrics: Readonly<Record<string, number | string | boolean>>): Field[] {
+export function socialFields(metrics: Readonly<Record<string, Checked<number> | string | boolean>>): Field[] {
   return Object.entries(metrics).map(([key, value]) => ({ label: labelOf(key), value: valueText(key, value) }));
 }

@@ -1,5 +1,5 @@
 import Fuse from 'fuse.js';
-import type { EntityKind, EntityRef } from '../api/domain.js';
+import type { EntityKind, EntityRef, ProjectResolution } from '../api/domain.js';
 import { UpstreamError } from '../api/errors.js';
 import type { CachedDataSource } from '../api/cache/cached-source.js';
 import { isValidSlug } from '../api/rest/paths.js';
@@ -116,7 +116,14 @@ export class Resolver {
   }
 
   private async upstreamProjects(query: string): Promise<Pool> {
-    const res = (await this.source.resolveProject(query)).data;
+    let res: ProjectResolution | null;
+    try {
+      res = (await this.source.resolveProject(query)).data;
+    } catch (err) {
+      // The tool server failing is no reason not to answer: the project list can still match.
+      if (err instanceof UpstreamError && err.isUpstreamFailure && this.source.supports('list', 'project')) return this.matchList('project', query);
+      throw err;
+    }
     if (!res) return this.matchList('project', query);
     if (res.status === 'resolved' && res.resolved) return { exact: [res.resolved], partial: [], list: [] };
     if (res.status === 'ambiguous') return { exact: [], partial: res.matches, list: [] };

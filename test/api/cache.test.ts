@@ -73,25 +73,25 @@ describe('cache in front of a source', () => {
   });
 
   it('opens the circuit after repeated failures and fails fast without calling the upstream', async () => {
-    const source = cached(restSource(sim, { maxAttempts: 1 }), { breakerThreshold: 3, breakerCooldownMs: 300 });
+    const source = cached(restSource(sim, { maxAttempts: 1 }), {}, { threshold: 3, cooldownMs: 300 });
     sim.faults.set({ errorRate: 1 });
     for (const slug of ['xrp', 'tron', 'sui']) await expect(source.polCurrent('project', slug)).rejects.toMatchObject({ kind: 'unavailable' });
-    expect(source.cache.breakerState).toBe('open');
+    expect(source.cache.stats().breakers).toEqual({ rest: 'open' });
     sim.counter.reset();
     await expect(source.polCurrent('project', 'near-protocol')).rejects.toMatchObject({ kind: 'unavailable', detail: expect.stringMatching(/circuit open/) });
     expect(sim.counter.total).toBe(0);
     sim.faults.reset();
     await new Promise((r) => setTimeout(r, 350));
     expect((await source.polCurrent('project', 'near-protocol')).data.pol).toBeGreaterThan(0);
-    expect(source.cache.breakerState).toBe('closed');
+    expect(source.cache.stats().breakers).toEqual({ rest: 'closed' });
     await source.close();
   });
 
   it('does not count answers such as not found against the breaker, and does not cache them', async () => {
-    const source = cached(restSource(sim), { breakerThreshold: 2 });
+    const source = cached(restSource(sim), {}, { threshold: 2 });
     sim.counter.reset();
     for (let i = 0; i < 4; i++) await expect(source.polCurrent('project', 'missing-one')).rejects.toMatchObject({ kind: 'not_found' });
-    expect(source.cache.breakerState).toBe('closed');
+    expect(source.cache.stats().breakers).toEqual({ rest: 'closed' });
     expect(sim.counter.total).toBe(4);
     await source.close();
   });

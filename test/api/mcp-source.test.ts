@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FailoverSource } from '../../src/api/failover.js';
 import type { McpSource } from '../../src/api/mcp/source.js';
 import { ratingForScore } from '../../src/sim/data/scales.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { startTestSimulator } from '../helpers/sim.js';
-import { mcpSource } from '../helpers/sources.js';
+import { mcpSource, mcpWithRest } from '../helpers/sources.js';
 
 let sim: Simulator;
-let mcp: McpSource;
+let mcp: FailoverSource;
 let toolsOnly: McpSource;
 beforeAll(async () => {
   sim = await startTestSimulator();
-  mcp = mcpSource(sim);
-  toolsOnly = mcpSource(sim, { rest: false });
+  mcp = mcpWithRest(sim);
+  toolsOnly = mcpSource(sim);
 });
 afterAll(async () => {
   await mcp.close();
@@ -116,7 +117,7 @@ describe('McpSource maps the tools to domain values', () => {
   });
 
   it('times out within its deadline and reports a wrong key as unauthorized', async () => {
-    const slow = mcpSource(sim, { rest: false, timeoutMs: 300 });
+    const slow = mcpSource(sim, { timeoutMs: 300 });
     sim.faults.set({ latencyMs: 2_000, match: /^\/mcp/ });
     try {
       const t = performance.now();

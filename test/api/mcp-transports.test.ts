@@ -74,10 +74,10 @@ function minimalServer(healthText: string): McpServer {
   }
   const dynamic = { slug: z.string(), days: z.number().optional() };
   server.registerTool('get_project_categories_scores_dynamic', { inputSchema: dynamic }, () =>
-    ok({ points: [{ timestamp: 1, security: { score: 1, rating: 'D', confidence: 'Low' } }] }),
+    ok({ points: [{ timestamp: 1_763_769_600, security: { score: 1, rating: 'D', confidence: 'Low' } }] }),
   );
   server.registerTool('get_exchange_categories_scores_dynamic', { inputSchema: dynamic }, () =>
-    ok({ points: [{ timestamp: 2, solvency: { score: 99, rating: 'AAA', confidence: 'High' } }] }),
+    ok({ points: [{ timestamp: 1_763_856_000, solvency: { score: 99, rating: 'AAA', confidence: 'High' } }] }),
   );
   return server;
 }
@@ -109,7 +109,7 @@ describe('McpSource against a server that sends only the documented fields', () 
       expect((await s.resolveProject('alpha')).data).toMatchObject({ status: 'resolved', resolved: { slug: 'alpha', name: 'Alpha' } });
       expect((await s.byCategory('project', 'alpha')).data.categories).toHaveLength(5);
       expect((await s.categoryScore('exchange', 'x', 'solvency')).data).toEqual({ score: 80, rating: 'A', confidence: 'High' });
-      expect((await s.byCategoryChart('exchange', 'x', 30)).data).toEqual([{ timestamp: 2, scores: { solvency: { score: 99, rating: 'AAA', confidence: 'High' } } }]);
+      expect((await s.byCategoryChart('exchange', 'x', 30)).data).toEqual([{ timestamp: 1_763_856_000, scores: { solvency: { score: 99, rating: 'AAA', confidence: 'High' } } }]);
       expect((await s.redFlags('alpha')).data).toEqual({ marketMaker: [], investor: ['Unlock cliff'] });
       expect((await s.socialFraud('alpha')).data).toEqual({ metrics: { followers: 10 } });
       expect((await s.registration('alpha')).data).toEqual({ publicRegistration: true, jurisdictionTier: null });

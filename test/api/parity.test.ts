@@ -11,7 +11,7 @@ let mcp: McpSource;
 beforeAll(async () => {
   sim = await startTestSimulator();
   rest = restSource(sim);
-  mcp = mcpSource(sim, { rest: false });
+  mcp = mcpSource(sim);
 });
 afterAll(async () => {
   await rest.close();

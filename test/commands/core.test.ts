@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../commands/core/core.js';
-import * as fmt from '../../src/reply/format.js';
 import type { CardReply, ChoiceReply, Reply, TableReply, TextReply } from '../../src/reply/model.js';
 import type { SimStore } from '../../src/sim/data/store.js';
 import { ratingForPol } from '../../src/sim/data/scales.js';
 import { ask, demoCore, slackText, visibleText } from '../helpers/core.js';
+import { countText, polText, ppText, scoreText, usdText } from '../helpers/truth.js';
 
 let core: Core;
 let store: SimStore;
@@ -33,17 +33,17 @@ describe('score cards', () => {
     const e = store.exchange('binance')!;
     expect(card.entity).toMatchObject({ kind: 'exchange', slug: 'binance' });
     expect(card.title).toBe('Binance');
-    expect(card.headline).toMatchObject({ label: 'Probability of Loss', value: fmt.pol(last(e.pol)), rating: ratingForPol(last(e.pol)), direction: 'lower is safer' });
+    expect(card.headline).toMatchObject({ label: 'Probability of Loss', value: polText(last(e.pol)), rating: ratingForPol(last(e.pol)), direction: 'lower is safer' });
     const delta = last(e.pol) - e.pol[e.pol.length - 31]!;
-    expect(card.headline.change?.text).toContain(fmt.polChange(delta));
+    expect(card.headline.change?.text).toContain(ppText(delta));
     const scores = section(card, 'Category quality scores');
     expect(scores.direction).toBe('higher is better');
     expect(scores.fields!.map((f) => f.label)).toEqual(['Security', 'Transparency', 'Solvency']);
-    expect(field(card, 'Category quality scores', 'Solvency').value).toBe(fmt.score(last(e.categories.solvency.scores)));
+    expect(field(card, 'Category quality scores', 'Solvency').value).toBe(scoreText(last(e.categories.solvency.scores)));
     expect(field(card, 'Safeguards', 'Proof of reserves').value).toBe('yes');
     expect(field(card, 'Safeguards', 'Bug bounty').value).toBe(e.markers.isBugBountyPresent ? 'yes' : 'no');
-    expect(field(card, 'Reserves', 'Reserves').value).toBe(fmt.usd(last(e.reserves)));
-    expect(field(card, 'Context', 'Index PoL (all exchanges)').value).toBe(fmt.pol(last(store.indexPol('exchange'))));
+    expect(field(card, 'Reserves', 'Reserves').value).toBe(usdText(last(e.reserves)));
+    expect(field(card, 'Context', 'Index PoL (all exchanges)').value).toBe(polText(last(store.indexPol('exchange'))));
     expect(card.footer).toMatchObject({ sources: ['rest'], simulated: true });
     expect(card.footer.stale).toBeUndefined();
     expect(Math.abs(card.footer.asOf - Date.now())).toBeLessThan(60_000);
@@ -55,14 +55,14 @@ describe('score cards', () => {
     const card = asCard(await ask(core, 'pepe'));
     const p = store.project('pepe')!;
     expect(card.title).toBe('Pepe (PEPE)');
-    expect(card.headline.value).toBe(fmt.pol(last(p.pol)));
+    expect(card.headline.value).toBe(polText(last(p.pol)));
     expect(section(card, 'Category quality scores').fields!.map((f) => f.label)).toEqual(['Security', 'Financial', 'Operational', 'Reputational', 'Regulatory']);
     expect(field(card, 'Category quality scores', 'Regulatory').detail).toContain(p.categories.regulatory.confidence.toLowerCase());
     const flags = section(card, 'Red flags');
     const expected = [...(p.redFlags.mm as string[]).map((f) => `Market maker: ${f}`), ...(p.redFlags.investor === 'none_identified' ? [] : p.redFlags.investor.map((f) => `Investor: ${f}`))];
     expect(flags.items).toEqual(expected);
-    expect(field(card, 'Market', 'Market cap').value).toBe(fmt.usd(p.market.marketCap));
-    expect(field(card, 'Context', 'Index PoL (all projects)').value).toBe(fmt.pol(last(store.indexPol('project'))));
+    expect(field(card, 'Market', 'Market cap').value).toBe(usdText(p.market.marketCap));
+    expect(field(card, 'Context', 'Index PoL (all projects)').value).toBe(polText(last(store.indexPol('project'))));
     expect(card.series?.values).toHaveLength(91);
     expect(card.actions?.map((a) => a.command)).toContain('flags project:pepe');
     expectClean(card);
@@ -138,12 +138,12 @@ describe('ambiguous and unknown names', () => {
 });
 
 describe('other commands', () => {
-  it('shows flags, signals and registration, with not_returned as unavailable', async () => {
+  it('shows flags, signals and registration, with not_returned said as such', async () => {
     const r = (await ask(core, 'flags monero')) as TextReply;
     expect(r.kind).toBe('text');
-    expect(field(r, 'Registration', 'Jurisdiction').value).toBe('unavailable');
+    expect(field(r, 'Registration', 'Jurisdiction').value).toBe('not returned');
     const p = store.project('monero')!;
-    expect(field(r, 'Social-fraud signals', 'Telegram members').value).toBe(fmt.count(p.social.telegramMembers as number));
+    expect(field(r, 'Social-fraud signals', 'Telegram members').value).toBe(countText(p.social.telegramMembers as number));
     const sol = (await ask(core, 'flags solana')) as TextReply;
     const tier = store.project('solana')!.registration.jurisdictionQuality as number;
     expect(field(sol, 'Registration', 'Jurisdiction').value).toContain(`tier ${tier}`);
@@ -171,7 +171,7 @@ describe('other commands', () => {
     expect(t.kind).toBe('table');
     expect(t.columns.map((c) => c.label)).toEqual(['Measure', 'Binance', 'Kraken', 'OKX']);
     const polRow = t.rows.find((r) => r.measure === 'PoL (lower is safer)')!;
-    expect(polRow.e1).toBe(fmt.pol(last(store.exchange('kraken')!.pol)));
+    expect(polRow.e1).toBe(polText(last(store.exchange('kraken')!.pol)));
     const mixed = (await ask(core, 'compare bitcoin, binance')) as TableReply;
     expect(mixed.rows.find((r) => r.measure?.startsWith('Financial'))!.e1).toBe('—');
     expect((await ask(core, 'compare bitcoin, btc')).kind).toBe('error');
@@ -183,7 +183,7 @@ describe('other commands', () => {
     expect(t.rows.map((r) => r.name)).toEqual(expected);
     const p = (await ask(core, 'top projects')) as TableReply;
     const expectedProjects = [...store.data.projects].sort((a, b) => last(a.pol) - last(b.pol)).slice(0, 10);
-    expect(p.rows.map((r) => r.pol)).toEqual(expectedProjects.map((x) => fmt.pol(last(x.pol))));
+    expect(p.rows.map((r) => r.pol)).toEqual(expectedProjects.map((x) => polText(last(x.pol))));
   });
 
   it('searches, lists trending and shows the index', async () => {
@@ -192,7 +192,7 @@ describe('other commands', () => {
     const t = (await ask(core, 'trending')) as TableReply;
     expect(t.rows.filter((r) => r.kind === 'project').map((r) => r.slug)).toEqual(store.data.trending.projects);
     const i = (await ask(core, 'index')) as TextReply;
-    expect(field(i, 'Average PoL', 'Projects').value).toBe(fmt.pol(last(store.indexPol('project'))));
+    expect(field(i, 'Average PoL', 'Projects').value).toBe(polText(last(store.indexPol('project'))));
     expect(section(i, 'Average PoL').direction).toBe('lower is safer');
     const none = (await ask(core, 'search qqqzzz')) as TextReply;
     expect(none.text).toMatch(/Nothing matches/);

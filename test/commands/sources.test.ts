@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as fmt from '../../src/reply/format.js';
+import { scoreText } from '../helpers/truth.js';
 import type { CardReply, ChoiceReply } from '../../src/reply/model.js';
 import { SimStore } from '../../src/sim/data/store.js';
 import { ask, demoCore } from '../helpers/core.js';
@@ -18,7 +18,7 @@ describe('the core on each source', () => {
       expect(card.kind).toBe('card');
       expect(card.footer.sources).toEqual(['mcp', 'rest']);
       const security = card.sections.find((s) => s.title === 'Category quality scores')!.fields!.find((f) => f.label === 'Security')!;
-      expect(security.value).toBe(fmt.score(store.project('aave')!.categories.security.scores.at(-1)!));
+      expect(security.value).toBe(scoreText(store.project('aave')!.categories.security.scores.at(-1)!));
       expect(core.upstream.sim!.counter.tool('get_project_security_score')).toBeGreaterThan(0);
       expect(((await ask(core, 'shiba')) as ChoiceReply).kind).toBe('choice');
     } finally {
@@ -37,7 +37,7 @@ describe('the core on each source', () => {
       expect(card.headline.value).toBe('unavailable');
       expect(card.headline.change?.text).toMatch(/not available through the tool server/);
       const scores = card.sections.find((s) => s.title === 'Category quality scores')!;
-      expect(scores.fields!.find((f) => f.label === 'Financial')!.value).toBe(fmt.score(store.project('aave')!.categories.financial.scores.at(-1)!));
+      expect(scores.fields!.find((f) => f.label === 'Financial')!.value).toBe(scoreText(store.project('aave')!.categories.financial.scores.at(-1)!));
       expect(card.footer).toMatchObject({ sources: ['mcp'], simulated: true });
       const byName = (await ask(core, 'binance')) as ChoiceReply;
       expect(byName).toMatchObject({ kind: 'choice', reason: 'not_found' });

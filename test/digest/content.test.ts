@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryKey } from '../../src/digest/content.js';
-import * as fmt from '../../src/reply/format.js';
+import { polText, ppText } from '../helpers/truth.js';
 import type { TableReply } from '../../src/reply/model.js';
 import { ratingForPol } from '../../src/sim/data/scales.js';
 import { visibleText } from '../helpers/core.js';
@@ -37,9 +37,9 @@ describe.each(ENGINES)('digest content on %s', (engine) => {
     expect(first.title).toBe(`Watchlist digest #${id}`);
     expect(first.columns.map((c) => c.label)).toEqual(['Name', 'PoL', 'Change', 'Rating']);
     expect(first.rows).toEqual([
-      { name: 'Pepe (PEPE)', pol: fmt.pol(before), change: '—', rating: ratingForPol(before) },
-      { name: 'Binance', pol: fmt.pol(last(binance.pol)), change: '—', rating: ratingForPol(last(binance.pol)) },
-      { name: 'Bitcoin (BTC)', pol: fmt.pol(last(bitcoin.pol)), change: '—', rating: ratingForPol(last(bitcoin.pol)) },
+      { name: 'Pepe (PEPE)', pol: polText(before), change: '—', rating: ratingForPol(before) },
+      { name: 'Binance', pol: polText(last(binance.pol)), change: '—', rating: ratingForPol(last(binance.pol)) },
+      { name: 'Bitcoin (BTC)', pol: polText(last(bitcoin.pol)), change: '—', rating: ratingForPol(last(bitcoin.pol)) },
     ]);
     expect(first.note).toBe('3 names · daily at 09:00 Europe/Berlin. PoL: lower is safer. First digest: changes are shown from the next one.');
     expect(first.sections).toEqual([{ title: 'Highlights', items: [], empty: 'This is the first digest: changes and highlights start with the next one.' }]);
@@ -60,8 +60,8 @@ describe.each(ENGINES)('digest content on %s', (engine) => {
     const second = platform.posted[1]!.reply as TableReply;
     expect(row(second, 'Pepe (PEPE)')).toEqual({
       name: 'Pepe (PEPE)',
-      pol: fmt.pol(after),
-      change: `${fmt.polChange(after - before)} worse`,
+      pol: polText(after),
+      change: `${ppText(after - before)} worse`,
       rating: `${ratingForPol(after)} (was ${ratingForPol(before)}, down)`,
     });
     expect(row(second, 'Binance')).toMatchObject({ change: '±0 pp', rating: ratingForPol(last(binance.pol)) });
@@ -71,7 +71,7 @@ describe.each(ENGINES)('digest content on %s', (engine) => {
     expect(section(second, 'PoL moves')).toEqual({
       title: 'PoL moves',
       direction: 'lower is safer',
-      items: [`Pepe (PEPE): ${fmt.pol(before)} → ${fmt.pol(after)} (${fmt.polChange(after - before)}, worse)`],
+      items: [`Pepe (PEPE): ${polText(before)} → ${polText(after)} (${ppText(after - before)}, worse)`],
     });
     expect(section(second, 'New red flags')?.items).toEqual(['Pepe (PEPE) · Market maker: Wash trading reported on two venues']);
     expect(section(second, 'Highlights')).toBeUndefined();
@@ -107,7 +107,7 @@ describe.each(ENGINES)('digest content on %s', (engine) => {
     expect([one!.rows.length, two!.rows.length]).toEqual([13, 12]);
     expect(two!.note).toBe('Names 14–25 of 25. PoL: lower is safer.');
     expect([...one!.rows, ...two!.rows].map((r) => r.name)).toEqual(projects.map((p) => `${p.name} (${p.ticker})`));
-    expect([...one!.rows, ...two!.rows].map((r) => r.pol)).toEqual(projects.map((p) => fmt.pol(last(p.pol))));
+    expect([...one!.rows, ...two!.rows].map((r) => r.pol)).toEqual(projects.map((p) => polText(last(p.pol))));
     // Highlights and the chart once, in the first part.
     expect(one!.sections).toHaveLength(1);
     expect(one!.image?.kind).toBe('png');

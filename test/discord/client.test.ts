@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { Events } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHOOSE_ID, RUN_ID, ratingColour } from '../../adapters/discord/embeds.js';
-import * as fmt from '../../src/reply/format.js';
 import { ratingForPol } from '../../src/sim/data/scales.js';
 import type { SimStore } from '../../src/sim/data/store.js';
 import type { Caller } from '../../commands/kit/context.js';
@@ -10,6 +9,7 @@ import type { Invocation } from '../../commands/kit/spec.js';
 import type { CommandRef } from '../../src/reply/model.js';
 import type { InteractionHandle, RecordedCall } from '../fakes/discord/index.js';
 import { GUILD_ID, last, messageBody, messageCalls, startStack, type Stack } from './helpers.js';
+import { polText, ppText, scoreText, usdText } from '../helpers/truth.js';
 
 const EPHEMERAL = 64;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -93,14 +93,14 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(embed?.color).toBe(ratingColour(ratingForPol(pol)));
 
     const headline = field(embed, 'Probability of Loss (lower is safer)');
-    expect(headline?.value).toContain(`**${fmt.pol(pol)}**`);
+    expect(headline?.value).toContain(`**${polText(pol)}**`);
     expect(headline?.value).toContain(`rating **${ratingForPol(pol)}**`);
-    expect(headline?.value).toContain(fmt.polChange(pol - e.pol[e.pol.length - 31]!));
+    expect(headline?.value).toContain(ppText(pol - e.pol[e.pol.length - 31]!));
 
     const scores = field(embed, 'Category quality scores (higher is better)');
-    expect(scores?.value).toContain(`Security: **${fmt.score(last(e.categories.security.scores))}**`);
-    expect(scores?.value).toContain(`Solvency: **${fmt.score(last(e.categories.solvency.scores))}**`);
-    expect(field(embed, 'Reserves')?.value).toContain(`Reserves: **${fmt.usd(last(e.reserves))}**`);
+    expect(scores?.value).toContain(`Security: **${scoreText(last(e.categories.security.scores))}**`);
+    expect(scores?.value).toContain(`Solvency: **${scoreText(last(e.categories.solvency.scores))}**`);
+    expect(field(embed, 'Reserves')?.value).toContain(`Reserves: **${usdText(last(e.reserves))}**`);
     expect(embed?.footer?.text).toMatch(/^as of \d{4}-\d\d-\d\d \d\d:\d\d UTC · source REST · SIMULATED DATA$/);
 
     // The PNG goes up with the edit and the embed points at it by name.
@@ -134,7 +134,7 @@ describe('Discord adapter on the real discord.js client', () => {
       expect(edit.at - sentAt).toBeGreaterThanOrEqual(5_000);
       const embed = body(edit).embeds?.[0];
       expect(embed?.title).toBe(`${p.name} (${p.ticker})`);
-      expect(field(embed, 'Probability of Loss (lower is safer)')?.value).toContain(`**${fmt.pol(last(p.pol))}**`);
+      expect(field(embed, 'Probability of Loss (lower is safer)')?.value).toContain(`**${polText(last(p.pol))}**`);
     } finally {
       sim.faults.reset();
     }
@@ -207,7 +207,7 @@ describe('Discord adapter on the real discord.js client', () => {
     const card = await pick.waitForFollowup(10_000);
     const embed = body(card).embeds?.[0];
     expect(embed?.title).toBe(`${chosen.name} (${chosen.ticker})`);
-    expect(field(embed, 'Probability of Loss (lower is safer)')?.value).toContain(`**${fmt.pol(last(chosen.pol))}**`);
+    expect(field(embed, 'Probability of Loss (lower is safer)')?.value).toContain(`**${polText(last(chosen.pol))}**`);
     expect((body(card).flags ?? 0) & EPHEMERAL).toBe(0);
     const confirmation = await pick.waitForEdit(5_000);
     expect(body(confirmation).content).toBe(`Shown: ${chosen.name}`);

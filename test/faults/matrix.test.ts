@@ -44,8 +44,8 @@ const FAULTS: readonly Fault[] = [
  * cold  = empty cache: a clear message is the best anyone can do.
  * stale = every value cached but expired: the last good data, marked stale with its age.
  *
- * The tool server's health check answers with text only, so a tool server whose other answers have
- * the wrong shape still reports itself healthy (`shape`, MCP); /healthz still shows the open circuit.
+ * With POL_SOURCE=mcp in demo mode both the tool server and REST are configured, and every fault
+ * hits both: failover has nowhere to go, so the cells are those of REST alone.
  */
 const EXPECTED = `
   command         | state | timeout  | 429      | 500      | 503      | unhealthy | malformed | shape       | reset    | slow
@@ -67,8 +67,8 @@ const EXPECTED = `
   trending        | stale | stale    | stale    | stale    | stale    | ok        | stale     | stale       | stale    | stale
   index           | cold  | message  | message  | message  | message  | ok        | message   | message     | message  | message
   index           | stale | stale    | stale    | stale    | stale    | ok        | stale     | stale       | stale    | stale
-  health          | cold  | reported | reported | reported | reported | reported  | reported  | reported/ok | reported | reported
-  health          | stale | reported | reported | reported | reported | reported  | reported  | reported/ok | reported | reported
+  health          | cold  | reported | reported | reported | reported | reported  | reported  | reported    | reported | reported
+  health          | stale | reported | reported | reported | reported | reported  | reported  | reported    | reported | reported
   help            | cold  | ok       | ok       | ok       | ok       | ok        | ok        | ok          | ok       | ok
   help            | stale | ok       | ok       | ok       | ok       | ok        | ok        | ok          | ok       | ok
   digest list     | cold  | ok       | ok       | ok       | ok       | ok        | ok        | ok          | ok       | ok
@@ -188,7 +188,7 @@ async function healthzDuring(stack: FaultStack): Promise<{ value: Value; why?: s
   for (;;) {
     const { status, body } = await stack.healthz();
     last = JSON.stringify(body.upstream);
-    const shows = body.upstream.healthy === false || body.upstream.circuit !== 'closed';
+    const shows = body.upstream.healthy === false || body.upstream.circuits[stack.source] !== 'closed';
     if (status === 200 && body.status === 'degraded' && body.upstream.source === stack.source && shows) return { value: 'degraded' };
     if (Date.now() > deadline) return { value: 'not degraded', why: `status ${status} ${body.status}: ${last}` };
     await sleep(50);
@@ -207,7 +207,7 @@ async function recover(stack: FaultStack): Promise<{ value: Value; why?: string 
   const deadline = Date.now() + RECOVERY_BOUND_MS;
   for (;;) {
     const { status, body } = await stack.healthz();
-    if (status === 200 && body.status === 'ok' && body.upstream.healthy === true && body.upstream.circuit === 'closed') {
+    if (status === 200 && body.status === 'ok' && body.upstream.healthy === true && body.upstream.circuits[stack.source] === 'closed') {
       await sleep(freshFrom - Date.now());
       return { value: 'ok' };
     }

@@ -1,5 +1,5 @@
 import { formatPol } from '../../src/charts/format.js';
-import * as fmt from '../../src/reply/format.js';
+import { polText } from '../helpers/truth.js';
 import type { CommandRef, Reply } from '../../src/reply/model.js';
 import type { SimStore } from '../../src/sim/data/store.js';
 import { blockActionsBody, postToBolt, slashCommandBody } from '../fakes/slack/index.js';
@@ -62,7 +62,7 @@ export interface CommandSpec {
 }
 
 const name = (store: SimStore, kind: 'project' | 'exchange', slug: string) => store.entity(kind, slug)!.name;
-const pol = (store: SimStore, kind: 'project' | 'exchange', slug: string) => fmt.pol(store.entity(kind, slug)!.pol.at(-1));
+const pol = (store: SimStore, kind: 'project' | 'exchange', slug: string) => polText(store.entity(kind, slug)!.pol.at(-1)!);
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -107,7 +107,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     discord: () => ({ name: 'pol', subcommand: 'top', options: { list: 'exchanges' } }),
     truth: (s) => {
       const safest = [...s.entities('exchange')].sort((a, b) => a.pol.at(-1)! - b.pol.at(-1)!)[0]!;
-      return [safest.name, fmt.pol(safest.pol.at(-1))];
+      return [safest.name, polText(safest.pol.at(-1)!)];
     },
   },
   {
@@ -126,7 +126,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     id: 'index',
     text: () => 'index',
     discord: () => ({ name: 'pol', subcommand: 'index' }),
-    truth: (s) => [fmt.pol(s.indexPol('project').at(-1))],
+    truth: (s) => [polText(s.indexPol('project').at(-1)!)],
   },
   { id: 'health', text: () => 'health', discord: () => ({ name: 'pol', subcommand: 'health' }) },
   { id: 'help', text: () => 'help', discord: () => ({ name: 'pol', subcommand: 'help' }), truth: () => ['Up to 5 projects or exchanges side by side'] },
@@ -221,7 +221,7 @@ export function classify(spec: CommandSpec, attempt: Attempt, truth: Truth): Obs
   }
   const stale = a.staleShown !== undefined || a.staleAgeMs !== undefined;
   if (spec.id === 'health') {
-    if (/not reachable|reports problems/i.test(text)) return { cell: 'reported' };
+    if (/not reachable|has problems|answers through the/i.test(text)) return { cell: 'reported' };
     if (/is healthy/i.test(text)) return stale ? { cell: 'wrong', why: 'says healthy from stale data' } : { cell: 'ok' };
     return { cell: 'wrong', why: `unrecognised health answer: ${text.slice(0, 200)}` };
   }

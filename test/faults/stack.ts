@@ -42,7 +42,6 @@ export const STALE_RETRY_MS = 50;
 
 export const CACHE_OPTIONS: CacheOptions = {
   ttl: EXPIRED_AT_ONCE,
-  breakerCooldownMs: BREAKER_COOLDOWN_MS,
   staleRetryMs: STALE_RETRY_MS,
 };
 
@@ -103,7 +102,7 @@ export async function startFaultStack(source: SourceName): Promise<FaultStack> {
   const metrics = createMetrics();
   const core = await demoCore(
     { POL_SOURCE: source, POL_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), RATE_LIMIT_PER_USER: '0' },
-    { log, metrics, cache: CACHE_OPTIONS },
+    { log, metrics, cache: CACHE_OPTIONS, breaker: { cooldownMs: BREAKER_COOLDOWN_MS } },
   );
   const sim = core.upstream.sim!;
   const stoppers: (() => Promise<unknown>)[] = [() => core.close()];
@@ -111,7 +110,7 @@ export async function startFaultStack(source: SourceName): Promise<FaultStack> {
     for (const stop of stoppers) await stop().catch(() => undefined);
   };
   try {
-    const health = new Health(core.upstream.source);
+    const health = new Health(core.upstream.source, { checkIntervalMs: 0 });
     const database = await createPostgresDatabase();
     stoppers.unshift(() => database.drop());
     // `digest add` succeeds in many cells of the matrix, in the same few channels; the per-channel

@@ -1,4 +1,5 @@
 import { withCache, type CacheOptions, type CachedDataSource } from '../../src/api/cache/cached-source.js';
+import { type BreakerOptions, failover, type FailoverSource } from '../../src/api/failover.js';
 import { McpSource } from '../../src/api/mcp/source.js';
 import type { HttpClientOptions } from '../../src/api/rest/http.js';
 import { RestSource } from '../../src/api/rest/source.js';
@@ -11,16 +12,16 @@ export function restSource(sim: Simulator, options: Partial<HttpClientOptions> =
   return new RestSource({ baseUrl: sim.url, apiKey: sim.apiKey, timeoutMs: 3_000, backoffMs: 20, ...options });
 }
 
-export function mcpSource(sim: Simulator, options: { rest?: boolean; timeoutMs?: number } = {}): McpSource {
-  return new McpSource({
-    url: sim.mcpUrl,
-    apiKey: sim.apiKey,
-    timeoutMs: options.timeoutMs ?? 3_000,
-    backoffMs: 20,
-    rest: options.rest === false ? null : restSource(sim),
-  });
+/** The tool server alone. */
+export function mcpSource(sim: Simulator, options: { timeoutMs?: number } = {}): McpSource {
+  return new McpSource({ url: sim.mcpUrl, apiKey: sim.apiKey, timeoutMs: options.timeoutMs ?? 3_000, backoffMs: 20 });
 }
 
-export function cached(source: RestSource | McpSource, options: CacheOptions = {}): CachedDataSource {
-  return withCache(source, options);
+/** The tool server first, REST for the rest and when the tool server fails, as `POL_SOURCE=mcp` with both configured. */
+export function mcpWithRest(sim: Simulator, breaker: BreakerOptions = {}): FailoverSource {
+  return failover([mcpSource(sim), restSource(sim)], breaker);
+}
+
+export function cached(source: RestSource | McpSource | FailoverSource, options: CacheOptions = {}, breaker: BreakerOptions = {}): CachedDataSource {
+  return withCache('breakers' in source ? source : failover([source], breaker), options);
 }

@@ -8,7 +8,7 @@ import { LogLevel } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimStore } from '../../src/sim/data/store.js';
 import { DEFAULT_SEED } from '../../src/sim/server.js';
-import * as fmt from '../../src/reply/format.js';
+import { polText } from '../helpers/truth.js';
 import { createLogger } from '../../src/log.js';
 import { postToBolt, slashCommandBody } from '../fakes/slack/index.js';
 import { secretWatch } from '../helpers/secret-watch.js';
@@ -87,7 +87,7 @@ describe('the compiled build', () => {
     };
     const store = new SimStore({ seed: DEFAULT_SEED });
     expect(json.kind).toBe('card');
-    expect(json.headline?.value).toBe(fmt.pol(store.project('bitcoin')!.pol.at(-1)!));
+    expect(json.headline?.value).toBe(polText(store.project('bitcoin')!.pol.at(-1)!));
     const bytes = await readFile(png);
     expect(bytes.subarray(1, 4).toString()).toBe('PNG');
     expect(bytes.length).toBeGreaterThan(10_000);

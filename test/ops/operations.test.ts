@@ -14,7 +14,7 @@ let base: string;
 beforeAll(async () => {
   metrics = createMetrics();
   core = await demoCore({ RATE_LIMIT_PER_USER: '3', RATE_LIMIT_PER_CHANNEL: '5', RATE_LIMIT_WINDOW_SEC: '60' }, { metrics });
-  health = new Health(core.upstream.source);
+  health = new Health(core.upstream.source, { checkIntervalMs: 0 });
   server = await startRouteServer(operationalRoutes(health, metrics), 0, '127.0.0.1');
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -33,7 +33,7 @@ describe('operations', () => {
     const res = await fetch(`${base}/healthz`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
-    expect(body).toMatchObject({ status: 'ok', upstream: { source: 'rest', circuit: 'closed', healthy: true } });
+    expect(body).toMatchObject({ status: 'ok', upstream: { source: 'rest', circuits: { rest: 'closed' }, healthy: true, problems: { rest: [] } } });
     expect(body.upstream.cache.entries).toBeGreaterThan(0);
   });
 

@@ -11,7 +11,8 @@ describe('one number formatter', () => {
     expect(fmt.price(1)).toBe('$1.00');
     expect(fmt.price(64123.456)).toBe('$64,123.46');
     expect(fmt.price(0)).toBe('$0');
-    expect(fmt.price(Number.NaN)).toBe('—');
+    expect(fmt.price(Number.NaN)).toBe('unreadable (not a number)');
+    expect(fmt.price(null)).toBe('—');
   });
 
   it('groups large money compactly, rounding across units', () => {
@@ -24,7 +25,7 @@ describe('one number formatter', () => {
     expect(fmt.usd(950)).toBe('$950');
     expect(fmt.usd(0.42)).toBe('$0.42');
     expect(fmt.usd(-2.5e6)).toBe('−$2.5M');
-    expect(fmt.usd(Number.POSITIVE_INFINITY)).toBe('—');
+    expect(fmt.usd(Number.POSITIVE_INFINITY)).toBe('unreadable (out of range)');
   });
 
   it('never shows a nonzero value as zero', () => {

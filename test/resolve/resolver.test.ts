@@ -115,7 +115,7 @@ describe('resolver over the REST lists', () => {
 describe('resolver through the MCP tool server', () => {
   it('uses resolve_project_slug, never auto-picks, and needs an explicit slug for exchanges without REST', async () => {
     const { mcpSource } = await import('../helpers/sources.js');
-    const toolsOnly = cached(mcpSource(sim, { rest: false }));
+    const toolsOnly = cached(mcpSource(sim));
     const mcpResolver = new Resolver(toolsOnly, { exchangeNames: false, upstreamProjectResolution: true });
     try {
       sim.counter.reset();

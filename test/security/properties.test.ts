@@ -31,7 +31,7 @@ let core: Core;
 beforeAll(async () => {
   sim = await startTestSimulator();
   rest = restSource(sim);
-  mcp = mcpSource(sim, { rest: false });
+  mcp = mcpSource(sim);
   core = await demoCore();
 });
 afterAll(async () => {

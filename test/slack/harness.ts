@@ -65,7 +65,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // The core's per-person limit (10 a minute) would trip over a test file's worth of commands
   // from one fake user; tests that want it set it back.
   // Tests that make the upstream fail would otherwise leave the circuit breaker open for the next.
-  const core = await demoCore({ RATE_LIMIT_PER_USER: '0', ...options.env }, { cache: { breakerCooldownMs: 50 } });
+  const core = await demoCore({ RATE_LIMIT_PER_USER: '0', ...options.env }, { breaker: { cooldownMs: 50 } });
   const sim = core.upstream.sim!;
   const logs = new LogCapture();
   const log = createLogger({ level: 'debug', destination: logs });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SlackDeliveryError } from '../../adapters/slack/index.js';
-import * as fmt from '../../src/reply/format.js';
+import { polText, scoreText } from '../helpers/truth.js';
 import { DEFAULT_CHANNEL_ID } from '../fakes/slack/index.js';
 import { messageTexts, validateMessage } from './block-kit-limits.js';
 import {
@@ -115,15 +115,15 @@ describe('cards', () => {
 
     const binance = h.sim.store.exchange('binance')!;
     const json = blocksJson(args);
-    expect(json).toContain(`*${fmt.pol(last(binance.pol))}*`);
+    expect(json).toContain(`*${polText(last(binance.pol))}*`);
     expect(json).toContain('_(lower is safer)_');
     expect(json).toContain('*Category quality scores*  _(higher is better)_');
     for (const [category, label] of [['security', 'Security'], ['transparency', 'Transparency'], ['solvency', 'Solvency']] as const) {
-      expect(json).toContain(`*${label}*\\n${fmt.score(last(binance.categories[category].scores))}`);
+      expect(json).toContain(`*${label}*\\n${scoreText(last(binance.categories[category].scores))}`);
     }
     expect(json).toContain('SIMULATED DATA');
     expect(json).toMatch(/as of \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC · source REST/);
-    expect(String(args.text)).toContain(`Binance: Probability of Loss ${fmt.pol(last(binance.pol))}`);
+    expect(String(args.text)).toContain(`Binance: Probability of Loss ${polText(last(binance.pol))}`);
     expect(String(args.text)).toContain('SIMULATED DATA');
 
     const complete = await h.fake.waitFor('files.completeUploadExternal', undefined, WAIT_MS);
@@ -171,7 +171,7 @@ describe('cards', () => {
     const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
     expect(validateMessage(post.args)).toEqual([]);
     const json = blocksJson(post.args);
-    expect(json).toContain(fmt.pol(last(h.sim.store.exchange('okx')!.pol)));
+    expect(json).toContain(polText(last(h.sim.store.exchange('okx')!.pol)));
     expect(json).toContain('```');
     expect(json).toContain('"value":"exchange:okx"');
   });
@@ -196,7 +196,7 @@ describe('ambiguous and unknown names', () => {
 
     const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
     expect(headerOf(post.args)).toBe('ShibaSwap (BONE)');
-    expect(blocksJson(post.args)).toContain(fmt.pol(last(h.sim.store.project('shibaswap')!.pol)));
+    expect(blocksJson(post.args)).toContain(polText(last(h.sim.store.project('shibaswap')!.pol)));
     // The choice message goes away once answered.
     await h.fake.waitFor('response_url', (c) => c.id === clickId && c.args.delete_original === true, WAIT_MS);
     await h.fake.waitFor('files.completeUploadExternal', undefined, WAIT_MS);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import * as fmt from '../../src/reply/format.js';
+import { polText } from '../helpers/truth.js';
 import { blockActionsPayload, DEFAULT_CHANNEL_ID, slashCommandPayload } from '../fakes/slack/index.js';
 import { validateMessage } from './block-kit-limits.js';
 import { headerOf, last, PNG_SIGNATURE, quiesce, startHarness, uniqueId, type Harness } from './harness.js';
@@ -64,7 +64,7 @@ describe('Socket Mode', () => {
     const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'C0SOCKET01', WAIT_MS);
     expect(headerOf(post.args)).toBe('Kraken');
     expect(validateMessage(post.args)).toEqual([]);
-    expect(JSON.stringify(post.args.blocks)).toContain(fmt.pol(last(h.sim.store.exchange('kraken')!.pol)));
+    expect(JSON.stringify(post.args.blocks)).toContain(polText(last(h.sim.store.exchange('kraken')!.pol)));
     await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === 'C0SOCKET01', WAIT_MS);
     expect(h.fake.uploads()[0]?.bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
   });

@@ -1,16 +1,8 @@
-import {
-  BrokenCircuitError,
-  BulkheadRejectedError,
-  bulkhead,
-  circuitBreaker,
-  CircuitState,
-  ConsecutiveBreaker,
-  handleWhen,
-  type BulkheadPolicy,
-  type CircuitBreakerPolicy,
-} from 'cockatiel';
+import { BulkheadRejectedError, bulkhead, type BulkheadPolicy } from 'cockatiel';
 import { LRUCache } from 'lru-cache';
+import type { SourceName } from '../domain.js';
 import { UpstreamError } from '../errors.js';
+import { type BreakerState, failover, type FailoverSource } from '../failover.js';
 import type { DataMethod, DataSource, Fetched } from '../source.js';
 import { TTL_MS } from './ttl.js';
 
@@ -21,10 +13,6 @@ export interface CacheOptions {
   maxStaleMs?: number;
   /** After serving stale data, how soon the upstream is tried again. */
   staleRetryMs?: number;
-  /** Consecutive upstream failures that open the circuit. */
-  breakerThreshold?: number;
-  /** How long the circuit stays open before a trial call. */
-  breakerCooldownMs?: number;
   /** Upstream calls in flight at once, and how many may queue behind them. */
   concurrency?: number;
   queue?: number;
@@ -32,7 +20,7 @@ export interface CacheOptions {
   onLookup?: (method: DataMethod, outcome: 'hit' | 'miss' | 'stale' | 'error') => void;
 }
 
-export type BreakerState = 'closed' | 'open' | 'half-open';
+export type { BreakerState };
 
 export interface CacheStats {
   hits: number;
@@ -40,7 +28,8 @@ export interface CacheStats {
   staleServed: number;
   entries: number;
   bytes: number;
-  breaker: BreakerState;
+  /** Each source's circuit (the sources sit behind the cache, each with its own breaker). */
+  breakers: Partial<Record<SourceName, BreakerState>>;
 }
 
 type AnyFetched = Fetched<unknown>;
@@ -50,21 +39,21 @@ type Thunk = () => Promise<AnyFetched>;
 const METHODS = Object.keys(TTL_MS) as DataMethod[];
 
 /**
- * One layer in front of either source: an LRU with a TTL per kind of data (bounded by entries and
+ * One layer in front of the sources: an LRU with a TTL per kind of data (bounded by entries and
  * bytes), single-flight for identical concurrent requests (lru-cache's `fetch` coalesces them),
- * stale-if-error, a circuit breaker and a concurrency limit on upstream calls.
+ * stale-if-error, stale-while-revalidate for the name lists, and a concurrency limit on upstream
+ * calls. Circuit breakers sit behind it, one per source (see `failover`).
  */
 export class CachedSource {
-  readonly inner: DataSource;
+  readonly inner: FailoverSource;
   readonly name: DataSource['name'];
   private readonly lru: LRUCache<string, AnyFetched, Thunk>;
-  private readonly breaker: CircuitBreakerPolicy;
   private readonly limiter: BulkheadPolicy;
   private readonly o: Required<Omit<CacheOptions, 'ttl' | 'onLookup'>> & Pick<CacheOptions, 'onLookup'>;
   private readonly ttl: Record<DataMethod, number>;
   private counts = { hits: 0, misses: 0, staleServed: 0 };
 
-  constructor(inner: DataSource, options: CacheOptions = {}) {
+  constructor(inner: FailoverSource, options: CacheOptions = {}) {
     this.inner = inner;
     this.name = inner.name;
     this.o = {
@@ -75,17 +64,11 @@ export class CachedSource {
       maxBytes: 32 * 1024 * 1024,
       maxStaleMs: 24 * 60 * 60 * 1000,
       staleRetryMs: 5_000,
-      breakerThreshold: 5,
-      breakerCooldownMs: 10_000,
       concurrency: 32,
       queue: 10_000,
       ...options,
     };
     this.ttl = { ...TTL_MS, ...options.ttl };
-    this.breaker = circuitBreaker(
-      handleWhen((err) => err instanceof UpstreamError && err.isUpstreamFailure),
-      { halfOpenAfter: this.o.breakerCooldownMs, breaker: new ConsecutiveBreaker(this.o.breakerThreshold) },
-    );
     this.limiter = bulkhead(this.o.concurrency, this.o.queue);
     this.lru = new LRUCache<string, AnyFetched, Thunk>({
       max: this.o.maxEntries,
@@ -108,19 +91,8 @@ export class CachedSource {
     return this.lru.peek(keyOf(method, args), { allowStale: true }) as Awaited<ReturnType<DataSource[M]>> | undefined;
   }
 
-  get breakerState(): BreakerState {
-    switch (this.breaker.state) {
-      case CircuitState.Closed:
-        return 'closed';
-      case CircuitState.HalfOpen:
-        return 'half-open';
-      default:
-        return 'open';
-    }
-  }
-
   stats(): CacheStats {
-    return { ...this.counts, entries: this.lru.size, bytes: this.lru.calculatedSize, breaker: this.breakerState };
+    return { ...this.counts, entries: this.lru.size, bytes: this.lru.calculatedSize, breakers: this.inner.breakers() };
   }
 
   clear(): void {
@@ -137,7 +109,9 @@ export class CachedSource {
     const thunk: Thunk = () => (this.inner[method] as (...a: unknown[]) => Promise<AnyFetched>).apply(this.inner, args);
     const status: LRUCache.Status<string, AnyFetched, Thunk> = {};
     try {
-      const value = await this.lru.fetch(key, { ttl: this.ttl[method], context: thunk, status });
+      // The name lists behind resolution are served stale while a fresh copy loads in the
+      // background: no command waits a round trip for a list that changes a few times a day.
+      const value = await this.lru.fetch(key, { ttl: this.ttl[method], context: thunk, status, allowStale: method === 'list' });
       if (value === undefined) throw new UpstreamError('unavailable', `cache ${method}`, { detail: 'fetch returned nothing' });
       const outcome = value.meta.stale ? 'stale' : status.fetch === 'hit' ? 'hit' : 'miss';
       if (outcome === 'hit') this.counts.hits++;
@@ -159,7 +133,7 @@ export class CachedSource {
     thunk: Thunk,
   ): Promise<AnyFetched> {
     try {
-      return await this.breaker.execute(() => this.limiter.execute(thunk));
+      return await this.limiter.execute(thunk);
     } catch (raw) {
       const err = asUpstreamError(raw, key);
       if (err.isUpstreamFailure && staleValue) {
@@ -178,9 +152,6 @@ export class CachedSource {
 function asUpstreamError(err: unknown, key: string): UpstreamError {
   if (err instanceof UpstreamError) return err;
   const route = `cache ${key.slice(0, key.indexOf('\u0000'))}`;
-  if (err instanceof BrokenCircuitError) {
-    return new UpstreamError('unavailable', route, { detail: 'circuit open after repeated upstream failures' });
-  }
   if (err instanceof BulkheadRejectedError) {
     return new UpstreamError('unavailable', route, { detail: 'too many upstream calls queued' });
   }
@@ -215,9 +186,9 @@ export interface CachedDataSource extends DataSource {
   readonly cache: CachedSource;
 }
 
-/** The cache presented as a DataSource, so the core cannot tell it from a raw source. */
-export function withCache(inner: DataSource, options: CacheOptions = {}): CachedDataSource {
-  const cache = new CachedSource(inner, options);
+/** The cache presented as a DataSource, so the core cannot tell it from a raw source; a bare source gets its breaker here. */
+export function withCache(inner: DataSource | FailoverSource, options: CacheOptions = {}): CachedDataSource {
+  const cache = new CachedSource('breakers' in inner ? inner : failover([inner]), options);
   const methods = Object.fromEntries(
     METHODS.map((m) => [m, (...args: unknown[]) => (cache.call as (m: DataMethod, ...a: unknown[]) => unknown)(m, ...args)]),
   );

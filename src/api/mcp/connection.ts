@@ -87,6 +87,8 @@ export class McpConnection {
 export function classifyMcpError(err: unknown, route: string): UpstreamError {
   if (err instanceof UpstreamError) return err;
   const detail = String((err as Error)?.message ?? err);
+  // The transport's own cause (ECONNREFUSED, a certificate error) is kept for diagnosis.
+  const cause = { cause: err };
   if (err instanceof StreamableHTTPError || /HTTP (\d{3})/.test(detail)) {
     const status = err instanceof StreamableHTTPError && err.code ? err.code : Number(/HTTP (\d{3})/.exec(detail)?.[1]);
     if (status === 401 || status === 403) return new UpstreamError('unauthorized', route, { status, detail });
@@ -104,8 +106,8 @@ export function classifyMcpError(err: unknown, route: string): UpstreamError {
   }
   if (err instanceof SyntaxError) return new UpstreamError('bad_response', route, { detail });
   if ((err as Error)?.name === 'AbortError' || (err as Error)?.name === 'TimeoutError') {
-    return new UpstreamError('timeout', route, { detail });
+    return new UpstreamError('timeout', route, { detail, ...cause });
   }
   // fetch failures (reset, refused) and anything else at the transport level.
-  return new UpstreamError('unavailable', route, { detail });
+  return new UpstreamError('unavailable', route, { detail, ...cause });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { categoryPoint, findings, jurisdictionTier, num, optBool, optNum, optStr, qualityScore } from '../wire.js';
+import { optional, qualityScore, rows } from '../rules.js';
+import { categoryPoint, findings, heatmap, num, optBool, optStr, socialSignals } from '../wire.js';
 
 /**
  * `structuredContent` of the tools, requiring only the fields the tool document lists, so polbot
@@ -32,16 +33,13 @@ export const resolution = z.object({
 });
 
 export const projectsList = z.object({
-  projects: z.array(z.object({ name: z.string().min(1), slug: z.string().min(1) })),
+  projects: rows(z.object({ name: z.string().min(1), slug: z.string().min(1) })),
   totalProjects: num.optional(),
 });
 
 export const age = z.object({ projectLaunchedAt: optStr, protocolLaunchedAt: optStr });
 
-export const github = z.object({
-  heatmap: z.unknown().optional(),
-  commitsCount7d: optNum,
-});
+export const github = z.object({ heatmap, commitsCount7d: optional('count') });
 
 export const team = z.object({
   isEducationRelevant: optBool,
@@ -52,19 +50,17 @@ export const team = z.object({
 export const certifications = z.object({
   isIso27001Present: optBool,
   isCcssPresent: optBool,
-  ccssLevel: optNum,
+  ccssLevel: optional('count'),
   isSoc2Present: optBool,
 });
 
 export const redFlags = z.object({ mmRedFlags: findings, investorRedFlags: findings });
 
-export const socialFraud = z.object({
-  social: z.record(z.string(), z.unknown()).optional().default({}),
-});
+export const socialFraud = z.object({ social: socialSignals });
 
 export const registration = z.object({
   isPublicRegistrationPresent: optBool,
-  jurisdictionQuality: jurisdictionTier,
+  jurisdictionQuality: optional('jurisdictionTier'),
 });
 
 export const prosCons = z.object({ pros: findings, cons: findings });
@@ -76,12 +72,11 @@ export const reviews = z.object({
     .transform((v) => (Array.isArray(v) ? v : [])),
 });
 
-export const marketData = z.object({ price: optNum, marketCap: optNum, volume24h: optNum.optional(), priceChange24h: optNum.optional() });
+export const marketData = z.object({
+  price: optional('amount'),
+  marketCap: optional('amount'),
+  volume24h: optional('amount'),
+  priceChange24h: optional('change'),
+});
 
-export const dynamicScores = z.object({ points: z.array(categoryPoint) });
-
-/** A heatmap in the shape the upstream happens to send, kept only when it is weeks of daily counts. */
-export function heatmapOf(value: unknown): number[][] {
-  const parsed = z.array(z.array(z.number())).safeParse(value);
-  return parsed.success ? parsed.data : [];
-}
+export const dynamicScores = z.object({ points: rows(categoryPoint, { strict: true }) });

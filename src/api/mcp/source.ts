@@ -2,45 +2,27 @@ import type { z } from 'zod';
 import type * as D from '../domain.js';
 import { badResponse, UpstreamError } from '../errors.js';
 import { assertSlug } from '../rest/paths.js';
-import type { RestSource } from '../rest/source.js';
 import { withRetries } from '../retry.js';
 import type { DataMethod, DataSource, Fetched } from '../source.js';
-import { describeIssues } from '../wire.js';
+import { readAnswer, type OnUnreadable } from '../read-answer.js';
+import { readableRows } from '../rules.js';
 import { classifyMcpError, McpConnection, type McpConnectionOptions } from './connection.js';
+import { TOOL_BACKED, toolDrift } from './contract.js';
 import * as S from './schemas.js';
 
 export interface McpSourceOptions extends McpConnectionOptions {
   timeoutMs?: number;
   maxAttempts?: number;
   backoffMs?: number;
-  /**
-   * REST access for what no tool offers (search, exchange lists, overall PoL, histories, ratings, ...).
-   * Without it those calls fail with a clear "not available through the tool server".
-   */
-  rest?: RestSource | null;
+  /** Called for every answer that held values outside their domain, for the log and metrics. */
+  onUnreadable?: OnUnreadable;
+  /** Called once per tool call with its route (`mcp <tool>`), for the contract check. */
+  onCall?: (route: string) => void;
 }
 
 const PROJECT_CATEGORIES = ['security', 'financial', 'operational', 'reputational', 'regulatory'] as const;
 const EXCHANGE_CATEGORIES = ['security', 'transparency', 'solvency'] as const;
 
-/** What the tools answer without REST (see the tool document's table); everything else needs REST. */
-const TOOL_BACKED: ReadonlySet<DataMethod> = new Set<DataMethod>([
-  'resolveProject',
-  'byCategory',
-  'byCategoryChart',
-  'categoryScore',
-  'redFlags',
-  'socialFraud',
-  'registration',
-  'certifications',
-  'team',
-  'githubActivity',
-  'age',
-  'marketData',
-  'voiceProsCons',
-  'voiceReviews',
-  'health',
-]);
 
 interface ToolResult {
   structuredContent?: unknown;
@@ -48,33 +30,34 @@ interface ToolResult {
   isError?: boolean;
 }
 
-/** The read-only MCP tool server as a DataSource; REST fills the gaps when configured. */
+/** The read-only MCP tool server as a DataSource; with REST configured too, `failover` fills the gaps. */
 export class McpSource implements DataSource {
   readonly name = 'mcp' as const;
   private readonly connection: McpConnection;
-  private readonly rest: RestSource | null;
+  private readonly onUnreadable: OnUnreadable | undefined;
+  private readonly onCall: ((route: string) => void) | undefined;
   private readonly o: Required<Pick<McpSourceOptions, 'timeoutMs' | 'maxAttempts' | 'backoffMs'>>;
 
   constructor(options: McpSourceOptions) {
     this.o = { timeoutMs: options.timeoutMs ?? 5_000, maxAttempts: options.maxAttempts ?? 3, backoffMs: options.backoffMs ?? 100 };
     this.connection = new McpConnection({ connectTimeoutMs: this.o.timeoutMs, ...options });
-    this.rest = options.rest ?? null;
+    this.onUnreadable = options.onUnreadable;
+    this.onCall = options.onCall;
   }
 
   supports(method: DataMethod, kind?: D.EntityKind): boolean {
-    if (this.rest) return true;
     if (method === 'list' || method === 'record') return kind !== 'exchange';
     return TOOL_BACKED.has(method);
   }
 
   async close(): Promise<void> {
     await this.connection.close();
-    await this.rest?.close();
   }
 
   /** Calls one tool, reconnecting and retrying after transport failures, and maps its structured content. */
   private async tool<T extends z.ZodType, R>(name: string, args: Record<string, unknown>, schema: T, map: (parsed: z.output<T>) => R): Promise<Fetched<R>> {
     const route = `mcp ${name}`;
+    this.onCall?.(route);
     if ('slug' in args) assertSlug(String(args.slug), route);
     const result = await withRetries(
       async (signal) => {
@@ -89,30 +72,29 @@ export class McpSource implements DataSource {
     );
     if (result.isError) throw toolError(route, textOf(result));
     if (!result.structuredContent || typeof result.structuredContent !== 'object') throw badResponse(route, 'no structuredContent');
-    const parsed = schema.safeParse(result.structuredContent);
-    if (!parsed.success) throw badResponse(route, describeIssues(parsed.error));
+    const { value, unreadable } = readAnswer(route, schema, result.structuredContent, this.onUnreadable);
     const simulated = (result.structuredContent as { simulated?: unknown }).simulated === true;
-    return { data: map(parsed.data), meta: { source: 'mcp', fetchedAt: Date.now(), simulated } };
+    return { data: map(value), meta: { source: 'mcp', fetchedAt: Date.now(), simulated, ...(unreadable ? { unreadable } : {}) } };
   }
 
-  private viaRest<K extends keyof RestSource & keyof DataSource>(method: K, what: string): RestSource[K] {
-    if (!this.rest) {
-      return (() =>
-        Promise.reject(
-          new UpstreamError('not_available', `mcp (no tool for ${what})`, {
-            message: `${capitalize(what)} is not available through the tool server, and no REST base URL is configured.`,
-          }),
-        )) as unknown as RestSource[K];
-    }
-    const rest = this.rest;
-    return ((...args: unknown[]) => (rest[method] as (...a: unknown[]) => unknown).apply(rest, args)) as RestSource[K];
+  /**
+   * What no tool offers (search, exchange lists, overall PoL, histories, ratings, ...) is answered
+   * by the REST service when one is configured (see `failover`); here it is a clear "not available".
+   */
+  private viaRest<K extends keyof DataSource>(_method: K, what: string): DataSource[K] {
+    return (() =>
+      Promise.reject(
+        new UpstreamError('not_available', `mcp (no tool for ${what})`, {
+          message: `${capitalize(what)} is not available through the tool server, and no REST base URL is configured.`,
+        }),
+      )) as unknown as DataSource[K];
   }
 
   // Entities, lists, search
 
   list(kind: D.EntityKind): Promise<Fetched<D.EntityRef[]>> {
     if (kind === 'exchange') return this.viaRest('list', 'the exchange list')(kind);
-    return this.tool('get_projects_list', {}, S.projectsList, (b) => b.projects.map((p) => ({ kind: 'project' as const, slug: p.slug, name: p.name })));
+    return this.tool('get_projects_list', {}, S.projectsList, (b) => readableRows(b.projects).map((p) => ({ kind: 'project' as const, slug: p.slug, name: p.name })));
   }
 
   search(kind: D.EntityKind, text: string) {
@@ -124,7 +106,7 @@ export class McpSource implements DataSource {
   }
 
   async record(kind: D.EntityKind, slug: string): Promise<Fetched<D.EntityRecord>> {
-    if (kind === 'exchange' || this.rest) return this.viaRest('record', 'the exchange record')(kind, slug);
+    if (kind === 'exchange') return this.viaRest('record', 'the exchange record')(kind, slug);
     // Without REST a project record is what the tools give: its list entry and market data.
     const [list, market] = await Promise.all([this.list('project'), this.marketData(slug)]);
     const entry = list.data.find((p) => p.slug === slug);
@@ -174,7 +156,7 @@ export class McpSource implements DataSource {
 
   byCategoryChart(kind: D.EntityKind, slug: string, days?: number) {
     const tool = kind === 'project' ? 'get_project_categories_scores_dynamic' : 'get_exchange_categories_scores_dynamic';
-    return this.tool(tool, { slug: slug, ...(days !== undefined ? { days } : {}) }, S.dynamicScores, (b) => b.points);
+    return this.tool(tool, { slug: slug, ...(days !== undefined ? { days } : {}) }, S.dynamicScores, (b) => readableRows(b.points));
   }
 
   categoryScore(kind: D.EntityKind, slug: string, category: string): Promise<Fetched<D.QualityScore>> {
@@ -271,11 +253,7 @@ export class McpSource implements DataSource {
 
   socialFraud(slug: string) {
     const tool = 'get_project_social_fraud';
-    return this.tool(tool, { slug: slug }, S.socialFraud, (b): D.SocialSignals => ({
-      metrics: Object.fromEntries(
-        Object.entries(b.social).filter((e): e is [string, number | string | boolean] => ['number', 'string', 'boolean'].includes(typeof e[1])),
-      ),
-    }));
+    return this.tool(tool, { slug: slug }, S.socialFraud, (b): D.SocialSignals => ({ metrics: b.social }));
   }
 
   registration(slug: string) {
@@ -309,7 +287,7 @@ export class McpSource implements DataSource {
     const tool = 'get_project_github_activity';
     return this.tool(tool, { slug: slug }, S.github, (b): D.GithubActivity => ({
       commitsCount7d: b.commitsCount7d,
-      heatmap: S.heatmapOf(b.heatmap),
+      heatmap: b.heatmap,
     }));
   }
 
@@ -323,8 +301,8 @@ export class McpSource implements DataSource {
     return this.tool(tool, { slug: slug }, S.marketData, (b): D.MarketData => ({
       price: b.price,
       marketCap: b.marketCap,
-      ...(b.volume24h !== undefined ? { volume24h: b.volume24h } : {}),
-      ...(b.priceChange24h !== undefined ? { priceChange24h: b.priceChange24h } : {}),
+      ...(b.volume24h !== null ? { volume24h: b.volume24h } : {}),
+      ...(b.priceChange24h !== null ? { priceChange24h: b.priceChange24h } : {}),
     }));
   }
 
@@ -344,6 +322,23 @@ export class McpSource implements DataSource {
 
   inflationChart(slug: string, days?: number) {
     return this.viaRest('inflationChart', 'the inflation history')(slug, days);
+  }
+
+  /** How the server's tool list differs from the tools and arguments polbot uses; empty when it agrees. */
+  async toolDrift(): Promise<string[]> {
+    const route = 'mcp tools/list';
+    const listed = await withRetries(
+      async (signal) => {
+        try {
+          const client = await untilAborted(this.connection.get(), signal);
+          return await client.listTools(undefined, { signal, timeout: this.o.timeoutMs });
+        } catch (err) {
+          throw classifyMcpError(err, route);
+        }
+      },
+      { timeoutMs: this.o.timeoutMs, maxAttempts: 1, backoffMs: this.o.backoffMs, route },
+    );
+    return toolDrift(listed.tools as Parameters<typeof toolDrift>[0]);
   }
 
   /**

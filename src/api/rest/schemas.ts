@@ -1,51 +1,56 @@
 import { z } from 'zod';
-import type { EntityKind, RatingEntry } from '../domain.js';
-import { categoryPoint, findings, jurisdictionTier, num, optBool, optNum, optStr, qualityScore, timestamp } from '../wire.js';
+import type { Checked, EntityKind, RatingEntry } from '../domain.js';
+import { optional, qualityScore, readableRows, required, rows } from '../rules.js';
+import { categoryPoint, findings, heatmap, num, optBool, optStr, socialSignals } from '../wire.js';
 
 /** Response bodies of the REST services, as polbot reads them (see README: assumed shapes). */
 
 const slug = z.string().min(1);
 const name = z.string().min(1);
 
+/** A list entry is its identity: a row without a slug or name cannot be read, the others can. */
 export const entityList = z.object({
-  items: z.array(z.object({ slug, name, ticker: z.string().optional() })),
+  items: rows(z.object({ slug, name, ticker: z.string().optional() })),
 });
 
-export const searchResult = z.object({
-  items: z.array(z.object({ slug, name, ticker: z.string().optional(), type: z.string().optional() })),
-});
 
-export const polPoint = z.object({ timestamp, pol: num });
-export const polCurrent = z.object({ pol: num, rating: z.string().min(1), timestamp: timestamp.optional() });
-export const points = <T extends z.ZodType>(point: T) => z.object({ points: z.array(point) });
+export const polPoint = z.object({ timestamp: required('timestamp'), pol: required('pol') });
+export const polCurrent = z.object({ pol: required('pol'), rating: required('rating'), timestamp: optional('timestamp') });
+/** Chart points are drawn whole or skipped, one by one. */
+export const points = <T extends z.ZodType>(point: T) => z.object({ points: rows(point, { strict: true }) });
+
+const categoryScore = z.object({ category: z.string().min(1), score: qualityScore, weight: optional('share') });
 
 export const byCategory = z.object({
-  timestamp: timestamp.optional(),
-  categories: z.array(z.object({ category: z.string().min(1), score: qualityScore, weight: num.optional() })),
+  timestamp: optional('timestamp'),
+  categories: rows(categoryScore),
 });
 
 export { categoryPoint };
 
 export const byMetric = z.object({
-  timestamp: timestamp.optional(),
-  metrics: z.array(
+  timestamp: optional('timestamp'),
+  metrics: rows(
     z.object({
       metric: z.string().min(1),
       category: z.string().optional(),
       label: z.string().optional(),
-      weight: num.optional(),
-      score: z.object({ score: num, rating: z.string().min(1), confidence: z.string().optional() }),
+      weight: optional('share'),
+      score: qualityScore,
     }),
   ),
 });
 
-export const metricPoint = z.object({ timestamp, metrics: z.record(z.string(), num) });
+export const metricPoint = z.object({ timestamp: required('timestamp'), metrics: z.record(z.string(), required('score')) });
 
-export const indexPol = z.object({ pol: num, rating: z.string().min(1), entities: optNum, timestamp: timestamp.nullable().optional() });
+export const indexPol = z.object({ pol: required('pol'), rating: required('rating'), entities: optional('count'), timestamp: optional('timestamp') });
 
-const marketData = z
-  .object({ price: optNum, marketCap: optNum, volume24h: optNum, priceChange24h: optNum })
-  .partial();
+export const marketData = z.object({
+  price: optional('amount'),
+  marketCap: optional('amount'),
+  volume24h: optional('amount'),
+  priceChange24h: optional('change'),
+});
 
 export const projectRecord = z.object({
   slug,
@@ -69,11 +74,11 @@ export const exchangeRecord = z.object({
   name,
   type: z.string().optional(),
   country: z.string().optional(),
-  established: num.optional(),
+  established: optional('count'),
   website: z.string().optional(),
-  rank: num.optional(),
-  tradingVolume24h: num.optional(),
-  tradingVolumeChange: num.optional(),
+  rank: optional('count'),
+  tradingVolume24h: optional('amount'),
+  tradingVolumeChange: optional('change'),
   ...markers,
 });
 
@@ -85,28 +90,39 @@ const page = {
 };
 
 export const exchangeRatingItem = z.object({
-  rank: optNum,
+  rank: optional('count'),
   slug,
   name,
-  pol: num,
-  rating: z.string().min(1),
-  tradingVolume: optNum,
+  pol: required('pol'),
+  rating: required('rating'),
+  tradingVolume: optional('amount'),
   ...markers,
 });
 
 export const projectRatingItem = z.object({
-  rank: optNum,
+  rank: optional('count'),
   slug,
   name,
   ticker: z.string().optional(),
-  pol: num,
-  rating: z.string().min(1),
-  marketCap: optNum,
+  pol: required('pol'),
+  rating: required('rating'),
+  marketCap: optional('amount'),
 });
 
-export function ratingEntry(kind: EntityKind, item: unknown): RatingEntry {
+const ratingItem = { exchange: rows(exchangeRatingItem), project: rows(projectRatingItem) };
+
+/** A ratings list, row by row: rows without an identity are skipped (and counted), the others kept. */
+export function ratingItems(kind: EntityKind) {
+  return ratingItem[kind];
+}
+
+export function ratingEntries(kind: EntityKind, items: z.output<(typeof ratingItem)[EntityKind]>): RatingEntry[] {
+  return readableRows(items as z.output<typeof ratingItem.project>).map((i) => ratingEntry(kind, i));
+}
+
+function ratingEntry(kind: EntityKind, item: unknown): RatingEntry {
   if (kind === 'exchange') {
-    const e = exchangeRatingItem.parse(item);
+    const e = item as z.output<typeof exchangeRatingItem>;
     return {
       kind,
       rank: e.rank,
@@ -122,12 +138,12 @@ export function ratingEntry(kind: EntityKind, item: unknown): RatingEntry {
       },
     };
   }
-  const p = projectRatingItem.parse(item);
+  const p = item as z.output<typeof projectRatingItem>;
   return { kind, rank: p.rank, slug: p.slug, name: p.name, ...(p.ticker ? { ticker: p.ticker } : {}), pol: p.pol, rating: p.rating, marketCap: p.marketCap };
 }
 
-export const ratingsPage = z.object({ items: z.array(z.unknown()), ...page });
-export const itemsOnly = z.object({ items: z.array(z.unknown()) });
+export const ratingsPage = (kind: EntityKind) => z.object({ items: ratingItems(kind), ...page });
+export const topRatings = z.object({ items: ratingItems('exchange') });
 
 export const ratingParameters = z.object({
   sort_by: z.union([z.object({ values: z.array(z.string()), default: z.string().optional() }), z.array(z.string())]),
@@ -137,7 +153,7 @@ export const ratingParameters = z.object({
   filters: z.array(z.object({ name: z.string(), type: z.string(), values: z.array(z.string()).optional() })).optional().default([]),
 });
 
-export const ratingTokens = z.object({ items: z.array(z.object({ id: num, name, ticker: z.string() })) });
+export const ratingTokens = z.object({ items: rows(z.object({ id: num, name, ticker: z.string() })) });
 
 export const exchangeTransparency = z.object({
   score: qualityScore.optional(),
@@ -151,7 +167,7 @@ export const exchangeTransparency = z.object({
 export const exchangeSecurity = z.object({
   score: qualityScore.optional(),
   isBugBountyPresent: optBool,
-  bugBountyMaxUsd: optNum,
+  bugBountyMaxUsd: optional('amount'),
   isPenetrationTestingPresent: optBool,
   lastPenetrationTestAt: optStr,
   isIso27001Present: optBool,
@@ -161,14 +177,14 @@ export const exchangeSecurity = z.object({
 export const exchangeSolvency = z.object({
   score: qualityScore.optional(),
   isProofOfReservesPresent: optBool,
-  reservesUsd: optNum,
-  liabilitiesUsd: optNum,
-  reserveRatio: optNum,
+  reservesUsd: optional('amount'),
+  liabilitiesUsd: optional('amount'),
+  reserveRatio: optional('amount'),
 });
 
-export const reservesPoint = z.object({ timestamp, reserves: num, liabilities: num });
+export const reservesPoint = z.object({ timestamp: required('timestamp'), reserves: required('amount'), liabilities: required('amount') });
 
-export const listedAsset = z.object({
+const listedAsset = z.object({
   id: num,
   name,
   ticker: z.string(),
@@ -177,41 +193,52 @@ export const listedAsset = z.object({
     .optional()
     .default([])
     .transform((cs) => cs.map((c) => (typeof c === 'string' ? c : c.name))),
-  marketCap: optNum,
-  polScore: optNum,
+  marketCap: optional('amount'),
+  polScore: optional('pol'),
 });
 
+export const listedAssetsPage = z.object({ items: rows(listedAsset), ...page });
+
 export const assetCategories = z.object({
-  items: z.array(z.object({ id: z.union([z.string(), num]).transform(String), name, count: optNum })),
+  items: rows(z.object({ id: z.union([z.string(), num]).transform(String), name, count: optional('count') })),
 });
 
 export const dashboard = exchangeRecord.extend({
-  pol: optNum,
-  rating: optStr,
-  categories: byCategory.shape.categories.optional().default([]),
-  reserves: z.object({ reservesUsd: num, liabilitiesUsd: num, reserveRatio: num }).nullable().optional(),
-  listedAssetsCount: optNum,
+  pol: optional('pol'),
+  rating: optional('rating'),
+  categories: rows(categoryScore).optional().default([]),
+  reserves: z
+    .object({ reservesUsd: required('amount'), liabilitiesUsd: required('amount'), reserveRatio: required('amount') })
+    .nullable()
+    .optional(),
+  listedAssetsCount: optional('count'),
 });
 
 export const lostFunds = z.object({
-  totalUsd: num,
-  incidents: z.array(
-    z.object({ exchange: z.string(), slug: z.string().nullable().optional(), date: z.string(), amountUsd: num, cause: z.string().optional().default('') }),
+  totalUsd: required('amount'),
+  incidents: rows(
+    z.object({
+      exchange: z.string(),
+      slug: z.string().nullable().optional(),
+      date: z.string(),
+      amountUsd: required('amount'),
+      cause: z.string().optional().default(''),
+    }),
   ),
-  byYear: z.array(z.object({ year: num, amountUsd: num, incidents: num })).optional().default([]),
+  byYear: rows(z.object({ year: num, amountUsd: required('amount'), incidents: required('count') }), { strict: true }).optional().default([]),
 });
 
 export const transparencyStats = z.object({
-  exchanges: num,
-  withProofOfReserves: num,
-  withBugBounty: num,
-  withPenetrationTesting: num,
-  averageTransparencyScore: optNum,
+  exchanges: required('count'),
+  withProofOfReserves: required('count'),
+  withBugBounty: required('count'),
+  withPenetrationTesting: required('count'),
+  averageTransparencyScore: optional('score'),
 });
 
 export const projectSecurity = z.object({
   certifications: z
-    .object({ isIso27001Present: optBool, isCcssPresent: optBool, ccssLevel: optNum, isSoc2Present: optBool })
+    .object({ isIso27001Present: optBool, isCcssPresent: optBool, ccssLevel: optional('count'), isSoc2Present: optBool })
     .optional()
     .default({ isIso27001Present: null, isCcssPresent: null, ccssLevel: null, isSoc2Present: null }),
 });
@@ -220,12 +247,12 @@ export const projectSecurity = z.object({
 export const projectReputational = z.object({
   mmRedFlags: findings,
   investorRedFlags: findings,
-  social: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional().default({}),
+  social: socialSignals,
 });
 
 export const projectRegulatory = z.object({
   isPublicRegistrationPresent: optBool,
-  jurisdictionQuality: jurisdictionTier,
+  jurisdictionQuality: optional('jurisdictionTier'),
   jurisdiction: z.string().optional(),
 });
 
@@ -233,7 +260,7 @@ export const projectOperational = z.object({
   projectLaunchedAt: optStr,
   protocolLaunchedAt: optStr,
   github: z
-    .object({ heatmap: z.array(z.array(num)).optional().default([]), commitsCount7d: optNum })
+    .object({ heatmap: heatmap, commitsCount7d: optional('count') })
     .optional()
     .default({ heatmap: [], commitsCount7d: null }),
   team: z
@@ -254,17 +281,17 @@ export const proofOfVoice = z.object({
 });
 
 /** Chart points of a single series; the value key differs by route (`score`, `inflation`, `value`). */
-export const valuePoint = (key: string) =>
+export const valuePoint = (key: string, rule: z.ZodType<Checked<number>>) =>
   z
-    .object({ timestamp })
+    .object({ timestamp: required('timestamp') })
     .catchall(z.unknown())
     .transform((p, ctx) => {
-      const parsed = num.safeParse(p[key] ?? p.value);
-      if (!parsed.success) {
-        ctx.addIssue({ code: 'custom', message: `point has no numeric ${key}` });
+      const value = rule.safeParse(p[key] ?? p.value);
+      if (!value.success) {
+        ctx.addIssue({ code: 'custom', message: `point has no ${key}` });
         return z.NEVER;
       }
-      return { timestamp: p.timestamp, value: parsed.data };
+      return { timestamp: p.timestamp, value: value.data };
     });
 
 export const health = z.object({

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import type * as D from '../domain.js';
 import { badResponse, UpstreamError } from '../errors.js';
-import type { DataSource, Fetched } from '../source.js';
-import { describeIssues } from '../wire.js';
+import type { DataMethod, DataSource, Fetched } from '../source.js';
+import { readAnswer, type OnUnreadable } from '../read-answer.js';
+import { readable } from '../domain.js';
+import { readableRows, required } from '../rules.js';
 import { HttpClient, type HttpClientOptions, type QueryParams } from './http.js';
 import { routePath, type Service } from './paths.js';
 import * as S from './schemas.js';
@@ -12,16 +14,27 @@ const SERVICE: Record<D.EntityKind, Service> = { project: 'projects_data', excha
 const statusFromHealth = (status: string) => /^(ok|healthy|up|pass)$/i.test(status);
 
 /** Direct REST access to both services through the gateway. */
+export interface RestSourceOptions extends HttpClientOptions {
+  /** Called for every answer that held values outside their domain, for the log and metrics. */
+  onUnreadable?: OnUnreadable;
+}
+
 export class RestSource implements DataSource {
   readonly name = 'rest' as const;
 
-  supports(): boolean {
-    return true;
+  /**
+   * Everything but resolution: the REST service has no resolution route, and its answer to
+   * `resolveProject` (null: match against the lists) is no stand-in for the tool server's.
+   */
+  supports(method: DataMethod): boolean {
+    return method !== 'resolveProject';
   }
   readonly http: HttpClient;
+  private readonly onUnreadable: OnUnreadable | undefined;
 
-  constructor(options: HttpClientOptions) {
+  constructor(options: RestSourceOptions) {
     this.http = new HttpClient(options);
+    this.onUnreadable = options.onUnreadable;
   }
 
   close(): Promise<void> {
@@ -40,32 +53,31 @@ export class RestSource implements DataSource {
     const route = `${service} ${template}`;
     const path = routePath(service, template, slug);
     const { body, simulated } = await this.http.getJson(path, query, route, options);
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) throw badResponse(route, describeIssues(parsed.error));
+    const { value, unreadable } = readAnswer(route, schema, body, this.onUnreadable);
     let data: R;
     try {
-      data = map(parsed.data);
+      data = map(value);
     } catch (err) {
       throw badResponse(route, (err as Error).message);
     }
-    return { data, meta: { source: 'rest', fetchedAt: Date.now(), simulated } };
+    return { data, meta: { source: 'rest', fetchedAt: Date.now(), simulated, ...(unreadable ? { unreadable } : {}) } };
   }
 
   list(kind: D.EntityKind) {
     return this.get(SERVICE[kind], '/v1/list', undefined, {}, S.entityList, (b) =>
-      b.items.map((i) => ({ kind, slug: i.slug, name: i.name, ...(i.ticker ? { ticker: i.ticker } : {}) })),
+      readableRows(b.items).map((i) => ({ kind, slug: i.slug, name: i.name, ...(i.ticker ? { ticker: i.ticker } : {}) })),
     );
   }
 
   search(kind: D.EntityKind, text: string) {
-    return this.get(SERVICE[kind], '/v1/search', undefined, { search: text }, S.searchResult, (b) =>
-      b.items.map((i) => ({ kind, slug: i.slug, name: i.name, ...(i.ticker ? { ticker: i.ticker } : {}) })),
+    return this.get(SERVICE[kind], '/v1/search', undefined, { search: text }, S.entityList, (b) =>
+      readableRows(b.items).map((i) => ({ kind, slug: i.slug, name: i.name, ...(i.ticker ? { ticker: i.ticker } : {}) })),
     );
   }
 
   trending(kind: D.EntityKind) {
     return this.get(SERVICE[kind], '/v1/search/trending', undefined, {}, S.entityList, (b) =>
-      b.items.map((i) => ({ kind, slug: i.slug, name: i.name, ...(i.ticker ? { ticker: i.ticker } : {}) })),
+      readableRows(b.items).map((i) => ({ kind, slug: i.slug, name: i.name, ...(i.ticker ? { ticker: i.ticker } : {}) })),
     );
   }
 
@@ -94,31 +106,31 @@ export class RestSource implements DataSource {
     return this.get(SERVICE[kind], '/v1/{slug}/pol/current', slug, {}, S.polCurrent, (b) => ({
       pol: b.pol,
       rating: b.rating,
-      timestamp: b.timestamp ?? Math.floor(Date.now() / 1000),
+      timestamp: readable(b.timestamp) ?? null,
     }));
   }
 
   polHistory(kind: D.EntityKind, slug: string, from: number, to: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/history', slug, { from, to }, S.points(S.polPoint), (b) => b.points);
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/history', slug, { from, to }, S.points(S.polPoint), (b) => readableRows(b.points));
   }
 
   polChart(kind: D.EntityKind, slug: string, days?: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/history/chart', slug, { days }, S.points(S.polPoint), (b) => b.points);
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/history/chart', slug, { days }, S.points(S.polPoint), (b) => readableRows(b.points));
   }
 
   byCategory(kind: D.EntityKind, slug: string) {
     return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category', slug, {}, S.byCategory, (b) => ({
-      ...(b.timestamp !== undefined ? { timestamp: b.timestamp } : {}),
-      categories: b.categories.map((c) => ({ category: c.category, score: c.score, ...(c.weight !== undefined ? { weight: c.weight } : {}) })),
+      ...timestampOf(b.timestamp),
+      categories: readableRows(b.categories).map(categoryOf),
     }));
   }
 
   byCategoryHistory(kind: D.EntityKind, slug: string, from: number, to: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category/history', slug, { from, to }, S.points(S.categoryPoint), (b) => b.points);
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category/history', slug, { from, to }, S.points(S.categoryPoint), (b) => readableRows(b.points));
   }
 
   byCategoryChart(kind: D.EntityKind, slug: string, days?: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category/history/chart', slug, { days }, S.points(S.categoryPoint), (b) => b.points);
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category/history/chart', slug, { days }, S.points(S.categoryPoint), (b) => readableRows(b.points));
   }
 
   async categoryScore(kind: D.EntityKind, slug: string, category: string): Promise<Fetched<D.QualityScore>> {
@@ -130,23 +142,23 @@ export class RestSource implements DataSource {
 
   byMetric(kind: D.EntityKind, slug: string) {
     return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric', slug, {}, S.byMetric, (b) => ({
-      ...(b.timestamp !== undefined ? { timestamp: b.timestamp } : {}),
-      metrics: b.metrics.map((m) => ({
+      ...timestampOf(b.timestamp),
+      metrics: readableRows(b.metrics).map((m) => ({
         metric: m.metric,
         ...(m.category ? { category: m.category } : {}),
         label: m.label ?? m.metric,
-        ...(m.weight !== undefined ? { weight: m.weight } : {}),
-        score: { score: m.score.score, rating: m.score.rating, ...(m.score.confidence ? { confidence: m.score.confidence } : {}) },
+        ...(m.weight !== null ? { weight: m.weight } : {}),
+        score: m.score,
       })),
     }));
   }
 
   byMetricHistory(kind: D.EntityKind, slug: string, from: number, to: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric/history', slug, { from, to }, S.points(S.metricPoint), (b) => b.points);
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric/history', slug, { from, to }, S.points(S.metricPoint), (b) => readableRows(b.points));
   }
 
   byMetricChart(kind: D.EntityKind, slug: string, days?: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric/history/chart', slug, { days }, S.points(S.metricPoint), (b) => b.points);
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric/history/chart', slug, { days }, S.points(S.metricPoint), (b) => readableRows(b.points));
   }
 
   indexPol(kind: D.EntityKind) {
@@ -154,16 +166,16 @@ export class RestSource implements DataSource {
       pol: b.pol,
       rating: b.rating,
       entities: b.entities,
-      timestamp: b.timestamp ?? null,
+      timestamp: b.timestamp,
     }));
   }
 
   indexPolHistory(from: number, to: number) {
-    return this.get('projects_data', '/v1/pol/history', undefined, { from, to }, S.points(S.polPoint), (b) => b.points);
+    return this.get('projects_data', '/v1/pol/history', undefined, { from, to }, S.points(S.polPoint), (b) => readableRows(b.points));
   }
 
   indexPolChart(days?: number) {
-    return this.get('projects_data', '/v1/pol/history/chart', undefined, { days }, S.points(S.polPoint), (b) => b.points);
+    return this.get('projects_data', '/v1/pol/history/chart', undefined, { days }, S.points(S.polPoint), (b) => readableRows(b.points));
   }
 
   ratings(kind: D.EntityKind, query: D.RatingsQuery = {}) {
@@ -178,9 +190,9 @@ export class RestSource implements DataSource {
         sort_direction: query.sortDirection,
         ...query.filters,
       },
-      S.ratingsPage,
+      S.ratingsPage(kind),
       (b): D.Page<D.RatingEntry> => ({
-        items: b.items.map((i) => S.ratingEntry(kind, i)),
+        items: S.ratingEntries(kind, b.items),
         page: b.page,
         pageSize: b.page_size,
         total: b.total,
@@ -203,11 +215,11 @@ export class RestSource implements DataSource {
   }
 
   topRatings() {
-    return this.get('exchanges_data', '/v1/top_ratings', undefined, {}, S.itemsOnly, (b) => b.items.map((i) => S.ratingEntry('exchange', i)));
+    return this.get('exchanges_data', '/v1/top_ratings', undefined, {}, S.topRatings, (b) => S.ratingEntries('exchange', b.items));
   }
 
   ratingTokens(search?: string) {
-    return this.get('exchanges_data', '/v1/ratings/parameters/tokens', undefined, { search }, S.ratingTokens, (b) => b.items);
+    return this.get('exchanges_data', '/v1/ratings/parameters/tokens', undefined, { search }, S.ratingTokens, (b) => readableRows(b.items));
   }
 
   exchangeTransparency(slug: string) {
@@ -244,7 +256,7 @@ export class RestSource implements DataSource {
   }
 
   liabilitiesReservesChart(slug: string, days?: number) {
-    return this.get('exchanges_data', '/v1/{slug}/solvency/liabilities_reserves/history/chart', slug, { days }, S.points(S.reservesPoint), (b) => b.points);
+    return this.get('exchanges_data', '/v1/{slug}/solvency/liabilities_reserves/history/chart', slug, { days }, S.points(S.reservesPoint), (b) => readableRows(b.points));
   }
 
   listedAssets(slug: string, query: D.ListedAssetsQuery = {}) {
@@ -260,9 +272,9 @@ export class RestSource implements DataSource {
         sort_by: query.sortBy,
         sort_direction: query.sortDirection,
       },
-      S.ratingsPage,
+      S.listedAssetsPage,
       (b): D.Page<D.ListedAsset> => ({
-        items: b.items.map((i) => S.listedAsset.parse(i)),
+        items: readableRows(b.items),
         page: b.page,
         pageSize: b.page_size,
         total: b.total,
@@ -272,7 +284,7 @@ export class RestSource implements DataSource {
   }
 
   listedAssetCategories(slug: string) {
-    return this.get('exchanges_data', '/v1/{slug}/listed_assets/categories', slug, {}, S.assetCategories, (b) => b.items);
+    return this.get('exchanges_data', '/v1/{slug}/listed_assets/categories', slug, {}, S.assetCategories, (b) => readableRows(b.items));
   }
 
   dashboard(slug: string) {
@@ -280,7 +292,7 @@ export class RestSource implements DataSource {
       record: exchangeRecordOf(b),
       pol: b.pol,
       rating: b.rating,
-      categories: b.categories.map((c) => ({ category: c.category, score: c.score, ...(c.weight !== undefined ? { weight: c.weight } : {}) })),
+      categories: readableRows(b.categories).map(categoryOf),
       reserves: b.reserves ?? null,
       listedAssetsCount: b.listedAssetsCount,
     }));
@@ -289,8 +301,8 @@ export class RestSource implements DataSource {
   lostFunds() {
     return this.get('exchanges_data', '/v1/lost_funds', undefined, {}, S.lostFunds, (b): D.LostFunds => ({
       totalUsd: b.totalUsd,
-      incidents: b.incidents.map((i) => ({ ...i, slug: i.slug ?? null })),
-      byYear: b.byYear,
+      incidents: readableRows(b.incidents).map((i) => ({ ...i, slug: i.slug ?? null })),
+      byYear: readableRows(b.byYear),
     }));
   }
 
@@ -361,11 +373,11 @@ export class RestSource implements DataSource {
   }
 
   voiceChart(slug: string, days?: number) {
-    return this.get('projects_data', '/v1/{slug}/proof_of_voice/history/chart', slug, { days }, S.points(S.valuePoint('score')), (b) => b.points);
+    return this.get('projects_data', '/v1/{slug}/proof_of_voice/history/chart', slug, { days }, S.points(S.valuePoint('score', required('score'))), (b) => readableRows(b.points));
   }
 
   inflationChart(slug: string, days?: number) {
-    return this.get('projects_data', '/v1/{slug}/financial/inflation/history/chart', slug, { days }, S.points(S.valuePoint('inflation')), (b) => b.points);
+    return this.get('projects_data', '/v1/{slug}/financial/inflation/history/chart', slug, { days }, S.points(S.valuePoint('inflation', required('change'))), (b) => readableRows(b.points));
   }
 
   /** Both services must be healthy; each one's checks are reported. */
@@ -393,13 +405,23 @@ export class RestSource implements DataSource {
   }
 }
 
-function marketOf(m: { price?: number | null; marketCap?: number | null; volume24h?: number | null; priceChange24h?: number | null }): D.MarketData {
+function marketOf(m: Partial<z.output<typeof S.marketData>>): D.MarketData {
   return {
     price: m.price ?? null,
     marketCap: m.marketCap ?? null,
-    ...(m.volume24h !== undefined ? { volume24h: m.volume24h } : {}),
-    ...(m.priceChange24h !== undefined ? { priceChange24h: m.priceChange24h } : {}),
+    ...(m.volume24h != null ? { volume24h: m.volume24h } : {}),
+    ...(m.priceChange24h != null ? { priceChange24h: m.priceChange24h } : {}),
   };
+}
+
+function categoryOf(c: { category: string; score: D.QualityScore; weight: D.Checked<number> | null }): D.CategoryScore {
+  return { category: c.category, score: c.score, ...(c.weight !== null ? { weight: c.weight } : {}) };
+}
+
+/** A breakdown's time when it could be read; an unreadable one is logged, and the breakdown goes without. */
+function timestampOf(t: D.Checked<number> | null): { timestamp?: number } {
+  const v = readable(t);
+  return v === undefined || v === null ? {} : { timestamp: v };
 }
 
 function exchangeRecordOf(e: z.output<typeof S.exchangeRecord>): D.ExchangeRecord {
@@ -409,11 +431,11 @@ function exchangeRecordOf(e: z.output<typeof S.exchangeRecord>): D.ExchangeRecor
     name: e.name,
     ...(e.type ? { type: e.type } : {}),
     ...(e.country ? { country: e.country } : {}),
-    ...(e.established !== undefined ? { established: e.established } : {}),
+    ...(e.established !== null ? { established: e.established } : {}),
     ...(e.website ? { website: e.website } : {}),
-    ...(e.rank !== undefined ? { rank: e.rank } : {}),
-    ...(e.tradingVolume24h !== undefined ? { tradingVolume24h: e.tradingVolume24h } : {}),
-    ...(e.tradingVolumeChange !== undefined ? { tradingVolumeChange: e.tradingVolumeChange } : {}),
+    ...(e.rank !== null ? { rank: e.rank } : {}),
+    ...(e.tradingVolume24h !== null ? { tradingVolume24h: e.tradingVolume24h } : {}),
+    ...(e.tradingVolumeChange !== null ? { tradingVolumeChange: e.tradingVolumeChange } : {}),
     markers: {
       ...(e.isProofOfReservesPresent !== null ? { proofOfReserves: e.isProofOfReservesPresent } : {}),
       ...(e.isBugBountyPresent !== null ? { bugBounty: e.isBugBountyPresent } : {}),
