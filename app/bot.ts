@@ -4,7 +4,7 @@ import type { Config } from '../src/config.js';
 import { createDigests, DeliveryError, type Deliverer, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
 import { createCore, type Core } from '../commands/core/core.js';
-import { Health } from '../src/app/health.js';
+import { Health, logStartupCheck } from '../src/app/health.js';
 import { createMetrics, type Metrics } from '../src/app/metrics.js';
 import { operationalRoutes, startRouteServer } from '../src/app/routes.js';
 
@@ -43,6 +43,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
   const core = await createCore(config, { log, metrics });
   log.scrubber.addSecrets(core.upstream.secrets);
   const health = new Health(core.upstream.source);
+  void logStartupCheck(health, log);
   const routes = operationalRoutes(health, metrics);
   // Run in reverse order of start on the way down.
   const stoppers: (() => Promise<void>)[] = [() => core.close()];

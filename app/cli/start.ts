@@ -1,5 +1,6 @@
 import { startConsole } from '../../adapters/console/repl.js';
-import { createCore } from '../../commands/core/core.js';
+import { createCore, type Core } from '../../commands/core/core.js';
+import { Health, problemLines } from '../../src/app/health.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger, type AppLogger } from '../../src/log.js';
 import { consoleBanner } from './banner.js';
@@ -8,6 +9,19 @@ import { consoleBanner } from './banner.js';
 function keepRunning(log: AppLogger): void {
   process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
   process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception'));
+}
+
+/** Console start-up waits a moment for the upstream check, and says in plain words what it found wrong. */
+const CONSOLE_CHECK_WAIT_MS = 2_000;
+
+async function consoleStartupCheck(core: Core): Promise<void> {
+  const found = await Promise.race([
+    new Health(core.upstream.source).check(),
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), CONSOLE_CHECK_WAIT_MS).unref()),
+  ]).catch(() => null);
+  const lines = found ? problemLines(found) : [];
+  for (const line of lines) process.stderr.write(`polbot: ${line}\n`);
+  if (lines.length) process.stderr.write('polbot: /pol health shows the current state.\n');
 }
 
 export async function runStart(argv: string[]): Promise<number> {
@@ -22,6 +36,7 @@ export async function runStart(argv: string[]): Promise<number> {
     const log = createLogger({ level: process.env.LOG_LEVEL ? config.logLevel : 'warn', secrets: secretsOf(config), destination: process.stderr });
     const core = await createCore(config, { log });
     log.scrubber.addSecrets(core.upstream.secrets);
+    await consoleStartupCheck(core);
     try {
       await startConsole(core, { banner: consoleBanner(core.upstream.sim !== null, config.source) });
     } finally {

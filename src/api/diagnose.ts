@@ -1,6 +1,6 @@
 import type { SourceName } from './domain.js';
 import { UpstreamError } from './errors.js';
-import type { DataSource } from './source.js';
+import type { DataSource, Fetched } from './source.js';
 
 /** What went wrong between polbot and a source, told apart so that an operator knows what to fix. */
 export type ProblemKind =
@@ -30,7 +30,7 @@ export interface SourceCheck {
   problems: Problem[];
 }
 
-const LABEL: Record<SourceName, string> = { rest: 'REST gateway', mcp: 'Tool server' };
+export const SOURCE_LABEL: Record<SourceName, string> = { rest: 'REST gateway', mcp: 'Tool server' };
 const SETTING: Record<SourceName, string> = { rest: 'POL_API_BASE_URL', mcp: 'POL_MCP_URL (or POL_MCP_COMMAND)' };
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$|HOSTNAME_MISMATCH)/;
@@ -73,6 +73,14 @@ function firstIssue(detail: string): string {
 const failingChecks = (checks: { name: string; ok: boolean }[]): Problem[] =>
   checks.filter((c) => !c.ok).map((c) => ({ kind: 'checks_failing' as const, summary: `${c.name} reports failing checks` }));
 
+/** Values an answer held that polbot cannot read: the answer has drifted from the documents. */
+function unreadableIn(answer: Fetched<unknown>): Problem[] {
+  const found = answer.meta.unreadable;
+  if (!found) return [];
+  const what = found.first ?? `${found.rows} list row${found.rows === 1 ? '' : 's'} could not be read`;
+  return [{ kind: 'shape', summary: `unexpected answer from ${found.route}: ${what}` }];
+}
+
 interface Checkable extends DataSource {
   toolDrift?: () => Promise<string[]>;
 }
@@ -92,9 +100,9 @@ export async function checkSources(sources: readonly Checkable[]): Promise<Sourc
           (err: unknown) => void problems.push(diagnose(err, source.name)),
         ),
       ];
-      if (source.name === 'rest') {
-        probes.push(source.indexPol('project').then(() => undefined, (err: unknown) => void problems.push(diagnose(err, source.name))));
-      }
+      // One data route read against the schemas: a gateway that answers in another shape is not healthy.
+      const data: Promise<Fetched<unknown>> = source.name === 'rest' ? source.indexPol('project') : source.list('project');
+      probes.push(data.then((answer) => void problems.push(...unreadableIn(answer)), (err: unknown) => void problems.push(diagnose(err, source.name))));
       if (source.toolDrift) {
         probes.push(
           source.toolDrift().then(
@@ -104,7 +112,7 @@ export async function checkSources(sources: readonly Checkable[]): Promise<Sourc
         );
       }
       await Promise.all(probes);
-      return { source: source.name, label: LABEL[source.name], ok: problems.length === 0, problems: dedupe(problems) };
+      return { source: source.name, label: SOURCE_LABEL[source.name], ok: problems.length === 0, problems: dedupe(problems) };
     }),
   );
 }

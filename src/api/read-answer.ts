@@ -29,7 +29,11 @@ export function readAnswer<T extends z.ZodType>(
     throw badResponse(route, `${found.fields[0]!.field}: ${found.fields[0]!.reason}${found.fields.length > 1 ? ` (and ${found.fields.length - 1} more)` : ''}; nothing readable`);
   }
   onUnreadable?.(route, found.fields, found.rows);
-  return { value: parsed.data, unreadable: { fields: [...new Set(found.fields.map((f) => f.field))], rows: found.rows } };
+  const first = found.fields[0];
+  return {
+    value: parsed.data,
+    unreadable: { route, fields: [...new Set(found.fields.map((f) => f.field))], rows: found.rows, ...(first ? { first: `${first.field}: ${first.reason}` } : {}) },
+  };
 }
 
 function hasReadableValue(v: unknown): boolean {

@@ -51,7 +51,13 @@ export interface Meta {
   /** Set when the cache served a value after the upstream failed. */
   stale?: { ageMs: number; reason: string };
   /** Fields outside their domain (shown as unreadable) and list rows skipped, when there were any. */
-  unreadable?: { fields: string[]; rows: number };
+  unreadable?: {
+    route: string;
+    fields: string[];
+    rows: number;
+    /** The first field and why, as a diagnosis names it (`pol: missing`). */
+    first?: string;
+  };
 }
 
 export interface Fetched<T> {

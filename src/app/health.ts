@@ -1,5 +1,7 @@
 import type { CachedDataSource } from '../api/cache/cached-source.js';
-import { checkSources, type Problem } from '../api/diagnose.js';
+import { checkSources, SOURCE_LABEL, type Problem } from '../api/diagnose.js';
+import type { SourceName } from '../api/domain.js';
+import type { Logger } from '../log.js';
 
 export type ComponentState = { ok: boolean; detail?: string };
 export type ComponentProbe = () => ComponentState | Promise<ComponentState>;
@@ -92,4 +94,24 @@ export class Health {
       components,
     };
   }
+}
+
+/** What a check found, one line per problem, for a log or a terminal. */
+export function problemLines(problems: Record<string, Problem[]>): string[] {
+  return Object.entries(problems).flatMap(([source, list]) => list.map((p) => `${SOURCE_LABEL[source as SourceName] ?? source}: ${p.summary}`));
+}
+
+/**
+ * The start-up check: every configured source checked once and what it found logged, without
+ * holding start-up back (an upstream that comes up a minute later is a normal morning).
+ */
+export function logStartupCheck(health: Health, log: Logger): Promise<void> {
+  return health.check().then(
+    (problems) => {
+      const lines = problemLines(problems);
+      if (lines.length === 0) log.info({ sources: Object.keys(problems) }, 'upstream check: every source answers as polbot expects');
+      for (const line of lines) log.warn(`upstream check: ${line}`);
+    },
+    (err: unknown) => log.warn({ err }, 'upstream check could not run'),
+  );
 }

@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -74,6 +75,28 @@ describe('polbot CLI, end to end as a child process', () => {
     expect(stdout).toContain('DEMO MODE');
     expect(stdout).toContain('SIMULATED');
     expect(stdout).toMatch(/1\. Shiba Inu/);
+  });
+
+  it('says at start-up, in plain words, what is wrong with the configured upstream', async () => {
+    // A port that was just free: nothing listens there.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = s.address() as AddressInfo;
+        s.close(() => resolve(p));
+      });
+    });
+    const child = spawn('node', [BIN, 'start'], {
+      env: { ...ENV, POL_API_BASE_URL: `http://127.0.0.1:${port}`, POL_API_KEY: 'svc_cli_test_key_0001' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    secretWatch.output('`polbot start` (console, no upstream) stderr', child.stderr);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    await waitFor(() => stderr.includes('/pol health shows the current state.'));
+    child.stdin.end('exit\n');
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(0);
+    expect(stderr).toContain('polbot: REST gateway: the connection was refused: nothing listens there; check POL_API_BASE_URL\n');
+    expect(stderr).not.toMatch(/"level"|at .*\.ts:\d+/);
   });
 });
 

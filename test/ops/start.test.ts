@@ -79,6 +79,8 @@ describe('polbot start with Slack in HTTP mode', () => {
     expect(health.components.slack.ok).toBe(true);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toContain('polbot_command_duration_seconds');
+    // The start-up check ran against the upstream and logged that it agrees.
+    await waitFor(async () => (output.includes('upstream check: every source answers as polbot expects') ? true : undefined), 10_000);
   });
 
   it('finishes an answer under way after SIGTERM, then exits cleanly', async () => {

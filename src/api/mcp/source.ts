@@ -57,9 +57,20 @@ export class McpSource implements DataSource {
   /** Calls one tool, reconnecting and retrying after transport failures, and maps its structured content. */
   private async tool<T extends z.ZodType, R>(name: string, args: Record<string, unknown>, schema: T, map: (parsed: z.output<T>) => R): Promise<Fetched<R>> {
     const route = `mcp ${name}`;
-    this.onCall?.(route);
     if ('slug' in args) assertSlug(String(args.slug), route);
-    const result = await withRetries(
+    const result = await this.call(name, args, this.o.maxAttempts);
+    if (result.isError) throw toolError(route, textOf(result));
+    if (!result.structuredContent || typeof result.structuredContent !== 'object') throw badResponse(route, 'no structuredContent');
+    const { value, unreadable } = readAnswer(route, schema, result.structuredContent, this.onUnreadable);
+    const simulated = (result.structuredContent as { simulated?: unknown }).simulated === true;
+    return { data: map(value), meta: { source: 'mcp', fetchedAt: Date.now(), simulated, ...(unreadable ? { unreadable } : {}) } };
+  }
+
+  /** One tool call within the deadline, reconnecting between attempts. */
+  private call(name: string, args: Record<string, unknown>, maxAttempts: number): Promise<ToolResult> {
+    const route = `mcp ${name}`;
+    this.onCall?.(route);
+    return withRetries(
       async (signal) => {
         try {
           const client = await untilAborted(this.connection.get(), signal);
@@ -68,13 +79,8 @@ export class McpSource implements DataSource {
           throw classifyMcpError(err, route);
         }
       },
-      { timeoutMs: this.o.timeoutMs, maxAttempts: this.o.maxAttempts, backoffMs: this.o.backoffMs, route, onRetry: () => this.connection.reset() },
+      { timeoutMs: this.o.timeoutMs, maxAttempts, backoffMs: this.o.backoffMs, route, onRetry: () => this.connection.reset() },
     );
-    if (result.isError) throw toolError(route, textOf(result));
-    if (!result.structuredContent || typeof result.structuredContent !== 'object') throw badResponse(route, 'no structuredContent');
-    const { value, unreadable } = readAnswer(route, schema, result.structuredContent, this.onUnreadable);
-    const simulated = (result.structuredContent as { simulated?: unknown }).simulated === true;
-    return { data: map(value), meta: { source: 'mcp', fetchedAt: Date.now(), simulated, ...(unreadable ? { unreadable } : {}) } };
   }
 
   /**
@@ -346,18 +352,8 @@ export class McpSource implements DataSource {
    * nothing, means the checks fail rather than that they passed.
    */
   async health(): Promise<Fetched<D.HealthStatus>> {
-    const route = 'mcp check_health';
-    const result = await withRetries(
-      async (signal) => {
-        try {
-          const client = await untilAborted(this.connection.get(), signal);
-          return (await client.callTool({ name: 'check_health', arguments: {} }, undefined, { signal, timeout: this.o.timeoutMs })) as ToolResult;
-        } catch (err) {
-          throw classifyMcpError(err, route);
-        }
-      },
-      { timeoutMs: this.o.timeoutMs, maxAttempts: 1, backoffMs: this.o.backoffMs, route },
-    );
+    // One attempt: a health check that retries hides the failures it is there to show.
+    const result = await this.call('check_health', {}, 1);
     const text = textOf(result);
     const healthy = !result.isError && text !== '';
     const simulated = /simulated/i.test(text);

@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { Pool, errors as undiciErrors } from 'undici';
 import { UpstreamError, badResponse } from '../errors.js';
 import { withRetries } from '../retry.js';
@@ -14,6 +15,8 @@ export interface HttpClientOptions {
   connections?: number;
   /** Base of the exponential backoff between retries. */
   backoffMs?: number;
+  /** Name resolution; the system's by default. */
+  lookup?: LookupFunction;
   /** Called once per HTTP exchange (retries each count), for metrics. */
   onExchange?: (e: { route: string; status: number | 'error'; durationMs: number }) => void;
 }
@@ -59,7 +62,7 @@ export class HttpClient {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly inflight = new Map<string, Promise<JsonResponse>>();
-  private readonly o: Required<Omit<HttpClientOptions, 'onExchange'>> & Pick<HttpClientOptions, 'onExchange'>;
+  private readonly o: Required<Omit<HttpClientOptions, 'onExchange' | 'lookup'>> & Pick<HttpClientOptions, 'onExchange' | 'lookup'>;
 
   constructor(options: HttpClientOptions) {
     const url = new URL(options.baseUrl);
@@ -77,7 +80,7 @@ export class HttpClient {
     this.pool = new Pool(this.origin, {
       connections: this.o.connections,
       keepAliveTimeout: 10_000,
-      connect: { timeout: this.o.connectTimeoutMs },
+      connect: { timeout: this.o.connectTimeoutMs, ...(this.o.lookup ? { lookup: this.o.lookup } : {}) },
     });
   }
 
