@@ -62,6 +62,7 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
         }
       : {}),
   });
+  metrics?.watchCircuits(() => upstream.source.cache.stats().breakers);
   const charts = createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl });
   const ctx: CommandContext = { source: upstream.source, resolver: upstream.resolver, charts, now: options.now ?? Date.now };
   // Loaded only where limits apply: the console and `polbot ask` have none.

@@ -79,7 +79,9 @@ export function skippedPoints(series: Fetched<unknown[]>): string | undefined {
 export function partMissing(error: UpstreamError): string {
   if (error.kind === 'bad_response') return 'could not be read (the service sent an unexpected answer)';
   if (error.kind === 'not_available') return 'needs the REST service';
-  return 'unavailable right now';
+  // With two sources configured, which one failed tells the reader whether it is worth waiting.
+  const who = error.route.startsWith('mcp') ? 'the tool server' : 'the REST service';
+  return error.kind === 'rate_limited' ? `unavailable right now (${who} is busy)` : `unavailable right now (${who} is not answering)`;
 }
 
 /** A quality score's rating and confidence, each only when it could be read. */

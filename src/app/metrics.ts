@@ -1,10 +1,27 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const CIRCUIT_VALUE: Record<string, number> = { closed: 0, 'half-open': 1, open: 2 };
 
 /** What operators watch: commands, upstream calls, the cache and digests. No label ever carries a secret or free text. */
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'polbot_' });
+  // Read when scraped: the breakers live in the upstream connection, made after the metrics.
+  let circuits: () => Partial<Record<string, string>> = () => ({});
   return {
+    /** Where the circuit gauge reads each source's breaker from. */
+    watchCircuits(read: () => Partial<Record<string, string>>) {
+      circuits = read;
+    },
+    circuit: new Gauge({
+      name: 'polbot_upstream_circuit_state',
+      help: "Each source's circuit breaker: 0 closed (calls go through), 1 half-open (trying), 2 open (calls held back)",
+      labelNames: ['source'] as const,
+      registers: [registry],
+      collect() {
+        for (const [source, state] of Object.entries(circuits())) this.set({ source }, CIRCUIT_VALUE[state ?? 'closed'] ?? 0);
+      },
+    }),
     registry,
     commands: new Histogram({
       name: 'polbot_command_duration_seconds',
