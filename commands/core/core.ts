@@ -63,6 +63,11 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
       : {}),
   });
   metrics?.watchCircuits(() => upstream.source.cache.stats().breakers);
+  // Start-up waits for the name lists at most one upstream deadline: an upstream that is down
+  // must not keep polbot from starting (the lists then load on first use).
+  // Not a warning: the start-up check reports what is wrong with the upstream, once.
+  const preload = upstream.resolver.preload().catch((err: unknown) => log?.info({ err }, 'the name lists could not be loaded at start; they load on first use'));
+  await Promise.race([preload, new Promise((resolve) => setTimeout(resolve, config.timeoutMs).unref())]);
   const charts = createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl });
   const ctx: CommandContext = { source: upstream.source, resolver: upstream.resolver, charts, now: options.now ?? Date.now };
   // Loaded only where limits apply: the console and `polbot ask` have none.

@@ -1,5 +1,6 @@
 import {
   type CategoryBreakdown,
+  type Checked,
   type EntityRef,
   type ExchangeRecord,
   isUnreadable,
@@ -12,6 +13,7 @@ import {
   type ReservesPoint,
 } from '../../src/api/domain.js';
 import type { UpstreamError } from '../../src/api/errors.js';
+import { unreadableText } from '../../src/api/rules.js';
 import { okValue, settle, type Settled } from '../../src/api/settle.js';
 import type { Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
@@ -106,8 +108,9 @@ export function scoresSection(breakdown: Settled<Fetched<CategoryBreakdown>>): S
 
 export function flagsSection(flags: Settled<Fetched<RedFlags>>): Section {
   if (!flags.ok) return { title: 'Red flags', items: [], empty: partMissing(flags.error) };
-  const items = [...flags.value.data.marketMaker.map((f) => `Market maker: ${f}`), ...flags.value.data.investor.map((f) => `Investor: ${f}`)];
-  return { title: 'Red flags', items, empty: 'none identified' };
+  const { marketMaker, investor } = flags.value.data;
+  const list = (label: string, found: Checked<string[]>) => (isUnreadable(found) ? [`${label} flags: ${unreadableText(found)}`] : found.map((f) => `${label}: ${f}`));
+  return { title: 'Red flags', items: [...list('Market maker', marketMaker), ...list('Investor', investor)], empty: 'none identified' };
 }
 
 /** A part of the card that could not be filled: for now, or because this source has no such data. */

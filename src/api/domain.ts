@@ -6,7 +6,7 @@
 
 export type EntityKind = 'project' | 'exchange';
 
-export type UnreadableReason = 'missing' | 'not a number' | 'out of range' | 'not on the scale' | 'unreadable row';
+export type UnreadableReason = 'missing' | 'not a number' | 'out of range' | 'not on the scale' | 'wrong type' | 'unreadable row';
 
 /**
  * A value the upstream sent outside its domain (see `rules.ts`), kept in its place so that the
@@ -120,9 +120,9 @@ export interface ProjectRecord {
 }
 
 export interface ExchangeMarkers {
-  proofOfReserves?: boolean;
-  bugBounty?: boolean;
-  penetrationTesting?: boolean;
+  proofOfReserves?: Checked<boolean>;
+  bugBounty?: Checked<boolean>;
+  penetrationTesting?: Checked<boolean>;
 }
 
 export interface ExchangeRecord {
@@ -143,8 +143,8 @@ export type EntityRecord = ProjectRecord | ExchangeRecord;
 
 /** Empty lists mean the upstream looked and found nothing (`none_identified`). */
 export interface RedFlags {
-  marketMaker: string[];
-  investor: string[];
+  marketMaker: Checked<string[]>;
+  investor: Checked<string[]>;
 }
 
 export interface SocialSignals {
@@ -153,23 +153,23 @@ export interface SocialSignals {
 }
 
 export interface Registration {
-  publicRegistration: boolean | null;
+  publicRegistration: Checked<boolean> | null;
   /** 1 (strictest) to 4; null when the upstream has no value (`not_returned` or empty). */
   jurisdictionTier: Checked<1 | 2 | 3 | 4 | null>;
   jurisdiction?: string;
 }
 
 export interface Certifications {
-  iso27001: boolean | null;
-  ccss: boolean | null;
+  iso27001: Checked<boolean> | null;
+  ccss: Checked<boolean> | null;
   ccssLevel: Checked<number> | null;
-  soc2: boolean | null;
+  soc2: Checked<boolean> | null;
 }
 
 export interface TeamRecord {
-  educationRelevant: boolean | null;
-  workExperienceRelevant: boolean | null;
-  businessExperienceRelevant: boolean | null;
+  educationRelevant: Checked<boolean> | null;
+  workExperienceRelevant: Checked<boolean> | null;
+  businessExperienceRelevant: Checked<boolean> | null;
 }
 
 export interface GithubActivity {
@@ -184,8 +184,8 @@ export interface ProjectAge {
 }
 
 export interface VoiceProsCons {
-  pros: string[];
-  cons: string[];
+  pros: Checked<string[]>;
+  cons: Checked<string[]>;
 }
 
 export interface ExpertReview {
@@ -207,26 +207,26 @@ export interface ReservesPoint {
 
 export interface ExchangeTransparency {
   score?: QualityScore;
-  proofOfReserves: boolean | null;
+  proofOfReserves: Checked<boolean> | null;
   auditor: string | null;
   lastAuditAt: string | null;
-  teamPublic: boolean | null;
-  orderBookPublic: boolean | null;
+  teamPublic: Checked<boolean> | null;
+  orderBookPublic: Checked<boolean> | null;
 }
 
 export interface ExchangeSecurity {
   score?: QualityScore;
-  bugBounty: boolean | null;
+  bugBounty: Checked<boolean> | null;
   bugBountyMaxUsd: Checked<number> | null;
-  penetrationTesting: boolean | null;
+  penetrationTesting: Checked<boolean> | null;
   lastPenetrationTestAt: string | null;
-  iso27001: boolean | null;
-  soc2: boolean | null;
+  iso27001: Checked<boolean> | null;
+  soc2: Checked<boolean> | null;
 }
 
 export interface ExchangeSolvency {
   score?: QualityScore;
-  proofOfReserves: boolean | null;
+  proofOfReserves: Checked<boolean> | null;
   reservesUsd: Checked<number> | null;
   liabilitiesUsd: Checked<number> | null;
   reserveRatio: Checked<number> | null;
@@ -256,12 +256,13 @@ export interface AssetCategory {
   count: Checked<number> | null;
 }
 
+/** A page of a list; a paging figure the upstream left out or sent unreadable is null. */
 export interface Page<T> {
   items: T[];
-  page: number;
-  pageSize: number;
-  total: number;
-  totalPages: number;
+  page: number | null;
+  pageSize: number | null;
+  total: number | null;
+  totalPages: number | null;
 }
 
 export interface RatingEntry {

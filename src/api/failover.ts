@@ -39,7 +39,9 @@ export function failover(sources: readonly DataSource[], options: BreakerOptions
   const members: Member[] = sources.map((source) => ({
     source,
     breaker: circuitBreaker(
-      handleWhen((err) => err instanceof UpstreamError && err.isUpstreamFailure),
+      // An answer of another shape is an answer: the service is up, and its other routes may be
+      // fine. It fails over and may be served stale, but does not hold every call back.
+      handleWhen((err) => err instanceof UpstreamError && err.isUpstreamFailure && err.kind !== 'bad_response'),
       { halfOpenAfter: options.cooldownMs ?? 10_000, breaker: new ConsecutiveBreaker(options.threshold ?? 5) },
     ),
   }));

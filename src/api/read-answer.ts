@@ -42,3 +42,18 @@ function hasReadableValue(v: unknown): boolean {
   if (typeof v === 'object') return Object.values(v).some(hasReadableValue);
   return true;
 }
+
+/**
+ * An answer that names the entity it is about must name the one asked for: numbers for another
+ * entity shown under this one's name are the worst thing a risk card can show. `keys` are the
+ * fields that carry the slug in this source's answers.
+ */
+export function assertAbout(route: string, body: unknown, slug: string, keys: readonly string[]): void {
+  if (body === null || typeof body !== 'object') return;
+  for (const key of keys) {
+    const named = (body as Record<string, unknown>)[key];
+    if (typeof named === 'string' && named.trim() !== '' && named.trim().toLowerCase() !== slug.toLowerCase()) {
+      throw badResponse(route, `${key}: the answer is about "${named.slice(0, 60)}", not "${slug}"`);
+    }
+  }
+}

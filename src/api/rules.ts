@@ -64,6 +64,8 @@ const CHECKS = {
     const found = typeof v === 'string' ? CONFIDENCE_LEVELS.find((c) => c.toLowerCase() === v.trim().toLowerCase()) : undefined;
     return found ?? unreadable('not on the scale', v);
   },
+  /** Yes or no. */
+  flag: (v: unknown): Checked<boolean> => (typeof v === 'boolean' ? v : unreadable('wrong type', v)),
   /** 1..4, lower is stricter; empty or `not_returned` is the documented "no value", null. */
   jurisdictionTier: (v: unknown): Checked<1 | 2 | 3 | 4 | null> => {
     if (v === undefined || v === null || v === '' || v === 'not_returned') return null;

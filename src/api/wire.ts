@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Checked } from './domain.js';
-import { checkSignal, qualityScore, required } from './rules.js';
+import { type Checked, unreadable } from './domain.js';
+import { checkSignal, optional, qualityScore, required } from './rules.js';
 
 /**
  * Wire pieces shared by the REST bodies and the MCP structured content. Parsing is tolerant where
@@ -9,19 +9,23 @@ import { checkSignal, qualityScore, required } from './rules.js';
  */
 
 export const num = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?(e-?\d+)?$/i).transform(Number)]).pipe(z.number().finite());
-export const optBool = z.boolean().nullable().optional().transform((v) => v ?? null);
+export const optBool = optional('flag');
 export const optStr = z.string().nullable().optional().transform((v) => v ?? null);
 
 export { qualityScore };
 
-/** `none_identified` means the upstream looked and found nothing; it becomes an empty list. */
+/**
+ * `none_identified` means the upstream looked and found nothing; it becomes an empty list. Anything
+ * but text or a list of text is unreadable, not "none".
+ */
 export const findings = z
-  .union([z.array(z.string()), z.string(), z.null()])
+  .unknown()
   .optional()
-  .transform((v): string[] => {
+  .transform((v): Checked<string[]> => {
     if (v === undefined || v === null) return [];
     if (typeof v === 'string') return v === 'none_identified' || v.trim() === '' ? [] : [v];
-    return v.filter((s) => s.trim() !== '' && s !== 'none_identified');
+    if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) return unreadable('wrong type', v);
+    return (v as string[]).filter((s) => s.trim() !== '' && s !== 'none_identified');
   });
 
 /** A category point: `{timestamp, <category>: {score, rating, confidence}, ...}`, drawn whole or skipped. */

@@ -1,4 +1,4 @@
-import { type EntityRef, type PolPoint, type PolValue, readable, type RedFlags } from '../api/domain.js';
+import { type EntityRef, isUnreadable, type PolPoint, type PolValue, readable, type RedFlags } from '../api/domain.js';
 import type { DataSource, Fetched } from '../api/source.js';
 import type { ChartRenderer, WatchlistChartSpec } from '../charts/index.js';
 import * as fmt from '../reply/format.js';
@@ -105,8 +105,11 @@ function displayName(e: EntityRef): string {
   return `${e.name}${e.ticker ? ` (${e.ticker})` : ''}`;
 }
 
-function flagList(flags: RedFlags): string[] {
-  return [...flags.marketMaker.map((f) => `Market maker: ${f}`), ...flags.investor.map((f) => `Investor: ${f}`)];
+/** Null when either list could not be read: "no flags" would report every flag as gone. */
+function flagList(flags: RedFlags): string[] | null {
+  const { marketMaker, investor } = flags;
+  if (isUnreadable(marketMaker) || isUnreadable(investor)) return null;
+  return [...marketMaker.map((f) => `Market maker: ${f}`), ...investor.map((f) => `Investor: ${f}`)];
 }
 
 function capped(items: string[], max: number, what: string): string[] {

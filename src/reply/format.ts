@@ -106,7 +106,8 @@ function nonzero(value: number, decimals: number, unit: string): string {
   return value > 0 ? `<${least}${unit}` : `>−${least}${unit}`;
 }
 
-export function yesNo(value: boolean | null | undefined, yes = 'yes', no = 'no'): string {
+export function yesNo(value: Checked<boolean> | null | undefined, yes = 'yes', no = 'no'): string {
+  if (isUnreadable(value)) return unreadableText(value);
   if (value === true) return yes;
   if (value === false) return no;
   return 'unavailable';

@@ -47,6 +47,16 @@ export class Resolver {
     private readonly options: ResolverOptions,
   ) {}
 
+  /**
+   * Loads the name lists resolution reads, so that the first card after start costs one upstream
+   * round rather than two (lists, then data). Afterwards the cache serves them stale while it
+   * fetches fresh ones.
+   */
+  async preload(): Promise<void> {
+    const kinds: EntityKind[] = [...(this.options.upstreamProjectResolution ? [] : ['project' as const]), ...(this.options.exchangeNames ? ['exchange' as const] : [])];
+    await Promise.all(kinds.map((k) => this.source.list(k)));
+  }
+
   async resolve(input: string, kind?: EntityKind): Promise<Resolution> {
     const query = clean(input);
     if (!query) return { status: 'not_found', query, suggestions: [], reason: 'empty' };

@@ -148,9 +148,14 @@ describe('RestSource under upstream faults', () => {
       expect(err.message).toMatch(/another host/);
       expect(err.message).not.toContain(String(port));
       expect(seen).toHaveLength(0);
-      // A same-host redirect is followed.
+      // A same-host redirect is followed...
+      sim.faults.next(CURRENT, { kind: 'redirect', location: '/projects_data/v1/bitcoin/pol/current?moved=1' });
+      expect((await rest.polCurrent('project', 'bitcoin')).data.pol).toBe(sim.store.project('bitcoin')!.pol.at(-1));
+      // ...but an answer about another entity is not taken for the one asked about.
       sim.faults.next(CURRENT, { kind: 'redirect', location: '/projects_data/v1/aave/pol/current' });
-      expect((await rest.polCurrent('project', 'bitcoin')).data.pol).toBe(sim.store.project('aave')!.pol.at(-1));
+      const elsewhere = await failure(rest.polCurrent('project', 'bitcoin'));
+      expect(elsewhere.kind).toBe('bad_response');
+      expect(elsewhere.detail).toBe('slug: the answer is about "aave", not "bitcoin"');
     } finally {
       await rest.close();
       await new Promise((r) => foreign.close(r));

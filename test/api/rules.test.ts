@@ -55,7 +55,7 @@ describe('partial answers', () => {
     const { value, unreadable, seen } = read(S.polCurrent, { pol: 1.7, rating: 'A', timestamp: 1_763_769_600 });
     expect(value.rating).toBe('A');
     expect(value.pol).toMatchObject({ unreadable: true, reason: 'out of range', value: 1.7 });
-    expect(unreadable).toEqual({ fields: ['pol'], rows: 0 });
+    expect(unreadable).toEqual({ route: 'test /v1/x', fields: ['pol'], rows: 0, first: 'pol: out of range' });
     expect(seen).toEqual([{ route: 'test /v1/x', fields: ['pol'], rows: 0 }]);
   });
 
@@ -67,7 +67,7 @@ describe('partial answers', () => {
   it('skips list rows without an identity and counts them', () => {
     const { value, unreadable } = read(S.entityList, { items: [{ slug: 'a', name: 'A' }, { slug: 'b' }, null, { slug: 'c', name: 'C' }] });
     expect(value.items.filter((i) => !isUnreadable(i))).toEqual([{ slug: 'a', name: 'A' }, { slug: 'c', name: 'C' }]);
-    expect(unreadable).toEqual({ fields: [], rows: 2 });
+    expect(unreadable).toEqual({ route: 'test /v1/x', fields: [], rows: 2 });
   });
 
   it('draws chart points whole or skips them', () => {

@@ -238,3 +238,20 @@ describe('other commands', () => {
     }
   });
 });
+
+describe('start-up', () => {
+  it('loads the name lists at start, so the first card asks the upstream for its data only', async () => {
+    const fresh = await demoCore();
+    try {
+      const sim = fresh.upstream.sim!;
+      sim.counter.reset();
+      const r = await ask(fresh, 'kraken');
+      expect(r.kind).toBe('card');
+      expect(sim.counter.path('/projects_data/v1/list')).toBe(0);
+      expect(sim.counter.path('/exchanges_data/v1/list')).toBe(0);
+      expect(sim.counter.path('/exchanges_data/v1/kraken/pol/current')).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+});

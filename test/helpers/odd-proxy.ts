@@ -185,3 +185,57 @@ export const renameAt =
       parent[to] = parent[key];
       delete parent[key];
     });
+
+/** A small seeded generator (mulberry32): the same seed and route change the same fields. */
+function seeded(seed: number, route: string): () => number {
+  let a = seed;
+  for (const ch of route) a = Math.imul(a ^ ch.charCodeAt(0), 2654435761);
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type RandomChange = 'missing or renamed' | 'wrong types' | 'another body';
+
+/** Bodies that belong elsewhere: another shape, a bare list, text, and an answer about another entity. */
+const ALIEN_BODIES: readonly unknown[] = [
+  { status: 'ok', items: 'n/a', page: 'one' },
+  [{ timestamp: 1_700_000_000, value: 0.42 }],
+  'service temporarily moved',
+  { slug: 'someone-else', requestedSlug: 'someone-else', pol: 0.5, rating: 'B', timestamp: 1_700_000_000, categories: [], points: [], items: [] },
+];
+
+/**
+ * Changes about one field in five at random (or, for `another body`, about two answers in five
+ * whole), seeded by `seed` and the route, so the same answer changes the same way whatever order
+ * the calls come in; `keep` names fields never touched.
+ */
+export function randomChanges(mode: RandomChange, seed: number, keep: ReadonlySet<string>, rate = 0.2): Mutator {
+  return (body: unknown, at: Exchange) => {
+    if (at.route === 'tools/list' || at.route.endsWith('/health') || at.route === 'check_health') return body;
+    const next = seeded(seed, at.route);
+    if (mode === 'another body') return next() < rate * 2 ? ALIEN_BODIES[Math.floor(next() * ALIEN_BODIES.length)] : body;
+    const walk = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(walk);
+      if (node === null || typeof node !== 'object') return node;
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(node)) {
+        if (keep.has(key) || next() >= rate) {
+          out[key] = walk(value);
+          continue;
+        }
+        if (mode === 'missing or renamed') {
+          if (next() < 0.5) continue;
+          out[`${key}_v2`] = value;
+        } else {
+          out[key] = Array.isArray(value) ? { items: value } : value !== null && typeof value === 'object' ? [value] : typeof value === 'number' ? 'n/a' : 42;
+        }
+      }
+      return out;
+    };
+    return walk(body);
+  };
+}

@@ -49,3 +49,29 @@ export function usdText(amount: number): string {
 export function countText(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
+
+/**
+ * Numbers in a reply that no upstream answer could make right: Infinity, NaN, exponent notation,
+ * and any PoL (the card's headline, a table's PoL column, a field labelled PoL) that is a percent
+ * outside 0..100. Other percents may pass 100 (reserves coverage, changes), so only PoL is bounded.
+ */
+export function brokenNumbers(reply: unknown): string[] {
+  const found: string[] = [];
+  JSON.stringify(reply, (key, value: unknown) => {
+    if (key === 'png' || key === 'command') return undefined;
+    if (typeof value === 'string' && /Infinity|NaN|\de\+\d/.test(value)) found.push(value);
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const o = value as Record<string, unknown>;
+      const polTexts = [
+        ...(typeof o.label === 'string' && /\bPoL\b|Probability of Loss/.test(o.label) && typeof o.value === 'string' ? [o.value] : []),
+        ...(typeof o.pol === 'string' ? [o.pol] : []),
+      ];
+      for (const text of polTexts) {
+        const m = /^([−-]?)([\d.]+)%/.exec(text);
+        if (m && (m[1] || Number(m[2]) > 100)) found.push(`PoL ${text}`);
+      }
+    }
+    return value;
+  });
+  return found;
+}

@@ -4,7 +4,7 @@ import { badResponse, UpstreamError } from '../errors.js';
 import { assertSlug } from '../rest/paths.js';
 import { withRetries } from '../retry.js';
 import type { DataMethod, DataSource, Fetched } from '../source.js';
-import { readAnswer, type OnUnreadable } from '../read-answer.js';
+import { assertAbout, readAnswer, type OnUnreadable } from '../read-answer.js';
 import { readableRows } from '../rules.js';
 import { classifyMcpError, McpConnection, type McpConnectionOptions } from './connection.js';
 import { TOOL_BACKED, toolDrift } from './contract.js';
@@ -61,6 +61,8 @@ export class McpSource implements DataSource {
     const result = await this.call(name, args, this.o.maxAttempts);
     if (result.isError) throw toolError(route, textOf(result));
     if (!result.structuredContent || typeof result.structuredContent !== 'object') throw badResponse(route, 'no structuredContent');
+    // The tool may resolve an alias (requestedSlug and resolvedSlug differ); what was asked must match.
+    if ('slug' in args) assertAbout(route, result.structuredContent, String(args.slug), ['requestedSlug']);
     const { value, unreadable } = readAnswer(route, schema, result.structuredContent, this.onUnreadable);
     const simulated = (result.structuredContent as { simulated?: unknown }).simulated === true;
     return { data: map(value), meta: { source: 'mcp', fetchedAt: Date.now(), simulated, ...(unreadable ? { unreadable } : {}) } };

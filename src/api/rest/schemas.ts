@@ -82,11 +82,16 @@ export const exchangeRecord = z.object({
   ...markers,
 });
 
+/**
+ * Paging figures are not risk data: one that cannot be read is left unknown (null) rather than
+ * costing the page of rows it came with.
+ */
+const pageFigure = num.nullable().optional().catch(null).transform((v) => v ?? null);
 const page = {
-  page: num,
-  page_size: num,
-  total: num,
-  total_pages: num,
+  page: pageFigure,
+  page_size: pageFigure,
+  total: pageFigure,
+  total_pages: pageFigure,
 };
 
 export const exchangeRatingItem = z.object({

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type * as D from '../domain.js';
 import { badResponse, UpstreamError } from '../errors.js';
 import type { DataMethod, DataSource, Fetched } from '../source.js';
-import { readAnswer, type OnUnreadable } from '../read-answer.js';
+import { assertAbout, readAnswer, type OnUnreadable } from '../read-answer.js';
 import { readable } from '../domain.js';
 import { readableRows, required } from '../rules.js';
 import { HttpClient, type HttpClientOptions, type QueryParams } from './http.js';
@@ -53,6 +53,7 @@ export class RestSource implements DataSource {
     const route = `${service} ${template}`;
     const path = routePath(service, template, slug);
     const { body, simulated } = await this.http.getJson(path, query, route, options);
+    if (slug !== undefined) assertAbout(route, body, slug, ['slug']);
     const { value, unreadable } = readAnswer(route, schema, body, this.onUnreadable);
     let data: R;
     try {
