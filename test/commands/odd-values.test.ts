@@ -159,6 +159,16 @@ describe('one bad row costs that row', () => {
     expect(text).toContain(polText(last(kraken().pol)));
   });
 
+  it('flags through the tool server: a flag list of the wrong type reads unreadable; registration stands', async () => {
+    const r = await askOdd(mcpCore, 'flags pepe', onRoute(/^get_project_red_flags$/, setAt('mmRedFlags', { flags: 3 })));
+    const text = visibleText(r);
+    expect(text).toContain('Market maker flags: unreadable (wrong type)');
+    const investor = sim.store.project('pepe')!.redFlags.investor;
+    expect(investor.length).toBeGreaterThan(0);
+    for (const flag of investor) expect(text).toContain(`Investor: ${flag}`);
+    expect(text).toContain('Registration');
+  });
+
   it('flags: a renamed field costs that part of the answer, not the whole', async () => {
     const r = await askOdd(restCore, 'flags aave', onRoute(/^\/projects_data\/v1\/aave\/reputational$/, renameAt('mmRedFlags', 'marketMakerFlags')));
     expect(r.kind).not.toBe('error');
@@ -166,7 +176,8 @@ describe('one bad row costs that row', () => {
 });
 
 describe('digests', () => {
-  it('a watchlist row with an unreadable PoL reads unreadable; the other rows stand', async () => {
+  it.each(['REST', 'tool server with REST'])('through %s, a watchlist row with an unreadable PoL reads unreadable; the other rows stand', async (via) => {
+    const core = via === 'REST' ? restCore : mcpCore;
     proxy.set(onRoute(POL_CURRENT, setAt('pol', 17)));
     const now = Date.now();
     const digest: Digest = {
@@ -189,7 +200,7 @@ describe('digests', () => {
       lastDeliveredAt: null,
       lastError: null,
     };
-    const content = await buildDigest(new EntityLoader(restCore.upstream.source), { digest, slot: null, previous: null, unsent: 0, nextRun: null, now });
+    const content = await buildDigest(new EntityLoader(core.upstream.source), { digest, slot: null, previous: null, unsent: 0, nextRun: null, now });
     const table = content.parts.find((r): r is TableReply => r.kind === 'table')!;
     expect(table.rows.find((r) => r.name === 'Aave (AAVE)')?.pol).toBe('unreadable');
     expect(table.rows.find((r) => r.name === 'Kraken')?.pol).toBe(polText(last(kraken().pol)));
