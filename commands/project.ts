@@ -1,5 +1,6 @@
 import { showCard } from './kit/show-card.js';
-import { defineCommand } from './kit/spec.js';
+import { SECTION_OPTION, showSection } from './kit/section-card.js';
+import { defineCommand, str } from './kit/spec.js';
 
 export default defineCommand({
   name: 'project',
@@ -7,6 +8,9 @@ export default defineCommand({
   words: ['project'],
   summary: 'Score card of a project',
   examples: ['project lido dao'],
-  options: [{ type: 'entity', kind: 'project', name: 'name', description: 'Project (pick from the list, or type a name)', required: true, missing: 'Which project?' }],
-  handler: (ctx, args) => showCard(ctx, args, 'project', 'project'),
+  options: [
+    { type: 'entity', kind: 'project', name: 'name', description: 'Project (pick from the list, or type a name)', required: true, missing: 'Which project?' },
+    { ...SECTION_OPTION, description: 'A section of the project instead of its card' },
+  ],
+  handler: (ctx, args) => (str(args, 'section') ? showSection(ctx, args, 'project') : showCard(ctx, args, 'project', 'project')),
 });

@@ -48,6 +48,8 @@ export const LIMITS = {
   customId: 100,
   buttonLabel: 80,
   buttonsPerRow: 5,
+  /** Discord allows five action rows; one is kept free for the rows a reply may add (a select). */
+  buttonRows: 4,
 } as const;
 
 /** Select of candidates for an ambiguous or unknown name; values are command texts. */
@@ -290,14 +292,16 @@ function actionButtons(actions: readonly Action[] | undefined, opts: RenderOptio
     .map(({ a, value }) => ({ a, id: `${RUN_ID}:${value}` }))
     // Discord refuses a message whose custom ids repeat: the same command is offered once.
     .filter(({ id }, i, all) => id.length <= LIMITS.customId && all.findIndex((o) => o.id === id) === i)
-    .slice(0, LIMITS.buttonsPerRow)
+    .slice(0, LIMITS.buttonsPerRow * LIMITS.buttonRows)
     .map(({ a, id }) => ({
       type: ComponentType.Button as const,
       style: ButtonStyle.Secondary as const,
       custom_id: id,
       label: clip(plainText(a.label), LIMITS.buttonLabel) || 'More',
     }));
-  return buttons.length ? [{ type: ComponentType.ActionRow, components: buttons }] : [];
+  const rows: Row[] = [];
+  for (let i = 0; i < buttons.length; i += LIMITS.buttonsPerRow) rows.push({ type: ComponentType.ActionRow, components: buttons.slice(i, i + LIMITS.buttonsPerRow) });
+  return rows;
 }
 
 // ---------------------------------------------------------------------------------------------

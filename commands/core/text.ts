@@ -134,7 +134,7 @@ export class TextGrammar {
         words.pop();
         continue;
       }
-      const near = choices.find((o) => o.near?.test(w));
+      const near = choices.find((o) => o.near?.test(w) || (o.typos && w.length >= 5 && o.choices.some((c) => distance(w.toLowerCase(), c.value) <= 2)));
       if (near) return { ok: false, message: `Unknown ${near.name} '${w}': use one of ${near.choices.map((c) => c.value).join(', ')}.` };
       break;
     }

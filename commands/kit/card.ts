@@ -10,6 +10,7 @@ import {
   type QualityScore,
   readable,
   type RedFlags,
+  type Registration,
   type ReservesPoint,
 } from '../../src/api/domain.js';
 import type { UpstreamError } from '../../src/api/errors.js';
@@ -20,6 +21,7 @@ import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
 import type { Action, CardReply, Field, Headline, ReplyImage, Section } from '../../src/reply/model.js';
 import { chartImage } from './chart-image.js';
+import { sectionActions } from './sections.js';
 import type { CommandContext } from './context.js';
 import { targetRef } from './target.js';
 
@@ -86,6 +88,20 @@ export function partMissing(error: UpstreamError): string {
   return error.kind === 'rate_limited' ? `unavailable right now (${who} is busy)` : `unavailable right now (${who} is not answering)`;
 }
 
+const TIERS: Record<number, string> = { 1: 'tier 1 (strictest)', 2: 'tier 2', 3: 'tier 3', 4: 'tier 4 (least strict)' };
+
+/** Public registration and jurisdiction tier; `not_returned` or empty is "not returned", never tier 0. */
+export function registrationFields(r: Registration): Field[] {
+  return [
+    { label: 'Public registration', value: fmt.yesNo(r.publicRegistration, 'present', 'not found') },
+    {
+      label: 'Jurisdiction',
+      value: r.jurisdictionTier === null ? 'not returned' : isUnreadable(r.jurisdictionTier) ? fmt.count(r.jurisdictionTier) : TIERS[r.jurisdictionTier]!,
+      ...(r.jurisdiction ? { detail: r.jurisdiction } : {}),
+    },
+  ];
+}
+
 /** A quality score's rating and confidence, each only when it could be read. */
 export function scoreDetail(score: QualityScore): string {
   const rating = isUnreadable(score.rating) ? `rating ${fmt.rating(score.rating)}` : score.rating;
@@ -134,6 +150,7 @@ export function cardActions(ctx: CommandContext, entity: EntityRef): Action[] {
   if (entity.kind === 'project' && source.supports('redFlags')) actions.push({ label: 'Red flags & signals', run: { command: 'flags', args: { name } } });
   if (source.supports('polChart', entity.kind)) actions.push({ label: 'PoL, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'pol' } } });
   if (source.supports('byCategoryChart', entity.kind)) actions.push({ label: 'Category trends', run: { command: 'chart', args: { name, range: '90d', kind: 'categories' } } });
+  if (entity.kind === 'project') actions.push(...sectionActions(entity));
   return actions;
 }
 

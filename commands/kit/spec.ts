@@ -57,6 +57,8 @@ export interface ChoiceOption extends OptionBase {
   default?: string;
   /** Words shaped like a value but not one ("5d"): refused with the list rather than read as a name. */
   near?: RegExp;
+  /** A word of five letters or more within two edits of a value ("sekurity") is refused with the list too. */
+  typos?: boolean;
 }
 
 /** Free text: a search, a time, a time zone. */

@@ -1,5 +1,5 @@
 import { diagnose } from './diagnose.js';
-import type { EntityKind, SourceName } from './domain.js';
+import { type EntityKind, PROJECT_SECTIONS, type SourceName } from './domain.js';
 import { UpstreamError } from './errors.js';
 import { previewValue, type UnreadableField } from './rules.js';
 import type { DataMethod, DataSource } from './source.js';
@@ -98,6 +98,7 @@ function operations(samples: Samples, now: number): Operation[] {
   for (const method of ['redFlags', 'socialFraud', 'registration', 'certifications', 'team', 'githubActivity', 'age', 'marketData', 'voiceProsCons', 'voiceReviews'] as const) {
     plain(method, (s) => s[method](p), `${method} ${p}`);
   }
+  for (const section of PROJECT_SECTIONS) plain('projectSection', (s) => s.projectSection(p, section), `projectSection ${p} ${section}`);
   plain('voiceChart', (s) => s.voiceChart(p, 30), `voiceChart ${p} (30 days)`);
   plain('inflationChart', (s) => s.inflationChart(p, 30), `inflationChart ${p} (30 days)`);
   return ops;

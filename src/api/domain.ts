@@ -188,6 +188,22 @@ export interface VoiceProsCons {
   cons: Checked<string[]>;
 }
 
+/** A project's sections as the REST service names them (`/v1/{slug}/<section>`). */
+export const PROJECT_SECTIONS = ['security', 'financial', 'operational', 'reputational', 'regulatory', 'proof_of_voice'] as const;
+export type ProjectSection = (typeof PROJECT_SECTIONS)[number];
+
+/** What a project section holds beyond the parts other operations read from it. */
+export interface ProjectSectionFacts {
+  /** The section's category quality score (0..100, higher is better); null for Proof of Voice. */
+  score: QualityScore | null;
+  /** Proof of Voice's own score (0..100, higher is better). */
+  voiceScore: Checked<number> | null;
+  /** Security audits: who audited and when. */
+  audits: { auditor: string; date: string | null }[];
+  /** The financial section's inflation rate, in percent a year. */
+  inflationRate: Checked<number> | null;
+}
+
 export interface ExpertReview {
   author: string;
   content: string;

@@ -25,6 +25,8 @@ import type {
   PolValue,
   ProjectAge,
   ProjectResolution,
+  ProjectSection,
+  ProjectSectionFacts,
   QualityScore,
   RatingEntry,
   RatingParameters,
@@ -133,6 +135,8 @@ export interface DataSource {
   voiceProsCons(slug: string): F<VoiceProsCons>;
   voiceReviews(slug: string): F<ExpertReview[]>;
   voiceChart(slug: string, days?: number): F<ValuePoint[]>;
+  /** A section's own score and the facts no other operation reads (audits, inflation rate). */
+  projectSection(slug: string, section: ProjectSection): F<ProjectSectionFacts>;
   inflationChart(slug: string, days?: number): F<ValuePoint[]>;
 
   health(): F<HealthStatus>;

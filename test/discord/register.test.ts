@@ -38,9 +38,16 @@ describe('register-discord', () => {
     expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n) });
 
     const subs = (pol!.options ?? []) as Option[];
-    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'flags', 'chart', 'compare', 'top', 'search', 'trending', 'index', 'health', 'help']);
+    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'chart', 'compare', 'top', 'search', 'trending', 'index', 'health', 'help']);
     const sub = (name: string) => subs.find((s) => s.name === name)!.options ?? [];
-    expect(sub('card')).toEqual([expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true })]);
+    expect(sub('card')).toEqual([
+      expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
+      expect.objectContaining({ name: 'section', type: 3, required: false, choices: ['security', 'financial', 'operational', 'reputational', 'regulatory', 'voice'].map((value) => expect.objectContaining({ value })) }),
+    ]);
+    expect(sub('section')).toEqual([
+      expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
+      expect.objectContaining({ name: 'section', type: 3, required: true, choices: expect.arrayContaining([{ name: 'Proof of Voice', value: 'voice' }]) }),
+    ]);
     const chart = sub('chart');
     expect(chart.find((o) => o.name === 'range')?.choices?.map((c) => c.value)).toEqual(['7d', '30d', '90d', '180d', '365d', 'all']);
     expect(chart.find((o) => o.name === 'kind')?.choices?.map((c) => c.value)).toEqual(['pol', 'categories', 'reserves', 'inflation', 'voice']);
@@ -127,7 +134,7 @@ describe('register-discord', () => {
     const chart = ((changed[0]!.options as Option[]).find((o) => o.name === 'chart')!.options as Option[]).find((o) => o.name === 'range')!;
     chart.choices = chart.choices!.slice(1);
     const diff = compareCommands(changed, ours);
-    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[4].options[1].choices'] }]);
+    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[5].options[1].choices'] }]);
   });
 
   it('runs as the register-discord CLI command, printing what it did', async () => {

@@ -52,6 +52,7 @@ export const TTL_MS: Record<DataMethod, number> = {
   age: 30 * MINUTE,
   voiceProsCons: 5 * MINUTE,
   voiceReviews: 5 * MINUTE,
+  projectSection: 5 * MINUTE,
   lostFunds: 30 * MINUTE,
   transparencyStats: 30 * MINUTE,
 

@@ -328,6 +328,10 @@ export class McpSource implements DataSource {
     return this.viaRest('voiceChart', 'the Proof of Voice history')(slug, days);
   }
 
+  projectSection(slug: string, section: D.ProjectSection) {
+    return this.viaRest('projectSection', `the ${section.replace(/_/g, ' ')} section`)(slug, section);
+  }
+
   inflationChart(slug: string, days?: number) {
     return this.viaRest('inflationChart', 'the inflation history')(slug, days);
   }

@@ -274,6 +274,14 @@ export const projectOperational = z.object({
     .default({ isEducationRelevant: null, isWorkExperienceRelevant: null, isBusinessExperienceRelevant: null }),
 });
 
+/** Any project section: its score and the facts only the section carries. */
+export const projectSection = z.object({
+  score: qualityScore.nullable().optional().catch(null).transform((v) => v ?? null),
+  voiceScore: optional('score'),
+  audits: rows(z.object({ auditor: z.string().min(1), date: optStr })).optional().default([]),
+  inflationRate: optional('change'),
+});
+
 const review = z.object({ author: z.string(), content: z.string(), publishedAt: optStr });
 
 export const proofOfVoice = z.object({

@@ -381,6 +381,15 @@ export class RestSource implements DataSource {
     return this.get('projects_data', '/v1/{slug}/financial/inflation/history/chart', slug, { days }, S.points(S.valuePoint('inflation', required('change'))), (b) => readableRows(b.points));
   }
 
+  projectSection(slug: string, section: D.ProjectSection) {
+    return this.get('projects_data', `/v1/{slug}/${section}`, slug, {}, S.projectSection, (b): D.ProjectSectionFacts => ({
+      score: b.score,
+      voiceScore: b.voiceScore,
+      audits: readableRows(b.audits),
+      inflationRate: b.inflationRate,
+    }));
+  }
+
   /** Both services must be healthy; each one's checks are reported. */
   async health(): Promise<Fetched<D.HealthStatus>> {
     const results = await Promise.all(

@@ -1,0 +1,308 @@
+import {
+  type Checked,
+  type EntityRef,
+  type ExpertReview,
+  isUnreadable,
+  type ProjectSectionFacts,
+  type QualityScore,
+  type ValuePoint,
+} from '../../src/api/domain.js';
+import { unreadableText } from '../../src/api/rules.js';
+import { okValue, settle, type Settled } from '../../src/api/settle.js';
+import type { Fetched } from '../../src/api/source.js';
+import * as fmt from '../../src/reply/format.js';
+import { footerOf } from '../../src/reply/footer.js';
+import type { CardReply, Field, Headline, Reply, Section } from '../../src/reply/model.js';
+import { inline, ref } from '../../src/reply/inline.js';
+import { socialFields } from '../../src/reply/social.js';
+import { flagsSection, partMissing, registrationFields } from './card.js';
+import { chartImage } from './chart-image.js';
+import type { CommandContext } from './context.js';
+import { exchangeInstead } from './exchange-instead.js';
+import { resolveTarget } from './resolve-target.js';
+import { type Args, type ChoiceOption, type HandlerContext, str } from './spec.js';
+import { parseTarget } from './target.js';
+import { SECTION_ALIASES, SECTION_TITLE, SECTION_WORDS, sectionActions, UPSTREAM, type SectionWord } from './sections.js';
+
+/**
+ * One section of a project as a card: the section's category quality score as its headline (a
+ * quality score, higher is better, never called PoL), what stands behind it, and for the
+ * financial and Proof of Voice sections their history chart. Every part is fetched in one
+ * parallel round and fails on its own.
+ */
+
+const CHART_DAYS = 90;
+/** A review is a paragraph; the card shows its start and a way to read it whole. */
+const REVIEW_EXCERPT = 220;
+const MAX_REVIEWS = 3;
+
+type Part = Settled<Fetched<unknown>>;
+
+export async function sectionCard(ctx: CommandContext, entity: EntityRef, section: SectionWord): Promise<CardReply> {
+  const { source } = ctx;
+  const slug = entity.slug;
+  const wants = <T>(method: Parameters<typeof source.supports>[0], fetch: () => Promise<Fetched<T>>): Promise<Settled<Fetched<T>>> | undefined =>
+    source.supports(method, 'project') ? settle(fetch()) : undefined;
+
+  // One parallel round: the score, the section's own facts and the parts behind it.
+  const [score, facts, record, body] = await Promise.all([
+    section === 'voice' ? undefined : wants('categoryScore', () => source.categoryScore('project', slug, section)),
+    wants('projectSection', () => source.projectSection(slug, UPSTREAM[section])),
+    settle(source.record('project', slug)),
+    sectionBody(ctx, slug, section),
+  ]);
+  const factsValue = facts ? okValue(facts)?.data : undefined;
+  const rec = okValue(record)?.data;
+  const named: EntityRef = { ...entity, name: rec?.name ?? entity.name, ...(rec?.kind === 'project' && rec.ticker ? { ticker: rec.ticker } : {}) };
+  const parts: Part[] = [record, ...(score ? [score] : []), ...(facts ? [facts] : []), ...body.parts];
+  const failures = parts.flatMap((p) => (p.ok ? [] : [p.error]));
+  // Nothing at all to show: the first real failure says why (not found, the service down, ...).
+  if (failures.length === parts.length) throw failures.find((e) => e.kind !== 'not_available') ?? failures[0]!;
+  const footer = footerOf(parts.flatMap((p) => (p.ok ? [p.value] : [])), ctx.now());
+  const headline = section === 'voice' ? voiceHeadline(factsValue, facts, body.chart) : scoreHeadline(section, score);
+  const image = body.chart?.ok && body.chart.value.data.length > 0 && body.chartKind
+    ? await chartImage(ctx, { kind: body.chartKind, entity: named, points: body.chart.value.data, days: CHART_DAYS, simulated: footer.simulated })
+    : undefined;
+  const sections = [...body.sections(factsValue, facts)].filter((s) => s.fields?.length || s.items);
+  return {
+    kind: 'card',
+    entity: named,
+    title: `${named.name}${named.ticker ? ` (${named.ticker})` : ''}: ${SECTION_TITLE[section]}`,
+    subtitle: 'Project section',
+    headline,
+    sections,
+    ...(image ? { image } : {}),
+    ...(body.chart?.ok && body.chart.value.data.length > 0 && body.seriesLabel
+      ? { series: { label: body.seriesLabel, values: body.chart.value.data.map((p) => p.value), ...(section === 'voice' ? { direction: 'higher is better' as const } : {}) } }
+      : {}),
+    footer,
+    actions: sectionActions(entity, section),
+  };
+}
+
+function scoreHeadline(section: SectionWord, score: Settled<Fetched<QualityScore>> | undefined): Headline {
+  const label = `${SECTION_TITLE[section]} quality score`;
+  if (!score) return { label, value: 'unavailable', direction: 'higher is better', change: { text: 'The quality score needs a source that has it.', trend: 'flat' } };
+  if (!score.ok) return { label, value: 'unavailable', direction: 'higher is better', change: { text: `The quality score ${partMissing(score.error)}.`, trend: 'flat' } };
+  const s = score.value.data;
+  // The rating stands next to the value; the line under it says how sure the score is and what it is not.
+  const confidence = s.confidence === undefined ? '' : isUnreadable(s.confidence) ? `confidence ${unreadableText(s.confidence)}. ` : `${s.confidence} confidence. `;
+  return {
+    label,
+    value: `${fmt.score(s.score)} / 100`,
+    ...(isUnreadable(s.rating) ? {} : { rating: s.rating }),
+    direction: 'higher is better',
+    change: { text: `${confidence}A quality score, not the Probability of Loss.`, trend: 'flat' },
+  };
+}
+
+function voiceHeadline(facts: ProjectSectionFacts | undefined, part: Part | undefined, chart: Settled<Fetched<ValuePoint[]>> | undefined): Headline {
+  const label = 'Proof of Voice score';
+  const latest = chart?.ok ? chart.value.data.at(-1)?.value : undefined;
+  const value: Checked<number> | null | undefined = facts?.voiceScore ?? latest;
+  if (value === null || value === undefined) {
+    const why = part && !part.ok ? partMissing(part.error) : 'needs the REST service';
+    return { label, value: 'unavailable', direction: 'higher is better', change: { text: `The Proof of Voice score ${why}.`, trend: 'flat' } };
+  }
+  return { label, value: `${fmt.score(value)} / 100`, direction: 'higher is better', change: { text: 'What experts and the community say, as a score; not the Probability of Loss.', trend: 'flat' } };
+}
+
+interface Body {
+  parts: Part[];
+  sections(facts: ProjectSectionFacts | undefined, factsPart: Part | undefined): Section[];
+  chart?: Settled<Fetched<ValuePoint[]>>;
+  chartKind?: 'inflation' | 'voice';
+  seriesLabel?: string;
+}
+
+const present = (...parts: (Part | undefined)[]): Part[] => parts.filter((p): p is Part => p !== undefined);
+
+/** A part the configured source has no operation for says so; one that failed says why. */
+function missing(title: string, part: Part | undefined): Section {
+  return { title, items: [], empty: part ? (part.ok ? 'none reported' : partMissing(part.error)) : 'needs the REST service' };
+}
+
+async function sectionBody(ctx: CommandContext, slug: string, section: SectionWord): Promise<Body> {
+  const { source } = ctx;
+  const get = <T>(method: Parameters<typeof source.supports>[0], fetch: () => Promise<Fetched<T>>) =>
+    source.supports(method, 'project') ? settle(fetch()) : Promise.resolve(undefined);
+  switch (section) {
+    case 'security': {
+      const certs = await get('certifications', () => source.certifications(slug));
+      return {
+        parts: present(certs),
+        sections: (facts, factsPart) => [
+          certs?.ok
+            ? {
+                title: 'Certifications',
+                fields: [
+                  { label: 'ISO 27001', value: fmt.yesNo(certs.value.data.iso27001, 'certified', 'not certified') },
+                  { label: 'CCSS', value: ccssText(certs.value.data.ccss, certs.value.data.ccssLevel) },
+                  { label: 'SOC 2', value: fmt.yesNo(certs.value.data.soc2, 'audited', 'not audited') },
+                ],
+              }
+            : missing('Certifications', certs),
+          facts
+            ? { title: 'Security audits', items: facts.audits.map((a) => `${fmt.oneLine(a.auditor, 60)}${a.date ? `, ${a.date.slice(0, 10)}` : ''}`), empty: 'none reported' }
+            : missing('Security audits', factsPart),
+        ],
+      };
+    }
+    case 'financial': {
+      const [market, chart] = await Promise.all([get('marketData', () => source.marketData(slug)), get('inflationChart', () => source.inflationChart(slug, CHART_DAYS))]);
+      return {
+        parts: present(market, chart),
+        ...(chart ? { chart: chart as Settled<Fetched<ValuePoint[]>> } : {}),
+        chartKind: 'inflation',
+        seriesLabel: 'Inflation, % per year',
+        sections: (facts, factsPart) => {
+          const m = market?.ok ? market.value.data : undefined;
+          const fields: Field[] = m
+            ? [
+                { label: 'Price', value: fmt.price(m.price), ...(m.priceChange24h !== undefined && m.priceChange24h !== null ? { detail: `${signedPercent(m.priceChange24h)} in 24 h` } : {}) },
+                { label: 'Market cap', value: fmt.usd(m.marketCap) },
+                ...(m.volume24h !== undefined ? [{ label: '24h volume', value: fmt.usd(m.volume24h) }] : []),
+              ]
+            : [];
+          const inflation: Field[] = facts && facts.inflationRate !== null ? [{ label: 'Supply inflation', value: `${signedPercent(facts.inflationRate)} a year` }] : [];
+          return [
+            m ? { title: 'Market', fields } : missing('Market', market),
+            inflation.length ? { title: 'Supply', fields: inflation } : facts ? { title: 'Supply', items: [], empty: 'no inflation figure reported' } : missing('Supply', factsPart),
+          ];
+        },
+      };
+    }
+    case 'operational': {
+      const [age, team, github] = await Promise.all([get('age', () => source.age(slug)), get('team', () => source.team(slug)), get('githubActivity', () => source.githubActivity(slug))]);
+      return {
+        parts: present(age, team, github),
+        sections: () => [
+          age?.ok
+            ? {
+                title: 'Age',
+                fields: [
+                  { label: 'Project launched', value: dateText(age.value.data.projectLaunchedAt) },
+                  { label: 'Protocol launched', value: dateText(age.value.data.protocolLaunchedAt) },
+                ],
+              }
+            : missing('Age', age),
+          team?.ok
+            ? {
+                title: 'Team track record',
+                fields: [
+                  { label: 'Relevant education', value: fmt.yesNo(team.value.data.educationRelevant) },
+                  { label: 'Relevant work experience', value: fmt.yesNo(team.value.data.workExperienceRelevant) },
+                  { label: 'Relevant business experience', value: fmt.yesNo(team.value.data.businessExperienceRelevant) },
+                ],
+              }
+            : missing('Team track record', team),
+          github?.ok ? { title: 'GitHub activity', fields: githubFields(github.value.data.commitsCount7d, github.value.data.heatmap) } : missing('GitHub activity', github),
+        ],
+      };
+    }
+    case 'reputational': {
+      const [flags, social] = await Promise.all([get('redFlags', () => source.redFlags(slug)), get('socialFraud', () => source.socialFraud(slug))]);
+      return {
+        parts: present(flags, social),
+        sections: () => [
+          flags ? flagsSection(flags) : missing('Red flags', flags),
+          social?.ok
+            ? (() => {
+                const fields = socialFields(social.value.data.metrics);
+                return fields.length ? { title: 'Social-fraud signals', fields } : { title: 'Social-fraud signals', items: [], empty: 'none reported' };
+              })()
+            : missing('Social-fraud signals', social),
+        ],
+      };
+    }
+    case 'regulatory': {
+      const registration = await get('registration', () => source.registration(slug));
+      return {
+        parts: present(registration),
+        sections: () => [registration?.ok ? { title: 'Registration', fields: registrationFields(registration.value.data) } : missing('Registration', registration)],
+      };
+    }
+    case 'voice': {
+      const [prosCons, reviews, chart] = await Promise.all([
+        get('voiceProsCons', () => source.voiceProsCons(slug)),
+        get('voiceReviews', () => source.voiceReviews(slug)),
+        get('voiceChart', () => source.voiceChart(slug, CHART_DAYS)),
+      ]);
+      return {
+        parts: present(prosCons, reviews, chart),
+        ...(chart ? { chart } : {}),
+        chartKind: 'voice',
+        seriesLabel: 'Proof of Voice',
+        sections: () => [
+          prosCons?.ok ? findingsSection('Pros', prosCons.value.data.pros) : missing('Pros', prosCons),
+          prosCons?.ok ? findingsSection('Cons', prosCons.value.data.cons) : missing('Cons', prosCons),
+          reviews?.ok ? reviewsSection(reviews.value.data) : missing('Expert reviews', reviews),
+        ],
+      };
+    }
+  }
+}
+
+function ccssText(present: Checked<boolean> | null, level: Checked<number> | null): string {
+  if (isUnreadable(present)) return unreadableText(present);
+  if (present !== true) return fmt.yesNo(present, 'certified', 'not certified');
+  if (level === null) return 'certified';
+  return isUnreadable(level) ? `certified, level ${unreadableText(level)}` : `certified, level ${level}`;
+}
+
+function githubFields(commits: Checked<number> | null, heatmap: number[][]): Field[] {
+  const fields: Field[] = [{ label: 'Commits, last 7 days', value: fmt.count(commits) }];
+  if (heatmap.length > 0) {
+    const days = heatmap.flat();
+    const active = days.filter((d) => d > 0).length;
+    fields.push({ label: `Last ${heatmap.length} weeks`, value: `${fmt.count(days.reduce((a, b) => a + b, 0))} commits`, detail: `on ${active} of ${days.length} days` });
+  }
+  return fields;
+}
+
+function findingsSection(title: string, found: Checked<string[]>): Section {
+  if (isUnreadable(found)) return { title, items: [], empty: unreadableText(found) };
+  return { title, items: found.map((f) => fmt.oneLine(f, 200)), empty: 'none reported' };
+}
+
+/** Author, date and the start of each review: a card is read at a glance, never a wall of text. */
+function reviewsSection(reviews: ExpertReview[]): Section {
+  const shown = reviews.slice(0, MAX_REVIEWS).map((r) => {
+    const date = r.publishedAt ? `, ${r.publishedAt.slice(0, 10)}` : '';
+    return `${fmt.oneLine(r.author, 60)}${date}: “${fmt.oneLine(r.content, REVIEW_EXCERPT)}”`;
+  });
+  if (reviews.length > MAX_REVIEWS) shown.push(`…and ${reviews.length - MAX_REVIEWS} more`);
+  return { title: 'Expert reviews', items: shown, empty: 'no reviews yet' };
+}
+
+const dateText = (iso: string | null) => (iso ? iso.slice(0, 10) : 'not reported');
+
+function signedPercent(value: Checked<number>): string {
+  if (isUnreadable(value)) return unreadableText(value);
+  return `${value > 0 ? '+' : value < 0 ? '−' : ''}${fmt.percent(Math.abs(value))}`;
+}
+
+/** The section choice, shared by this command and the card's trailing form (`/pol pepe security`). */
+export const SECTION_OPTION: ChoiceOption = {
+  type: 'choice',
+  name: 'section',
+  description: 'Section of the project',
+  choices: SECTION_WORDS.map((s) => ({ value: s, label: SECTION_TITLE[s] })),
+  aliases: SECTION_ALIASES,
+  typos: true,
+};
+
+/** The section of whatever project `name` resolves to; a choice re-runs `command` with the pick. */
+export async function showSection(ctx: HandlerContext, args: Args, command: string): Promise<Reply> {
+  const section = str(args, 'section') as SectionWord;
+  const target = parseTarget(str(args, 'name'), 'project');
+  if (target.explicit?.kind === 'exchange') {
+    return { kind: 'error', message: `Sections (${SECTION_WORDS.join(', ')}) are published for projects only.`, hint: inline`See the exchange's card with ${ref('exchange', { name: target.explicit.slug })}.` };
+  }
+  const resolved = await resolveTarget(ctx, target, (name) => ({ command, args: { name, section } }), 'project');
+  if (!resolved.ok) {
+    const instead = resolved.reply.reason === 'not_found' && !target.explicit ? await exchangeInstead(ctx, target.text, 'sections are published for projects only') : undefined;
+    return instead ?? resolved.reply;
+  }
+  return sectionCard(ctx, resolved.entity, section);
+}
