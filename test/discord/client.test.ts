@@ -221,6 +221,36 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(everything).not.toContain(`${other.ticker})`);
   });
 
+  it('answers /pol section with the quality score, and the project card carries every section as a button', async () => {
+    const pepe = store.project('pepe')!;
+    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'section', options: { name: 'pepe', section: 'voice' } });
+    const edit = await h.waitForEdit(10_000);
+    const embed = body(edit).embeds?.[0];
+    expect(embed?.title).toBe('Pepe (PEPE): Proof of Voice');
+    expect(field(embed, 'Proof of Voice score (higher is better)')?.value).toContain(`**${scoreText(last(pepe.voiceScores))} / 100**`);
+    // A quality score is never labelled as the PoL.
+    expect(embed?.fields?.map((f) => f.name).join('|')).not.toMatch(/Probability of Loss|PoL/);
+    expect(edit.files[0]?.contentType).toBe('image/png');
+
+    const card = stack.fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'pepe', section: 'regulatory' } });
+    const regulatory = body(await card.waitForEdit(10_000)).embeds?.[0];
+    expect(regulatory?.title).toBe('Pepe (PEPE): Regulatory');
+    expect(field(regulatory, 'Regulatory quality score (higher is better)')?.value).toContain(`**${scoreText(last(pepe.categories.regulatory.scores))} / 100**`);
+
+    const project = stack.fake.sendCommand({ name: 'pol', subcommand: 'project', options: { name: 'pepe' } });
+    const rows = body(await project.waitForEdit(10_000)).components ?? [];
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows) expect(row.components.length).toBeLessThanOrEqual(5);
+    const ids = rows.flatMap((r) => r.components.map((c) => c.custom_id));
+    for (const section of ['security', 'financial', 'operational', 'reputational', 'regulatory', 'voice']) {
+      expect(ids).toContain(`${RUN_ID}:section?name=project%3Apepe&section=${section}`);
+    }
+    const click = stack.fake.sendComponent({ custom_id: `${RUN_ID}:section?name=project%3Apepe&section=security`, component_type: 2 });
+    const security = body(await click.waitForEdit(10_000)).embeds?.[0];
+    expect(security?.title).toBe('Pepe (PEPE): Security');
+    expect(field(security, 'Security quality score (higher is better)')?.value).toContain(`**${scoreText(last(pepe.categories.security.scores))} / 100**`);
+  });
+
   it('runs a card’s buttons as new public answers, and holds digest commands to the admin bar', async () => {
     const { fake } = stack;
     const chart = fake.sendComponent({ custom_id: `${RUN_ID}:chart?name=exchange%3Akraken&range=365d&kind=pol`, component_type: 2 });

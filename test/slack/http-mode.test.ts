@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SlackDeliveryError } from '../../adapters/slack/index.js';
-import { polText, scoreText } from '../helpers/truth.js';
+import { polText, scoreText, usdText } from '../helpers/truth.js';
 import { DEFAULT_CHANNEL_ID } from '../fakes/slack/index.js';
 import { messageTexts, validateMessage } from './block-kit-limits.js';
 import {
@@ -164,6 +164,27 @@ describe('cards', () => {
     expect(note.args).toMatchObject({ response_type: 'ephemeral' });
     expect(blocksJson(note.args)).toContain('`files:write`');
     expect(h.fake.uploads()).toEqual([]);
+  });
+
+  it('posts a project section typed after its name, and another section from its button', async () => {
+    await h.command('pepe security', { channel: 'CSECTION1' });
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CSECTION1', WAIT_MS);
+    expect(validateMessage(post.args, { maxVisibleText: 10_000, requireFallbackText: true })).toEqual([]);
+    expect(headerOf(post.args)).toBe('Pepe (PEPE): Security');
+    const pepe = h.sim.store.project('pepe')!;
+    const json = blocksJson(post.args);
+    expect(json).toContain(`*${scoreText(last(pepe.categories.security.scores))} / 100*`);
+    expect(json).toContain('_(higher is better)_');
+    expect(json).not.toContain('Probability of Loss:');
+    for (const audit of pepe.audits) expect(json).toContain(audit.auditor);
+
+    const buttons = (JSON.parse(json) as { type: string; elements?: { text: { text: string }; action_id: string; value: string }[] }[]).flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []));
+    const financial = buttons.find((b) => b.text.text === 'Financial')!;
+    expect(financial.value).toBe('section project:pepe financial');
+    expect((await h.click(financial.action_id, financial.value, { channel: 'CSECTION1' })).status).toBe(200);
+    const next = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CSECTION1' && headerOf(c.args) === 'Pepe (PEPE): Financial', WAIT_MS);
+    expect(blocksJson(next.args)).toContain(`*${scoreText(last(pepe.categories.financial.scores))} / 100*`);
+    expect(blocksJson(next.args)).toContain(usdText(pepe.market.marketCap));
   });
 
   it('posts tables (compare) to the channel with a button per entity', async () => {
