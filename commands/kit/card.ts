@@ -52,7 +52,7 @@ export function change30d(points: PolPoint[], current: number): Headline['change
 
 const POL_LABEL = 'Probability of Loss';
 
-function headline(pol: Settled<Fetched<PolValue>>, chart: Settled<Fetched<PolPoint[]>>): Headline {
+export function headline(pol: Settled<Fetched<PolValue>>, chart: Settled<Fetched<PolPoint[]>>): Headline {
   if (!pol.ok) {
     // The tool server alone has no overall PoL; otherwise the PoL failed on its own and the card shows the rest.
     const text = pol.error.kind === 'not_available' ? 'Overall PoL is not available through the tool server.' : `Overall PoL ${partMissing(pol.error)}.`;
@@ -147,6 +147,7 @@ export function cardActions(ctx: CommandContext, entity: EntityRef): Action[] {
   const name = targetRef(entity.kind, entity.slug);
   const { source } = ctx;
   const actions: Action[] = [];
+  if (source.supports('byMetric', entity.kind)) actions.push({ label: 'Why?', run: { command: 'why', args: { name } } });
   if (entity.kind === 'project' && source.supports('redFlags')) actions.push({ label: 'Red flags & signals', run: { command: 'flags', args: { name } } });
   if (source.supports('polChart', entity.kind)) actions.push({ label: 'PoL, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'pol' } } });
   if (source.supports('byCategoryChart', entity.kind)) actions.push({ label: 'Category trends', run: { command: 'chart', args: { name, range: '90d', kind: 'categories' } } });

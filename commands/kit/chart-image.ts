@@ -1,4 +1,4 @@
-import type { CategoryPoint, EntityRef, PolPoint, ReservesPoint, ValuePoint } from '../../src/api/domain.js';
+import type { CategoryPoint, EntityRef, MetricPoint, PolPoint, ReservesPoint, ValuePoint } from '../../src/api/domain.js';
 import type { ChartSpec } from '../../src/charts/index.js';
 import type { ReplyImage } from '../../src/reply/model.js';
 import type { CommandContext } from './context.js';
@@ -6,6 +6,7 @@ import type { CommandContext } from './context.js';
 export type ChartRequest = { entity: EntityRef; days: number | undefined; simulated: boolean } & (
   | { kind: 'pol'; points: PolPoint[] }
   | { kind: 'categories'; points: CategoryPoint[] }
+  | { kind: 'metrics'; points: MetricPoint[]; metrics: { key: string; label: string }[] }
   | { kind: 'reserves'; points: ReservesPoint[] }
   | { kind: 'inflation'; points: ValuePoint[] }
   | { kind: 'voice'; points: ValuePoint[] }
@@ -22,7 +23,8 @@ export async function chartImage(ctx: CommandContext, req: ChartRequest): Promis
     simulated: req.simulated,
     cacheKey: `${req.entity.kind}:${req.entity.slug}`,
   };
-  const spec = { ...common, kind: req.kind, points: req.points } as ChartSpec;
+  const { entity: _entity, days: _days, simulated: _simulated, ...data } = req;
+  const spec = { ...common, ...data } as ChartSpec;
   try {
     return await ctx.charts.render(spec);
   } catch {

@@ -1,4 +1,4 @@
-import type { CategoryPoint, PolPoint, ReservesPoint, ValuePoint } from '../api/domain.js';
+import type { CategoryPoint, MetricPoint, PolPoint, ReservesPoint, ValuePoint } from '../api/domain.js';
 
 /**
  * What the command core asks the chart module to draw. The module owns everything visual (titles,
@@ -39,6 +39,13 @@ export interface CategoriesChartSpec extends EntitySpec {
   categories?: readonly string[];
 }
 
+/** Metric quality scores over time, for the few metrics named (the ones behind "why this PoL"). */
+export interface MetricsChartSpec extends EntitySpec {
+  kind: 'metrics';
+  points: readonly MetricPoint[];
+  metrics: readonly { key: string; label: string }[];
+}
+
 export interface ReservesChartSpec extends EntitySpec {
   kind: 'reserves';
   points: readonly ReservesPoint[];
@@ -72,6 +79,7 @@ export interface WatchlistChartSpec extends SpecCommon {
 export type ChartSpec =
   | PolChartSpec
   | CategoriesChartSpec
+  | MetricsChartSpec
   | ReservesChartSpec
   | InflationChartSpec
   | VoiceChartSpec

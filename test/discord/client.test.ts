@@ -251,6 +251,18 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(field(security, 'Security quality score (higher is better)')?.value).toContain(`**${scoreText(last(pepe.categories.security.scores))} / 100**`);
   });
 
+  it('answers /pol why with the metrics behind the PoL and their chart', async () => {
+    const pepe = store.project('pepe')!;
+    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'why', options: { name: 'pepe' } });
+    const edit = await h.waitForEdit(10_000);
+    const embed = body(edit).embeds?.[0];
+    expect(embed?.title).toBe('Why this PoL: Pepe');
+    expect(field(embed, 'Probability of Loss (lower is safer)')?.value).toContain(`**${polText(last(pepe.pol))}**`);
+    // Pepe's weakest heavy metric, from the dataset: smart-contract audits.
+    expect(field(embed, 'Pushing PoL up (higher is better)')?.value).toMatch(/^Smart-contract audits: \*\*\d+(\.\d)? \/ 100\*\*/);
+    expect(edit.files[0]?.contentType).toBe('image/png');
+  });
+
   it('runs a card’s buttons as new public answers, and holds digest commands to the admin bar', async () => {
     const { fake } = stack;
     const chart = fake.sendComponent({ custom_id: `${RUN_ID}:chart?name=exchange%3Akraken&range=365d&kind=pol`, component_type: 2 });

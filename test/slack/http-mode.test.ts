@@ -187,6 +187,17 @@ describe('cards', () => {
     expect(blocksJson(next.args)).toContain(usdText(pepe.market.marketCap));
   });
 
+  it('posts why a PoL is what it is, with the metric chart', async () => {
+    await h.command('why binance', { channel: 'CWHY00001' });
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CWHY00001', WAIT_MS);
+    expect(validateMessage(post.args, { maxVisibleText: 10_000, requireFallbackText: true })).toEqual([]);
+    expect(headerOf(post.args)).toBe('Why this PoL: Binance');
+    const json = blocksJson(post.args);
+    expect(json).toContain(`*${polText(last(h.sim.store.exchange('binance')!.pol))}*`);
+    expect(json).toContain('*Pushing PoL up*');
+    expect(json).toContain('Liabilities coverage');
+  });
+
   it('posts tables (compare) to the channel with a button per entity', async () => {
     await h.command('compare binance, kraken, okx');
     const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);

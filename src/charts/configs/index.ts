@@ -2,6 +2,7 @@ import type { ChartSpec } from '../types.js';
 import { describeCategoriesChart } from './categories.js';
 import type { BuiltChart } from './common.js';
 import { describeInflationChart } from './inflation.js';
+import { describeMetricsChart } from './metrics.js';
 import { describePolChart } from './pol.js';
 import { describeReservesChart } from './reserves.js';
 import { describeVoiceChart } from './voice.js';
@@ -17,6 +18,8 @@ export function describeChart(spec: ChartSpec, layout: { maxPoints?: number } = 
       return describePolChart(spec.points, { ...text, entityName: spec.entityName });
     case 'categories':
       return describeCategoriesChart(spec.points, { ...text, entityName: spec.entityName, ...(spec.categories ? { categories: spec.categories } : {}) });
+    case 'metrics':
+      return describeMetricsChart(spec.points, { ...text, entityName: spec.entityName, metrics: spec.metrics });
     case 'reserves':
       return describeReservesChart(spec.points, { ...text, entityName: spec.entityName });
     case 'inflation':
