@@ -1,5 +1,5 @@
 import type { CommandRef, RefArg } from '../../src/reply/model.js';
-import type { Args, ArgValue, ChoiceOption, CommandSpec, Invocation, OptionSpec, Parsed } from '../kit/spec.js';
+import type { Args, ArgValue, ChoiceOption, CommandSpec, Invocation, OptionSpec, Parsed, TextOption } from '../kit/spec.js';
 import { isExplicit } from '../kit/target.js';
 import { validate } from './validate.js';
 
@@ -60,6 +60,7 @@ function optionUsage(o: OptionSpec): string {
       case 'choice':
         return o.choices.map((c) => c.value).join('|');
       case 'text':
+        return o.keywords?.length ? `${o.keywords[0]} <${o.label ?? o.name}>` : `<${o.name}>`;
       case 'integer':
         return `<${o.name}>`;
     }
@@ -121,10 +122,25 @@ export class TextGrammar {
   }
 
   private generic(spec: CommandSpec, rest: string): Parsed {
-    const words = rest.split(' ').filter(Boolean);
     const args: Record<string, ArgValue> = {};
+    const keyed = spec.options.filter((o): o is TextOption => o.type === 'text' && (o.keywords?.length ?? 0) > 0);
+    const words: string[] = [];
+    const all = rest.split(' ').filter(Boolean);
+    // `from 2026-03-01`: a keyword takes the next word as its option's value, wherever it stands.
+    for (let i = 0; i < all.length; i++) {
+      const option = keyed.find((o) => o.keywords!.includes(all[i]!.toLowerCase()));
+      if (!option) {
+        words.push(all[i]!);
+        continue;
+      }
+      const value = all[i + 1];
+      if (value === undefined) return { ok: false, message: `'${all[i]}' needs a value after it, e.g. '${all[i]} ${option.label ?? option.name}'.` };
+      if (args[option.name] !== undefined) return { ok: false, message: `'${option.keywords![0]}' is given twice.` };
+      args[option.name] = value;
+      i++;
+    }
     const choices = spec.options.filter((o): o is ChoiceOption => o.type === 'choice');
-    const main = spec.options.find((o) => o.type !== 'choice');
+    const main = spec.options.find((o) => o.type !== 'choice' && !keyed.includes(o as TextOption));
     // Choice words come after the main argument; peel them off the end.
     while (words.length > 0) {
       const w = words[words.length - 1]!.toLowerCase();
@@ -168,11 +184,15 @@ export class TextGrammar {
   format(ref: CommandRef, spec: CommandSpec): string {
     const args = Object.fromEntries(Object.entries(ref.args ?? {}).map(([k, v]) => [k, argText(v)])) as Args;
     if (spec.text) return [...spec.words, spec.text.format(args)].filter(Boolean).join(' ');
-    const main = spec.options.find((o) => o.type !== 'choice');
-    const tail = spec.options
-      .filter((o): o is ChoiceOption => o.type === 'choice')
-      .map((o) => args[o.name])
-      .filter((v): v is string => typeof v === 'string' && v !== '');
+    const keyed = spec.options.filter((o): o is TextOption => o.type === 'text' && (o.keywords?.length ?? 0) > 0);
+    const main = spec.options.find((o) => o.type !== 'choice' && !keyed.includes(o as TextOption));
+    const tail = [
+      ...spec.options
+        .filter((o): o is ChoiceOption => o.type === 'choice')
+        .map((o) => args[o.name])
+        .filter((v): v is string => typeof v === 'string' && v !== ''),
+      ...keyed.flatMap((o) => (typeof args[o.name] === 'string' && args[o.name] !== '' ? [`${o.keywords![0]} ${String(args[o.name])}`] : [])),
+    ];
     const value = main ? args[main.name] : undefined;
     const plain = (v: string) => [...spec.words, v, ...tail].filter(Boolean).join(' ');
     if (value === undefined || value === '') return plain('');

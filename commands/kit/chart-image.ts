@@ -3,7 +3,7 @@ import type { ChartSpec } from '../../src/charts/index.js';
 import type { ReplyImage } from '../../src/reply/model.js';
 import type { CommandContext } from './context.js';
 
-export type ChartRequest = { entity: EntityRef; days: number | undefined; simulated: boolean } & (
+export type ChartRequest = { entity: EntityRef; days: number | undefined; simulated: boolean; rangeLabel?: string } & (
   | { kind: 'pol'; points: PolPoint[] }
   | { kind: 'categories'; points: CategoryPoint[] }
   | { kind: 'metrics'; points: MetricPoint[]; metrics: { key: string; label: string }[] }
@@ -19,11 +19,11 @@ export type ChartRequest = { entity: EntityRef; days: number | undefined; simula
 export async function chartImage(ctx: CommandContext, req: ChartRequest): Promise<ReplyImage | undefined> {
   const common = {
     entityName: req.entity.name,
-    range: req.days === undefined ? 'all' : `${req.days}d`,
+    range: req.rangeLabel ?? (req.days === undefined ? 'all' : `${req.days}d`),
     simulated: req.simulated,
     cacheKey: `${req.entity.kind}:${req.entity.slug}`,
   };
-  const { entity: _entity, days: _days, simulated: _simulated, ...data } = req;
+  const { entity: _entity, days: _days, simulated: _simulated, rangeLabel: _label, ...data } = req;
   const spec = { ...common, ...data } as ChartSpec;
   try {
     return await ctx.charts.render(spec);

@@ -68,6 +68,11 @@ export interface TextOption extends OptionBase {
   minLength?: number;
   /** Where Discord's autocomplete takes suggestions from. */
   autocomplete?: 'timezones';
+  /**
+   * Typed as `<keyword> <value>` anywhere after the command (`from 2026-03-01`), one word; the
+   * first keyword is the one written back. Without, the option is the main free text.
+   */
+  keywords?: readonly string[];
 }
 
 export interface IntegerOption extends OptionBase {

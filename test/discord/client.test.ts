@@ -263,6 +263,17 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(edit.files[0]?.contentType).toBe('image/png');
   });
 
+  it('charts any window of dates given as options', async () => {
+    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'chart', options: { name: 'bitcoin', from: '2026-03-01', to: '2026-06-30' } });
+    const edit = await h.waitForEdit(10_000);
+    expect(body(edit).embeds?.[0]?.title).toBe('Bitcoin: Probability of Loss (lower is safer), 2026-03-01 to 2026-06-30');
+    expect(edit.files[0]?.contentType).toBe('image/png');
+    const wrong = stack.fake.sendCommand({ name: 'pol', subcommand: 'chart', options: { name: 'bitcoin', from: '2026-06-30', to: '2026-03-01' } });
+    const answer = await wrong.waitForEdit(10_000).catch(() => undefined);
+    const text = JSON.stringify(answer ? body(answer) : await wrong.callback());
+    expect(text).toContain('The dates run backwards');
+  });
+
   it('runs a card’s buttons as new public answers, and holds digest commands to the admin bar', async () => {
     const { fake } = stack;
     const chart = fake.sendComponent({ custom_id: `${RUN_ID}:chart?name=exchange%3Akraken&range=365d&kind=pol`, component_type: 2 });

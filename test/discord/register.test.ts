@@ -38,7 +38,7 @@ describe('register-discord', () => {
     expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n) });
 
     const subs = (pol!.options ?? []) as Option[];
-    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'chart', 'compare', 'top', 'search', 'trending', 'index', 'health', 'help']);
+    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'why', 'chart', 'compare', 'top', 'search', 'trending', 'index', 'health', 'help']);
     const sub = (name: string) => subs.find((s) => s.name === name)!.options ?? [];
     expect(sub('card')).toEqual([
       expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
@@ -50,7 +50,10 @@ describe('register-discord', () => {
     ]);
     const chart = sub('chart');
     expect(chart.find((o) => o.name === 'range')?.choices?.map((c) => c.value)).toEqual(['7d', '30d', '90d', '180d', '365d', 'all']);
-    expect(chart.find((o) => o.name === 'kind')?.choices?.map((c) => c.value)).toEqual(['pol', 'categories', 'reserves', 'inflation', 'voice']);
+    expect(chart.find((o) => o.name === 'kind')?.choices?.map((c) => c.value)).toEqual(['pol', 'categories', 'metrics', 'reserves', 'inflation', 'voice']);
+    // Any window of dates, as free text options after the choices.
+    expect(chart.map((o) => o.name)).toEqual(['name', 'range', 'kind', 'from', 'to', 'last']);
+    expect(chart.filter((o) => ['from', 'to', 'last'].includes(o.name)).every((o) => o.type === 3 && o.required !== true)).toBe(true);
     const compare = sub('compare');
     expect(compare).toHaveLength(5);
     expect(compare.every((o) => o.autocomplete === true)).toBe(true);
@@ -134,7 +137,7 @@ describe('register-discord', () => {
     const chart = ((changed[0]!.options as Option[]).find((o) => o.name === 'chart')!.options as Option[]).find((o) => o.name === 'range')!;
     chart.choices = chart.choices!.slice(1);
     const diff = compareCommands(changed, ours);
-    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[5].options[1].choices'] }]);
+    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[6].options[1].choices'] }]);
   });
 
   it('runs as the register-discord CLI command, printing what it did', async () => {

@@ -198,6 +198,12 @@ describe('cards', () => {
     expect(json).toContain('Liabilities coverage');
   });
 
+  it('posts a chart over any window of dates typed after the name', async () => {
+    await h.command('chart bitcoin from 2026-03-01 to 2026-06-30', { channel: 'CDATES001' });
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CDATES001', WAIT_MS);
+    expect(headerOf(post.args)).toBe('Bitcoin: Probability of Loss (lower is safer), 2026-03-01 to 2026-06-30');
+  });
+
   it('posts tables (compare) to the channel with a button per entity', async () => {
     await h.command('compare binance, kraken, okx');
     const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);
