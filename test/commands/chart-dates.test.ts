@@ -45,6 +45,19 @@ describe('chart over a date range', () => {
     expect(last.image?.kind).toBe('png');
   });
 
+  it('the project index over a window of dates, and over a range', async () => {
+    const index = core.upstream.sim!.store.indexPol('project');
+    const r = (await ask(core, 'index from 2026-03-01 to 2026-06-30')) as TextReply;
+    expect(r.series?.values).toEqual(between(index, '2026-03-01', '2026-06-30'));
+    expect(r.image?.kind).toBe('png');
+    const year = (await ask(core, 'index 365d')) as TextReply;
+    // A year back from today, the bounds included: the last 365 or 366 days of the dataset.
+    const shown = year.series?.values ?? [];
+    expect([365, 366]).toContain(shown.length);
+    expect(shown).toEqual(index.slice(-shown.length));
+    expect(await ask(core, 'index from 2026-06-30 to 2026-03-01')).toMatchObject({ kind: 'error', message: 'The dates run backwards: 2026-06-30 comes after 2026-03-01. Try from 2026-03-01 to 2026-06-30.' });
+  });
+
   it('keeps the dates through a choice between names', async () => {
     const r = (await ask(core, 'chart shiba from 2026-03-01 to 2026-06-30')) as ChoiceReply;
     expect(r.kind).toBe('choice');
