@@ -226,7 +226,7 @@ describe('other commands', () => {
       ['chrat bitcoin', /Did you mean 'chart'/],
       ['top coins', /exchanges or projects/],
       ['flags', /Which project/],
-      ['index now', /takes no arguments/],
+      ['index now', /Unknown range 'now': use 30d or 90d or 180d or 365d or all/],
     ];
     for (const [input, message] of cases) {
       const r = await ask(core, input);

@@ -37,7 +37,11 @@ describe('the command registry', () => {
     expect(parse('binance')).toEqual({ command: 'card', args: { name: 'binance' } });
     expect(parse('project lido dao')).toEqual({ command: 'project', args: { name: 'lido dao' } });
     expect(parse('chart bitcoin 1y categories')).toEqual({ command: 'chart', args: { name: 'bitcoin', range: '365d', kind: 'categories' } });
-    expect(parse('chart bitcoin')).toEqual({ command: 'chart', args: { name: 'bitcoin', range: '90d' } });
+    // No range typed: the handler's default (90 days) applies, and dates may stand in its place.
+    expect(parse('chart bitcoin')).toEqual({ command: 'chart', args: { name: 'bitcoin' } });
+    expect(parse('chart lido dao from 2026-03-01 to 2026-06-30 pol')).toEqual({ command: 'chart', args: { name: 'lido dao', kind: 'pol', from: '2026-03-01', to: '2026-06-30' } });
+    expect(parse('chart bitcoin since 2026-01-01')).toEqual({ command: 'chart', args: { name: 'bitcoin', from: '2026-01-01' } });
+    expect(parse('browse exchanges page 2')).toEqual({ command: 'browse', args: { kind: 'exchanges', page: '2' } });
     expect(parse('compare lido dao, binance vs okx')).toEqual({ command: 'compare', args: { names: ['lido dao', 'binance', 'okx'] } });
     expect(parse('top')).toEqual({ command: 'top', args: { list: 'exchanges' } });
     expect(parse('digest rm #12')).toEqual({ command: 'digest-remove', args: { id: 12 } });

@@ -365,7 +365,7 @@ describe('Discord adapter on the real discord.js client', () => {
     }
     const pol = registered.find((c) => c.name === 'pol')!.id;
     const digest = registered.find((c) => c.name === 'pol-digest')!.id;
-    expect(shown).toContain(`</pol chart:${pol}> \`name:\` \`[range:]\` \`[kind:]\` — A chart over time`);
+    expect(shown).toContain(`</pol chart:${pol}> \`name:\` \`[range:]\` \`[kind:]\` \`[from:]\` \`[to:]\` \`[last:]\` — A chart over time`);
     expect(shown).toContain(`</pol-digest add:${digest}> \`names:\` \`[schedule:]\` \`[day:]\` \`[cron:]\` \`[at:]\` \`[tz:]\``);
     expect(shown).not.toContain('<name or slug>');
     expect(shown).not.toContain('/pol digest ');
