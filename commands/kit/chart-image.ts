@@ -7,6 +7,7 @@ export type ChartRequest = { entity: EntityRef; days: number | undefined; simula
   | { kind: 'pol'; points: PolPoint[] }
   | { kind: 'categories'; points: CategoryPoint[] }
   | { kind: 'metrics'; points: MetricPoint[]; metrics: { key: string; label: string }[] }
+  | { kind: 'heatmap'; weeks: number[][] }
   | { kind: 'reserves'; points: ReservesPoint[] }
   | { kind: 'inflation'; points: ValuePoint[] }
   | { kind: 'voice'; points: ValuePoint[] }

@@ -62,7 +62,9 @@ export async function sectionCard(ctx: CommandContext, entity: EntityRef, sectio
   const headline = section === 'voice' ? voiceHeadline(factsValue, facts, body.chart) : scoreHeadline(section, score);
   const image = body.chart?.ok && body.chart.value.data.length > 0 && body.chartKind
     ? await chartImage(ctx, { kind: body.chartKind, entity: named, points: body.chart.value.data, days: CHART_DAYS, simulated: footer.simulated })
-    : undefined;
+    : body.heatmap && body.heatmap.length > 0
+      ? await chartImage(ctx, { kind: 'heatmap', entity: named, weeks: body.heatmap, days: undefined, rangeLabel: `${body.heatmap.length} weeks`, simulated: footer.simulated })
+      : undefined;
   const sections = [...body.sections(factsValue, facts)].filter((s) => s.fields?.length || s.items);
   return {
     kind: 'card',
@@ -112,6 +114,8 @@ interface Body {
   sections(facts: ProjectSectionFacts | undefined, factsPart: Part | undefined): Section[];
   chart?: Settled<Fetched<ValuePoint[]>>;
   chartKind?: 'inflation' | 'voice';
+  /** GitHub's weeks of daily commits, drawn as a grid when there is no history chart. */
+  heatmap?: number[][];
   seriesLabel?: string;
 }
 
@@ -176,6 +180,7 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
       const [age, team, github] = await Promise.all([get('age', () => source.age(slug)), get('team', () => source.team(slug)), get('githubActivity', () => source.githubActivity(slug))]);
       return {
         parts: present(age, team, github),
+        ...(github?.ok ? { heatmap: github.value.data.heatmap } : {}),
         sections: () => [
           age?.ok
             ? {

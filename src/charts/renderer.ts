@@ -93,6 +93,8 @@ export function cacheKeyOf(spec: ChartSpec, mode: string): string | null {
 }
 
 function lastTimestamp(spec: ChartSpec): number {
+  // A heatmap has no timestamps: its data hash alone tells one version from another.
+  if (spec.kind === 'heatmap') return 0;
   const lists = spec.kind === 'watchlist' ? spec.series.map((s) => s.points) : [spec.points];
   let last = -Infinity;
   for (const points of lists) {

@@ -46,6 +46,12 @@ export interface MetricsChartSpec extends EntitySpec {
   metrics: readonly { key: string; label: string }[];
 }
 
+/** Weeks of daily commit counts, oldest first, as the upstream gives them. */
+export interface HeatmapChartSpec extends EntitySpec {
+  kind: 'heatmap';
+  weeks: readonly (readonly number[])[];
+}
+
 export interface ReservesChartSpec extends EntitySpec {
   kind: 'reserves';
   points: readonly ReservesPoint[];
@@ -80,6 +86,7 @@ export type ChartSpec =
   | PolChartSpec
   | CategoriesChartSpec
   | MetricsChartSpec
+  | HeatmapChartSpec
   | ReservesChartSpec
   | InflationChartSpec
   | VoiceChartSpec

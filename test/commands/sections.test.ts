@@ -84,6 +84,10 @@ describe.each(['REST', 'the tool server alone'] as const)('project sections thro
     expect(field(r, 'Age', 'Protocol launched')).toBe(p.protocolLaunchedAt);
     expect(field(r, 'Team track record', 'Relevant education')).toBe(p.team.isEducationRelevant ? 'yes' : 'no');
     expect(field(r, 'GitHub activity', 'Commits, last 7 days')).toBe(countText(p.github.commitsCount7d));
+    // The heatmap drawn as an image, its alt text summing the dataset's days.
+    const days = p.github.heatmap.flat();
+    expect(r.image?.kind).toBe('png');
+    expect(r.image?.alt).toBe(`GitHub commits of Uniswap, a day at a time over the last ${p.github.heatmap.length} weeks: ${days.reduce((a, b) => a + b, 0)} commits, at most ${Math.max(...days)} in a day. Simulated data.`);
   });
 
   it('reputational: every red flag of the dataset, and the social-fraud signals', async () => {

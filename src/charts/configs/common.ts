@@ -166,7 +166,7 @@ export function altSuffix(simulated: boolean | undefined): string {
 }
 
 /** Paints the background: a PNG with transparency shows black or grey in some dark-theme clients. */
-const background: Plugin<'line'> = localOnly({
+export const background: Plugin<'line'> = localOnly({
   id: 'polbotBackground',
   beforeDraw(chart) {
     const { ctx } = chart;
@@ -258,10 +258,10 @@ export interface LineChartParts {
   maxPoints?: number;
 }
 
-const tickFont = { size: 11 };
+export const tickFont = { size: 11 };
 
 /** A still picture: no animation, no resizing, no pointer events, and the same margins everywhere. */
-function still() {
+export function still() {
   return {
     animation: false as const,
     responsive: false,
@@ -271,7 +271,7 @@ function still() {
   };
 }
 
-function titlePlugin(title: string) {
+export function titlePlugin(title: string) {
   return { display: title.length > 0, text: title, align: 'start' as const, color: INK.title, font: { size: 17, weight: 600 }, padding: { top: 0, bottom: 4 } };
 }
 

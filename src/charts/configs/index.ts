@@ -1,6 +1,7 @@
 import type { ChartSpec } from '../types.js';
 import { describeCategoriesChart } from './categories.js';
 import type { BuiltChart } from './common.js';
+import { describeHeatmapChart } from './heatmap.js';
 import { describeInflationChart } from './inflation.js';
 import { describeMetricsChart } from './metrics.js';
 import { describePolChart } from './pol.js';
@@ -18,6 +19,8 @@ export function describeChart(spec: ChartSpec, layout: { maxPoints?: number } = 
       return describePolChart(spec.points, { ...text, entityName: spec.entityName });
     case 'categories':
       return describeCategoriesChart(spec.points, { ...text, entityName: spec.entityName, ...(spec.categories ? { categories: spec.categories } : {}) });
+    case 'heatmap':
+      return describeHeatmapChart(spec.weeks, { ...text, entityName: spec.entityName });
     case 'metrics':
       return describeMetricsChart(spec.points, { ...text, entityName: spec.entityName, metrics: spec.metrics });
     case 'reserves':
