@@ -274,6 +274,16 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(text).toContain('The dates run backwards');
   });
 
+  it('answers /pol ratings with the filters given as one option, checked against the service', async () => {
+    const defi = store.data.projects.filter((p) => p.category === 'DeFi').sort((a, b) => last(a.pol) - last(b.pol));
+    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters: 'categories=DeFi sort=pol order=asc' } });
+    const edit = await h.waitForEdit(10_000);
+    const text = JSON.stringify(body(edit));
+    expect(text).toContain('Ratings of projects');
+    expect(text).toContain(defi[0]!.name);
+    expect(text).toContain(polText(last(defi[0]!.pol)));
+  });
+
   it('runs a card’s buttons as new public answers, and holds digest commands to the admin bar', async () => {
     const { fake } = stack;
     const chart = fake.sendComponent({ custom_id: `${RUN_ID}:chart?name=exchange%3Akraken&range=365d&kind=pol`, component_type: 2 });

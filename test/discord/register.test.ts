@@ -38,7 +38,7 @@ describe('register-discord', () => {
     expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n) });
 
     const subs = (pol!.options ?? []) as Option[];
-    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'why', 'chart', 'compare', 'top', 'search', 'trending', 'index', 'browse', 'health', 'help']);
+    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'why', 'chart', 'compare', 'top', 'ratings', 'search', 'trending', 'index', 'browse', 'health', 'help']);
     const sub = (name: string) => subs.find((s) => s.name === name)!.options ?? [];
     expect(sub('card')).toEqual([
       expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),

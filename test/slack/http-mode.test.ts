@@ -204,6 +204,16 @@ describe('cards', () => {
     expect(headerOf(post.args)).toBe('Bitcoin: Probability of Loss (lower is safer), 2026-03-01 to 2026-06-30');
   });
 
+  it('posts filtered ratings, with a Next page button that runs the same filters', async () => {
+    await h.command('ratings projects categories=DeFi sort=pol order=asc', { channel: 'CRATINGS1' });
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CRATINGS1', WAIT_MS);
+    expect(validateMessage(post.args)).toEqual([]);
+    const json = blocksJson(post.args);
+    const defi = h.sim.store.data.projects.filter((p) => p.category === 'DeFi').sort((a, b) => last(a.pol) - last(b.pol));
+    expect(json).toContain(polText(last(defi[0]!.pol)));
+    expect(json).toContain('"value":"ratings projects categories=DeFi sort=pol order=asc page=2"');
+  });
+
   it('posts tables (compare) to the channel with a button per entity', async () => {
     await h.command('compare binance, kraken, okx');
     const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);

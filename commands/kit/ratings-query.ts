@@ -1,0 +1,95 @@
+import type { RatingParameters, RatingsQuery } from '../../src/api/domain.js';
+
+/**
+ * Ratings filters typed as `name=value` pairs (`categories=DeFi chains=Ethereum,Solana sort=pol
+ * order=asc page=2`), checked against the service's own `/v1/ratings/parameters`: which filters
+ * exist, which values each takes and which sort orders there are come from the service at run time,
+ * so a filter the service adds works without a change here, and one it drops is refused.
+ */
+
+export interface ReadQuery {
+  query: RatingsQuery;
+  /** The filters as given, for the reply's note and the page buttons: `categories=DeFi`. */
+  applied: string[];
+  page: number;
+}
+
+export type QueryResult = { ok: true; read: ReadQuery } | { ok: false; message: string };
+
+/** Case, spaces, hyphens and underscores aside: `bnb-chain` is `BNB Chain`, `market-cap` is `market_cap`. */
+const key = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '');
+const MAX_LISTED = 20;
+
+function listOf(values: readonly string[]): string {
+  return values.length > MAX_LISTED ? `${values.slice(0, MAX_LISTED).join(', ')} and ${values.length - MAX_LISTED} more` : values.join(', ');
+}
+
+/** Pairs from text: `a=b c=d,e` and `a = b` alike; a quoted value may hold spaces (`chains="BNB Chain"`). */
+export function splitPairs(text: string): { pairs: [string, string][]; stray?: string } {
+  const pairs: [string, string][] = [];
+  const re = /([^\s=]+)\s*=\s*(?:"([^"]*)"|“([^”]*)”|(\S+))/g;
+  let rest = text;
+  for (const m of text.matchAll(re)) {
+    pairs.push([m[1]!, (m[2] ?? m[3] ?? m[4] ?? '').trim()]);
+    rest = rest.replace(m[0], ' ');
+  }
+  const stray = rest.trim();
+  return stray ? { pairs, stray } : { pairs };
+}
+
+export function readRatingsQuery(text: string, params: RatingParameters): QueryResult {
+  const { pairs, stray } = splitPairs(text);
+  const names = [...params.filters.map((f) => f.name), 'sort', 'order', 'page'];
+  const example = `for example: ${params.filters[0] ? `${params.filters[0].name}=${params.filters[0].values?.[0] ?? 'yes'} ` : ''}sort=${params.sortBy[0] ?? 'rank'} page=2`;
+  if (stray) return { ok: false, message: `'${stray.slice(0, 40)}' is not a filter: give name=value pairs, ${example}. Filters: ${names.join(', ')}.` };
+  const filters: NonNullable<RatingsQuery['filters']> = {};
+  const applied: string[] = [];
+  const query: RatingsQuery = {};
+  let page = 1;
+  for (const [rawName, rawValue] of pairs) {
+    const name = key(rawName);
+    if (name === 'page') {
+      if (!/^\d{1,4}$/.test(rawValue) || Number(rawValue) < 1) return { ok: false, message: `'${rawValue.slice(0, 10)}' is not a page number.` };
+      page = Number(rawValue);
+      continue;
+    }
+    if (name === 'sort') {
+      const sort = params.sortBy.find((s) => key(s) === key(rawValue));
+      if (!sort) return { ok: false, message: `Unknown sort '${rawValue.slice(0, 30)}': use one of ${params.sortBy.join(', ')}.` };
+      query.sortBy = sort;
+      applied.push(`sort=${sort}`);
+      continue;
+    }
+    if (name === 'order') {
+      const order = key(rawValue) === 'asc' ? 'ASC' : key(rawValue) === 'desc' ? 'DESC' : undefined;
+      if (!order) return { ok: false, message: `Unknown order '${rawValue.slice(0, 10)}': use asc or desc.` };
+      query.sortDirection = order;
+      applied.push(`order=${order.toLowerCase()}`);
+      continue;
+    }
+    // A singular (`category`) stands for the service's plural filter name (`categories`).
+    const filter = params.filters.find((f) => key(f.name) === name || key(f.name) === `${name}s` || key(f.name) === name.replace(/y$/, 'ies'));
+    if (!filter) return { ok: false, message: `Unknown filter '${rawName.slice(0, 30)}': use one of ${names.join(', ')}.` };
+    if (filter.type === 'boolean') {
+      const yes = ['yes', 'true', '1'].includes(key(rawValue));
+      const no = ['no', 'false', '0'].includes(key(rawValue));
+      if (!yes && !no) return { ok: false, message: `${filter.name} takes yes or no, not '${rawValue.slice(0, 20)}'.` };
+      filters[filter.name] = yes;
+      applied.push(`${filter.name}=${yes ? 'yes' : 'no'}`);
+      continue;
+    }
+    const wanted = rawValue.split(',').map((v) => v.trim()).filter(Boolean);
+    const picked: string[] = [];
+    for (const w of wanted) {
+      // Without a list of values from the service, a value is passed on as given.
+      const found = filter.values ? filter.values.find((v) => key(v) === key(w)) : w;
+      if (!found) return { ok: false, message: `Unknown ${filter.name} '${w.slice(0, 30)}': use one of ${listOf(filter.values ?? [])}.` };
+      picked.push(found);
+    }
+    if (picked.length === 0) return { ok: false, message: `${filter.name} needs a value, ${example}.` };
+    filters[filter.name] = picked;
+    applied.push(`${filter.name}=${picked.map((v) => (/\s/.test(v) ? `"${v}"` : v)).join(',')}`);
+  }
+  if (Object.keys(filters).length) query.filters = filters;
+  return { ok: true, read: { query, applied, page } };
+}

@@ -1,0 +1,76 @@
+import * as fmt from '../src/reply/format.js';
+import { footerOf } from '../src/reply/footer.js';
+import type { Action, Reply, TableReply } from '../src/reply/model.js';
+import { readRatingsQuery } from './kit/ratings-query.js';
+import { defineCommand, str } from './kit/spec.js';
+import { targetRef } from './kit/target.js';
+
+/** Rows per page: a table a chat window shows whole. */
+const PAGE_SIZE = 10;
+const LISTS = ['projects', 'exchanges'] as const;
+
+export default defineCommand({
+  name: 'ratings',
+  order: 21,
+  words: ['ratings'],
+  summary: 'Ratings with the filters and sort orders the service offers, a page at a time',
+  examples: ['ratings projects', 'ratings projects categories=DeFi sort=pol order=asc', 'ratings exchanges is_proof_of_reserves_present=yes'],
+  options: [
+    { type: 'choice', name: 'list', description: 'Projects (default) or exchanges', choices: LISTS.map((value) => ({ value })), aliases: { project: 'projects', exchange: 'exchanges' } },
+    { type: 'text', name: 'filters', description: 'name=value pairs: categories=DeFi chains=Ethereum sort=pol order=asc page=2', maxLength: 300 },
+  ],
+  // `ratings projects categories=DeFi`: the list first, then the pairs, which may hold any word.
+  text: {
+    usage: '[projects|exchanges] [name=value ...]',
+    parse(rest) {
+      const [first = '', ...more] = rest.split(' ').filter(Boolean);
+      const list = ({ projects: 'projects', project: 'projects', exchanges: 'exchanges', exchange: 'exchanges' } as Record<string, string>)[first.toLowerCase()];
+      const filters = (list ? more : [first, ...more]).join(' ').trim();
+      return { ok: true, args: { ...(list ? { list } : {}), ...(filters ? { filters } : {}) } };
+    },
+    format: (args) => [typeof args.list === 'string' ? args.list : '', typeof args.filters === 'string' ? args.filters : ''].filter(Boolean).join(' '),
+  },
+  async handler(ctx, args): Promise<Reply> {
+    const list = str(args, 'list') === 'exchanges' ? 'exchanges' : 'projects';
+    const kind = list === 'exchanges' ? 'exchange' : 'project';
+    if (!ctx.source.supports('ratings', kind)) {
+      return { kind: 'text', title: `Ratings of ${list}`, text: `Ratings with filters need the REST service; the tool server has no tool for them.` };
+    }
+    const params = await ctx.source.ratingParameters(kind);
+    const read = readRatingsQuery(str(args, 'filters'), params.data);
+    if (!read.ok) return { kind: 'error', message: read.message, hint: `For example: ratings ${list} sort=${params.data.sortBy[0] ?? 'rank'} page=2` };
+    const { query, applied, page } = read.read;
+    const fetched = await ctx.source.ratings(kind, { ...query, page, pageSize: PAGE_SIZE });
+    const { items, total, totalPages } = fetched.data;
+    const footer = footerOf([params, fetched], ctx.now());
+    const filtersText = applied.length ? applied.join(' ') : 'no filters';
+    if (items.length === 0) {
+      if (page > 1 && totalPages !== null && page > totalPages) {
+        return { kind: 'error', message: `There ${totalPages === 1 ? 'is 1 page' : `are ${totalPages} pages`} of ${list} for ${filtersText}; page ${page} is past the last.`, hint: `For example: ratings ${list} ${[...applied, `page=${totalPages}`].join(' ')}` };
+      }
+      return { kind: 'text', title: `Ratings of ${list}`, text: `No ${list} match ${filtersText}.`, footer };
+    }
+    const withPage = (p: number) => ({ list, filters: [...applied, ...(p > 1 ? [`page=${p}`] : [])].join(' ') });
+    const nav: Action[] = [
+      ...(page > 1 ? [{ label: 'Previous page', run: { command: 'ratings', args: withPage(page - 1) } }] : []),
+      ...(totalPages !== null && page < totalPages ? [{ label: 'Next page', run: { command: 'ratings', args: withPage(page + 1) } }] : []),
+    ];
+    const skipped = fetched.meta.unreadable?.rows ?? 0;
+    const pages = totalPages !== null ? ` of ${totalPages}` : '';
+    const count = total !== null ? ` · ${total} ${list}` : '';
+    return {
+      kind: 'table',
+      title: `Ratings of ${list}`,
+      note: `${filtersText === 'no filters' ? 'All' : filtersText} · page ${page}${pages}${count}. PoL: lower is safer.${skipped > 0 ? ` ${skipped} ${skipped === 1 ? 'row' : 'rows'} could not be read and ${skipped === 1 ? 'is' : 'are'} not listed.` : ''}`,
+      columns: [
+        { key: 'rank', label: '#', align: 'right' },
+        { key: 'name', label: 'Name' },
+        { key: 'pol', label: 'PoL', align: 'right' },
+        { key: 'rating', label: 'Rating' },
+      ],
+      rows: items.map((r) => ({ rank: r.rank === null ? '—' : fmt.count(r.rank), name: `${r.name}${r.ticker ? ` (${r.ticker})` : ''}`, pol: fmt.pol(r.pol), rating: fmt.rating(r.rating) })),
+      footer,
+      actions: [...nav, ...items.map((r) => ({ label: r.name, run: { command: 'card', args: { name: targetRef(r.kind, r.slug) } } }))],
+    } satisfies TableReply;
+  },
+});

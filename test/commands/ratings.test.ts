@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Core } from '../../commands/core/core.js';
+import type { TableReply } from '../../src/reply/model.js';
+import type { Simulator } from '../../src/sim/server.js';
+import { ask, demoCore } from '../helpers/core.js';
+import { startTestSimulator } from '../helpers/sim.js';
+import { polText } from '../helpers/truth.js';
+
+/** Ratings with the filters the service lists, checked against the simulator's dataset. */
+
+let rest: Core;
+let sim: Simulator;
+let tools: Core;
+
+beforeAll(async () => {
+  sim = await startTestSimulator();
+  [rest, tools] = await Promise.all([demoCore(), demoCore({ POL_SOURCE: 'mcp', POL_MCP_URL: sim.mcpUrl, POL_API_KEY: sim.apiKey })]);
+});
+afterAll(async () => {
+  await Promise.all([rest.close(), tools.close()]);
+  await sim.close();
+});
+
+const last = <T>(a: readonly T[]) => a[a.length - 1]!;
+const store = () => rest.upstream.sim!.store;
+
+describe('ratings with filters', () => {
+  it('filters by category and sorts by PoL, lowest first, 10 a page, as the dataset has them', async () => {
+    const defi = store().data.projects.filter((p) => p.category === 'DeFi').sort((a, b) => last(a.pol) - last(b.pol));
+    expect(defi.length).toBeGreaterThan(10);
+    const r = (await ask(rest, 'ratings projects categories=DeFi sort=pol order=asc')) as TableReply;
+    expect(r.kind).toBe('table');
+    expect(r.rows.map((row) => [row.name, row.pol])).toEqual(defi.slice(0, 10).map((p) => [`${p.name} (${p.ticker})`, polText(last(p.pol))]));
+    expect(r.note).toBe(`categories=DeFi sort=pol order=asc · page 1 of 2 · ${defi.length} projects. PoL: lower is safer.`);
+    const next = r.actions?.find((a) => a.label === 'Next page');
+    expect(next?.command).toBe('ratings projects categories=DeFi sort=pol order=asc page=2');
+
+    const second = (await ask(rest, next!.command!)) as TableReply;
+    expect(second.rows.map((row) => row.name)).toEqual(defi.slice(10, 20).map((p) => `${p.name} (${p.ticker})`));
+    expect(second.actions?.find((a) => a.label === 'Previous page')?.command).toBe('ratings projects categories=DeFi sort=pol order=asc');
+    expect(second.actions?.some((a) => a.label === 'Next page')).toBe(false);
+  });
+
+  it('takes values as people type them: singular names, any case, hyphens for spaces', async () => {
+    const expected = store().data.projects.filter((p) => p.category === 'DeFi' && p.chains.includes('BNB Chain')).map((p) => p.slug).sort();
+    expect(expected.length).toBeGreaterThan(0);
+    const r = (await ask(rest, 'ratings projects category=defi chains=bnb-chain')) as TableReply;
+    expect(r.actions?.filter((a) => a.run.command === 'card').map((a) => String(a.run.args?.name).replace('project:', '')).sort()).toEqual(expected);
+    expect(r.note).toContain('categories=DeFi chains="BNB Chain"');
+  });
+
+  it('filters exchanges by a yes/no filter the exchange service lists', async () => {
+    const withReserves = store().data.exchanges.filter((e) => e.markers.isProofOfReservesPresent).sort((a, b) => last(a.pol) - last(b.pol));
+    const r = (await ask(rest, 'ratings exchanges is_proof_of_reserves_present=yes sort=pol order=asc')) as TableReply;
+    expect(r.rows.map((row) => row.name)).toEqual(withReserves.slice(0, 10).map((e) => e.name));
+  });
+
+  it.each([
+    ['ratings projects categories=Defy', /^Unknown categories 'Defy': use one of AI, DeFi, /],
+    ['ratings projects colour=red', /^Unknown filter 'colour': use one of categories, market_cap, chains, compliance, sort, order, page\.$/],
+    ['ratings projects sort=hype', /^Unknown sort 'hype': use one of rank, name, pol, marketCap\.$/],
+    ['ratings projects order=up', /^Unknown order 'up': use asc or desc\.$/],
+    ['ratings projects hello', /^'hello' is not a filter: give name=value pairs/],
+    ['ratings exchanges is_bug_bounty_present=maybe', /^is_bug_bounty_present takes yes or no, not 'maybe'\.$/],
+    ['ratings projects page=99', /^There are 8 pages of projects for no filters; page 99 is past the last\.$/],
+  ])('%s: the valid values, from the service', async (text, message) => {
+    const r = await ask(rest, text);
+    expect(r.kind).toBe('error');
+    expect((r as { message: string }).message).toMatch(message);
+  });
+
+  it('a filter that matches nothing says so in a sentence', async () => {
+    const none = store().data.projects.filter((p) => p.category === 'Meme' && p.chains.includes('Bitcoin'));
+    expect(none).toEqual([]);
+    expect(await ask(rest, 'ratings projects categories=Meme chains=Bitcoin')).toMatchObject({ kind: 'text', text: 'No projects match categories=Meme chains=Bitcoin.' });
+  });
+
+  it('through the tool server alone, says plainly that ratings need the REST service', async () => {
+    expect(await ask(tools, 'ratings projects')).toMatchObject({ kind: 'text', text: 'Ratings with filters need the REST service; the tool server has no tool for them.' });
+  });
+});
