@@ -1,25 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../commands/core/core.js';
 import type { TableReply } from '../../src/reply/model.js';
-import type { Simulator } from '../../src/sim/server.js';
-import { ask, demoCore } from '../helpers/core.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { ask, restAndToolsOnly } from '../helpers/core.js';
 import { polText } from '../helpers/truth.js';
 
 /** Ratings with the filters the service lists, checked against the simulator's dataset. */
 
 let rest: Core;
-let sim: Simulator;
 let tools: Core;
+let closeAll: () => Promise<void>;
 
 beforeAll(async () => {
-  sim = await startTestSimulator();
-  [rest, tools] = await Promise.all([demoCore(), demoCore({ POL_SOURCE: 'mcp', POL_MCP_URL: sim.mcpUrl, POL_API_KEY: sim.apiKey })]);
+  const both = await restAndToolsOnly();
+  ({ rest, tools, close: closeAll } = both);
 });
-afterAll(async () => {
-  await Promise.all([rest.close(), tools.close()]);
-  await sim.close();
-});
+afterAll(() => closeAll());
 
 const last = <T>(a: readonly T[]) => a[a.length - 1]!;
 const store = () => rest.upstream.sim!.store;

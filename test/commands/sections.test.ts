@@ -3,8 +3,7 @@ import type { Core } from '../../commands/core/core.js';
 import type { CardReply, Reply } from '../../src/reply/model.js';
 import type { SimProject } from '../../src/sim/data/model.js';
 import type { Simulator } from '../../src/sim/server.js';
-import { ask, demoCore, visibleText } from '../helpers/core.js';
-import { startTestSimulator } from '../helpers/sim.js';
+import { ask, restAndToolsOnly, visibleText } from '../helpers/core.js';
 import { countText, scoreText, usdText } from '../helpers/truth.js';
 
 /**
@@ -15,15 +14,13 @@ import { countText, scoreText, usdText } from '../helpers/truth.js';
 let rest: Core;
 let sim: Simulator;
 let tools: Core;
+let closeAll: () => Promise<void>;
 
 beforeAll(async () => {
-  sim = await startTestSimulator();
-  [rest, tools] = await Promise.all([demoCore(), demoCore({ POL_SOURCE: 'mcp', POL_MCP_URL: sim.mcpUrl, POL_API_KEY: sim.apiKey })]);
+  const both = await restAndToolsOnly();
+  ({ rest, tools, toolSim: sim, close: closeAll } = both);
 });
-afterAll(async () => {
-  await Promise.all([rest.close(), tools.close()]);
-  await sim.close();
-});
+afterAll(() => closeAll());
 
 const last = <T>(a: readonly T[]) => a[a.length - 1]!;
 const project = (core: Core, slug: string) => (core === rest ? core.upstream.sim! : sim).store.project(slug)! as SimProject;

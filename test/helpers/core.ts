@@ -2,7 +2,9 @@ import { createCore, type Core, type CoreOptions } from '../../commands/core/cor
 import { loadConfig } from '../../src/config.js';
 import { plainInline, typedText } from '../../src/reply/inline.js';
 import type { Inline, Reply } from '../../src/reply/model.js';
+import type { Simulator } from '../../src/sim/server.js';
 import { secretWatch } from './secret-watch.js';
+import { startTestSimulator } from './sim.js';
 
 /** A demo-mode core (in-process simulator, REST unless told otherwise). */
 export async function demoCore(env: Record<string, string> = {}, options: CoreOptions = {}): Promise<Core> {
@@ -30,4 +32,22 @@ export function visibleText(reply: Reply): string {
 /** Inline text with each command written as Slack shows it (`/pol search swap`). */
 export function slackText(text: Inline | undefined): string {
   return plainInline(text, (r) => `/pol ${typedText(r)}`);
+}
+
+/**
+ * Two demo cores: one on REST (the in-process simulator) and one on a second simulator's tool
+ * server alone, as an install with only `POL_MCP_URL` has it.
+ */
+export async function restAndToolsOnly(): Promise<{ rest: Core; tools: Core; toolSim: Simulator; close(): Promise<void> }> {
+  const toolSim = await startTestSimulator();
+  const [rest, tools] = await Promise.all([demoCore(), demoCore({ POL_SOURCE: 'mcp', POL_MCP_URL: toolSim.mcpUrl, POL_API_KEY: toolSim.apiKey })]);
+  return {
+    rest,
+    tools,
+    toolSim,
+    async close() {
+      await Promise.all([rest.close(), tools.close()]);
+      await toolSim.close();
+    },
+  };
 }
