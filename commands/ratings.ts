@@ -1,7 +1,11 @@
 import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
-import type { Action, Reply, TableReply } from '../src/reply/model.js';
+import type { Action, Reply, ReplyFile, TableReply } from '../src/reply/model.js';
+import type { EntityKind, RatingEntry, RatingsQuery } from '../src/api/domain.js';
+import { readable } from '../src/api/domain.js';
+import { toCsv } from '../src/reply/csv.js';
 import { readRatingsQuery } from './kit/ratings-query.js';
+import type { CommandContext } from './kit/context.js';
 import { defineCommand, str } from './kit/spec.js';
 import { targetRef } from './kit/target.js';
 
@@ -39,8 +43,8 @@ export default defineCommand({
     const params = await ctx.source.ratingParameters(kind);
     const read = readRatingsQuery(str(args, 'filters'), params.data);
     if (!read.ok) return { kind: 'error', message: read.message, hint: `For example: ratings ${list} sort=${params.data.sortBy[0] ?? 'rank'} page=2` };
-    const { query, applied, page } = read.read;
-    const fetched = await ctx.source.ratings(kind, { ...query, page, pageSize: PAGE_SIZE });
+    const { query, applied, page, exportCsv } = read.read;
+    const [fetched, file] = await Promise.all([ctx.source.ratings(kind, { ...query, page, pageSize: PAGE_SIZE }), exportCsv ? exportFile(ctx, kind, query, applied) : undefined]);
     const { items, total, totalPages } = fetched.data;
     const footer = footerOf([params, fetched], ctx.now());
     const filtersText = applied.length ? applied.join(' ') : 'no filters';
@@ -54,6 +58,7 @@ export default defineCommand({
     const nav: Action[] = [
       ...(page > 1 ? [{ label: 'Previous page', run: { command: 'ratings', args: withPage(page - 1) } }] : []),
       ...(totalPages !== null && page < totalPages ? [{ label: 'Next page', run: { command: 'ratings', args: withPage(page + 1) } }] : []),
+      ...(exportCsv ? [] : [{ label: 'Export CSV', run: { command: 'ratings', args: { list, filters: [...applied, 'export=csv'].join(' ') } } }]),
     ];
     const skipped = fetched.meta.unreadable?.rows ?? 0;
     const pages = totalPages !== null ? ` of ${totalPages}` : '';
@@ -69,8 +74,42 @@ export default defineCommand({
         { key: 'rating', label: 'Rating' },
       ],
       rows: items.map((r) => ({ rank: r.rank === null ? '—' : fmt.count(r.rank), name: `${r.name}${r.ticker ? ` (${r.ticker})` : ''}`, pol: fmt.pol(r.pol), rating: fmt.rating(r.rating) })),
+      ...(file ? { file } : {}),
       footer,
       actions: [...nav, ...items.map((r) => ({ label: r.name, run: { command: 'card', args: { name: targetRef(r.kind, r.slug) } } }))],
     } satisfies TableReply;
   },
 });
+
+/** The service's largest page, and how many an export reads at most (2,500 rows). */
+const EXPORT_PAGE_SIZE = 50;
+const EXPORT_MAX_PAGES = 50;
+
+/**
+ * The whole filtered list as CSV: the first page says how many there are, the rest are asked for
+ * together. PoL goes in as the probability the service gives (0..1), not as display text.
+ */
+async function exportFile(ctx: CommandContext, kind: EntityKind, query: RatingsQuery, applied: string[]): Promise<ReplyFile> {
+  const ask = (page: number) => ctx.source.ratings(kind, { ...query, page, pageSize: EXPORT_PAGE_SIZE });
+  const first = await ask(1);
+  const pages = Math.min(first.data.totalPages ?? 1, EXPORT_MAX_PAGES);
+  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => ask(i + 2)));
+  const items: RatingEntry[] = [first, ...rest].flatMap((p) => p.data.items);
+  const amount = kind === 'project' ? 'market_cap_usd' : 'trading_volume_usd';
+  const rows = items.map((r) => [
+    readable(r.rank ?? undefined) ?? null,
+    r.slug,
+    r.name,
+    r.ticker ?? null,
+    readable(r.pol) ?? null,
+    readable(r.rating) ?? null,
+    readable((kind === 'project' ? r.marketCap : r.tradingVolume) ?? undefined) ?? null,
+  ]);
+  const list = kind === 'project' ? 'projects' : 'exchanges';
+  return {
+    filename: `ratings-${list}.csv`,
+    contentType: 'text/csv',
+    bytes: toCsv(['rank', 'slug', 'name', 'ticker', 'pol', 'rating', amount], rows),
+    title: `Ratings of ${list}${applied.length ? `, ${applied.join(' ')}` : ''}: ${items.length} rows`,
+  };
+}

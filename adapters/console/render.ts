@@ -13,6 +13,8 @@ export interface ConsoleStyle {
   commands?: 'prompt' | 'ask';
   /** Where the reply's chart PNG was written, if it was. */
   imagePath?: string;
+  /** Where the reply's attached file (a CSV export) was written, if it was. */
+  filePath?: string;
 }
 
 const CODES = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39], magenta: [35, 39] } as const;
@@ -77,7 +79,7 @@ function footer(style: ConsoleStyle, f: Footer | undefined): string[] {
 }
 
 function image(style: ConsoleStyle): string[] {
-  return style.imagePath ? [paint(style, 'dim', `chart: ${style.imagePath}`)] : [];
+  return [...(style.imagePath ? [paint(style, 'dim', `chart: ${style.imagePath}`)] : []), ...(style.filePath ? [paint(style, 'dim', `file: ${style.filePath}`)] : [])];
 }
 
 /** A command the person can run, in the form this console takes it. */

@@ -27,6 +27,15 @@ export async function writeChart(reply: Reply, dir: string): Promise<string | un
   return path;
 }
 
+/** Writes a reply's attached file (a CSV export), if any, and returns its path. */
+export async function writeAttachment(reply: Reply, dir: string): Promise<string | undefined> {
+  if (reply.kind !== 'table' || !reply.file) return undefined;
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, reply.file.filename);
+  await writeFile(path, reply.file.bytes);
+  return path;
+}
+
 /**
  * An interactive `/pol` prompt. Answers a numbered choice with the chosen option; reads piped
  * input line by line too, so `echo binance | polbot start` works.
@@ -59,7 +68,8 @@ export async function startConsole(core: Core, options: ConsoleOptions = {}): Pr
     const { reply } = picked ? await core.invoke(picked) : await core.run(withoutSlashCommand(line));
     choices = reply.kind === 'choice' ? reply.options.map((o) => ({ command: o.run.command, args: (o.run.args ?? {}) as Invocation['args'] })) : [];
     const imagePath = await writeChart(reply, chartDir).catch(() => undefined);
-    output.write(`${renderReply(reply, { color, commands: 'prompt', ...(imagePath ? { imagePath } : {}) })}\n\n`);
+    const filePath = await writeAttachment(reply, chartDir).catch(() => undefined);
+    output.write(`${renderReply(reply, { color, commands: 'prompt', ...(imagePath ? { imagePath } : {}), ...(filePath ? { filePath } : {}) })}\n\n`);
     rl.prompt();
   }
   rl.close();

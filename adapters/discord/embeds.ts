@@ -369,7 +369,8 @@ function tableMessage(reply: TableReply, opts: RenderOptions): DiscordMessage {
     ...footerParts(reply.footer),
   };
   const components = options.length ? [selectRow(RUN_ID, 'Show one…', options)] : [];
-  return message({ embeds: [embed], files, components });
+  const attached = reply.file ? [{ attachment: reply.file.bytes, name: reply.file.filename, description: clip(plainText(reply.file.title), 1024) }] : [];
+  return message({ embeds: [embed], files: [...files, ...attached], components });
 }
 
 function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOptions): DiscordMessage {

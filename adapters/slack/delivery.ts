@@ -120,6 +120,14 @@ export async function postToChannel(
     }
   }
 
+  if (reply.kind === 'table' && reply.file) {
+    const { file } = reply;
+    const upload = { channel_id: channel, file: file.bytes, filename: file.filename, title: clip(plain(file.title), 250) };
+    await client.files.uploadV2(threadTs ? { ...upload, thread_ts: threadTs } : upload).catch((err: unknown) => {
+      // The table is posted; the file that goes with it failing is logged, not lost silently.
+      log.warn({ channel, fileError: slackErrorCode(err) ?? 'upload_failed' }, 'slack: file upload failed');
+    });
+  }
   const image = imageOf(reply);
   if (image?.kind !== 'png') return { ...(ts ? { ts } : {}) };
   try {

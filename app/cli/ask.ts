@@ -1,6 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { renderReply } from '../../adapters/console/render.js';
+import { writeAttachment } from '../../adapters/console/repl.js';
 import { withoutSlashCommand } from '../../adapters/console/typed.js';
 import { createCore } from '../../commands/core/core.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
@@ -48,8 +51,9 @@ export async function runAsk(argv: string[]): Promise<number> {
       await writeFile(chartOut, reply.image.png);
       imagePath = chartOut;
     }
+    const filePath = await writeAttachment(reply, join(tmpdir(), 'polbot-files'));
     if (values.json) process.stdout.write(`${replyJson(reply)}\n`);
-    else process.stdout.write(`${renderReply(reply, { color: Boolean(process.stdout.isTTY), commands: 'ask', ...(imagePath ? { imagePath } : {}) })}\n`);
+    else process.stdout.write(`${renderReply(reply, { color: Boolean(process.stdout.isTTY), commands: 'ask', ...(imagePath ? { imagePath } : {}), ...(filePath ? { filePath } : {}) })}\n`);
     if (chartOut && !imagePath) process.stderr.write('polbot: this answer has no chart to write\n');
     return reply.kind === 'error' ? 1 : 0;
   } finally {

@@ -12,6 +12,8 @@ export interface ReadQuery {
   /** The filters as given, for the reply's note and the page buttons: `categories=DeFi`. */
   applied: string[];
   page: number;
+  /** `export=csv`: the whole filtered list as a CSV file too. */
+  exportCsv: boolean;
 }
 
 export type QueryResult = { ok: true; read: ReadQuery } | { ok: false; message: string };
@@ -39,15 +41,21 @@ export function splitPairs(text: string): { pairs: [string, string][]; stray?: s
 
 export function readRatingsQuery(text: string, params: RatingParameters): QueryResult {
   const { pairs, stray } = splitPairs(text);
-  const names = [...params.filters.map((f) => f.name), 'sort', 'order', 'page'];
+  const names = [...params.filters.map((f) => f.name), 'sort', 'order', 'page', 'export'];
   const example = `for example: ${params.filters[0] ? `${params.filters[0].name}=${params.filters[0].values?.[0] ?? 'yes'} ` : ''}sort=${params.sortBy[0] ?? 'rank'} page=2`;
   if (stray) return { ok: false, message: `'${stray.slice(0, 40)}' is not a filter: give name=value pairs, ${example}. Filters: ${names.join(', ')}.` };
   const filters: NonNullable<RatingsQuery['filters']> = {};
   const applied: string[] = [];
   const query: RatingsQuery = {};
   let page = 1;
+  let exportCsv = false;
   for (const [rawName, rawValue] of pairs) {
     const name = key(rawName);
+    if (name === 'export') {
+      if (key(rawValue) !== 'csv') return { ok: false, message: `Unknown export '${rawValue.slice(0, 10)}': use export=csv.` };
+      exportCsv = true;
+      continue;
+    }
     if (name === 'page') {
       if (!/^\d{1,4}$/.test(rawValue) || Number(rawValue) < 1) return { ok: false, message: `'${rawValue.slice(0, 10)}' is not a page number.` };
       page = Number(rawValue);
@@ -91,5 +99,5 @@ export function readRatingsQuery(text: string, params: RatingParameters): QueryR
     applied.push(`${filter.name}=${picked.map((v) => (/\s/.test(v) ? `"${v}"` : v)).join(',')}`);
   }
   if (Object.keys(filters).length) query.filters = filters;
-  return { ok: true, read: { query, applied, page } };
+  return { ok: true, read: { query, applied, page, exportCsv } };
 }

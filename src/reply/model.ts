@@ -13,6 +13,15 @@ export type ReplyImage =
   | { kind: 'png'; png: Buffer; width: number; height: number; filename: string; alt: string }
   | { kind: 'url'; url: string; width: number; height: number; alt: string };
 
+/** A file sent with a reply (a CSV export): uploaded next to the message, never inlined. */
+export interface ReplyFile {
+  filename: string;
+  contentType: 'text/csv';
+  bytes: Buffer;
+  /** What the file is, for the upload's title. */
+  title: string;
+}
+
 export interface Footer {
   /** Epoch ms of the oldest data on the reply. */
   asOf: number;
@@ -131,6 +140,8 @@ export interface TableReply {
   /** Extra sections after the table (a digest's highlights). */
   sections?: Section[];
   image?: ReplyImage;
+  /** A file to attach, e.g. the whole filtered list as CSV. */
+  file?: ReplyFile;
   footer?: Footer;
   actions?: Action[];
 }

@@ -52,7 +52,8 @@ describe('ratings with filters', () => {
 
   it.each([
     ['ratings projects categories=Defy', /^Unknown categories 'Defy': use one of AI, DeFi, /],
-    ['ratings projects colour=red', /^Unknown filter 'colour': use one of categories, market_cap, chains, compliance, sort, order, page\.$/],
+    ['ratings projects colour=red', /^Unknown filter 'colour': use one of categories, market_cap, chains, compliance, sort, order, page, export\.$/],
+    ['ratings projects export=xlsx', /^Unknown export 'xlsx': use export=csv\.$/],
     ['ratings projects sort=hype', /^Unknown sort 'hype': use one of rank, name, pol, marketCap\.$/],
     ['ratings projects order=up', /^Unknown order 'up': use asc or desc\.$/],
     ['ratings projects hello', /^'hello' is not a filter: give name=value pairs/],
@@ -62,6 +63,27 @@ describe('ratings with filters', () => {
     const r = await ask(rest, text);
     expect(r.kind).toBe('error');
     expect((r as { message: string }).message).toMatch(message);
+  });
+
+  it('exports the whole filtered list as CSV, checked column by column against the dataset', async () => {
+    const defi = store().data.projects.filter((p) => p.category === 'DeFi').sort((a, b) => last(a.pol) - last(b.pol));
+    const r = (await ask(rest, 'ratings projects categories=DeFi sort=pol order=asc')) as TableReply;
+    const exportAction = r.actions?.find((a) => a.label === 'Export CSV');
+    expect(exportAction?.command).toBe('ratings projects categories=DeFi sort=pol order=asc export=csv');
+    const exported = (await ask(rest, exportAction!.command!)) as TableReply;
+    expect(exported.file).toMatchObject({ filename: 'ratings-projects.csv', contentType: 'text/csv', title: `Ratings of projects, categories=DeFi sort=pol order=asc: ${defi.length} rows` });
+    // No name in the dataset holds a comma or a quote, so a plain split reads the file.
+    expect(defi.some((p) => /[,"]/.test(p.name))).toBe(false);
+    const [header, ...lines] = exported.file!.bytes.toString('utf8').trim().split('\n').map((l) => l.split(','));
+    expect(header).toEqual(['rank', 'slug', 'name', 'ticker', 'pol', 'rating', 'market_cap_usd']);
+    // Every row, not only the first page: the list has more than one page.
+    expect(lines).toHaveLength(defi.length);
+    expect(lines.map((l) => l[1])).toEqual(defi.map((p) => p.slug));
+    expect(lines.map((l) => l[2])).toEqual(defi.map((p) => p.name));
+    expect(lines.map((l) => l[3])).toEqual(defi.map((p) => p.ticker));
+    expect(lines.map((l) => Number(l[4]))).toEqual(defi.map((p) => last(p.pol)));
+    expect(lines.map((l) => Number(l[6]))).toEqual(defi.map((p) => p.market.marketCap));
+    expect(lines.every((l) => /^(AAA|AA|A|BBB|BB|B|CCC|CC|C|D)$/.test(l[5]!))).toBe(true);
   });
 
   it('a filter that matches nothing says so in a sentence', async () => {

@@ -282,6 +282,13 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(text).toContain('Ratings of projects');
     expect(text).toContain(defi[0]!.name);
     expect(text).toContain(polText(last(defi[0]!.pol)));
+
+    const exported = stack.fake.sendCommand({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters: 'categories=DeFi sort=pol order=asc export=csv' } });
+    const withFile = await exported.waitForEdit(10_000);
+    const csv = withFile.files.find((f) => f.name === 'ratings-projects.csv')!;
+    const lines = csv.bytes.toString('utf8').trim().split('\n');
+    expect(lines[0]).toBe('rank,slug,name,ticker,pol,rating,market_cap_usd');
+    expect(lines.slice(1).map((l) => Number(l.split(',')[4]))).toEqual(defi.map((p) => last(p.pol)));
   });
 
   it('runs a card’s buttons as new public answers, and holds digest commands to the admin bar', async () => {

@@ -212,6 +212,17 @@ describe('cards', () => {
     const defi = h.sim.store.data.projects.filter((p) => p.category === 'DeFi').sort((a, b) => last(a.pol) - last(b.pol));
     expect(json).toContain(polText(last(defi[0]!.pol)));
     expect(json).toContain('"value":"ratings projects categories=DeFi sort=pol order=asc page=2"');
+
+    // Export: the same table, and the whole list uploaded as a CSV file to the channel.
+    expect(json).toContain('"value":"ratings projects categories=DeFi sort=pol order=asc export=csv"');
+    const before = h.fake.uploads().length;
+    await h.command('ratings projects categories=DeFi sort=pol order=asc export=csv', { channel: 'CRATINGS1' });
+    const complete = await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === 'CRATINGS1', WAIT_MS);
+    expect(JSON.stringify(complete.args)).toContain('Ratings of projects');
+    const csv = h.fake.uploads().slice(before).find((u) => u.filename === 'ratings-projects.csv')!;
+    const lines = csv.bytes.toString('utf8').trim().split('\n');
+    expect(lines[0]).toBe('rank,slug,name,ticker,pol,rating,market_cap_usd');
+    expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(defi.map((p) => p.slug));
   });
 
   it('posts tables (compare) to the channel with a button per entity', async () => {
