@@ -21,7 +21,7 @@ export default defineCommand({
   examples: ['ratings projects', 'ratings projects categories=DeFi sort=pol order=asc', 'ratings exchanges is_proof_of_reserves_present=yes'],
   options: [
     { type: 'choice', name: 'list', description: 'Projects (default) or exchanges', choices: LISTS.map((value) => ({ value })), aliases: { project: 'projects', exchange: 'exchanges' } },
-    { type: 'text', name: 'filters', description: 'name=value pairs: categories=DeFi chains=Ethereum sort=pol order=asc page=2', maxLength: 300 },
+    { type: 'text', name: 'filters', description: 'name=value pairs: categories=DeFi chains=Ethereum sort=pol order=asc page=2', maxLength: 300, autocomplete: 'ratings-filters' },
   ],
   // `ratings projects categories=DeFi`: the list first, then the pairs, which may hold any word.
   text: {

@@ -1,4 +1,4 @@
-import type { EntityKind, EntityRef } from '../../src/api/domain.js';
+import type { EntityKind, EntityRef, RatingParameters } from '../../src/api/domain.js';
 import { previewValue } from '../../src/api/rules.js';
 import type { Metrics } from '../../src/app/metrics.js';
 import { connectUpstream, type Upstream, type UpstreamHooks } from '../../src/app/upstream.js';
@@ -34,6 +34,11 @@ export interface Core {
   canList(kind: EntityKind): boolean;
   /** Loads an entity list in the background so suggestions have something to offer. */
   refreshList(kind: EntityKind): Promise<void>;
+  /**
+   * The ratings filters the service lists, from the cache only (autocomplete cannot wait on the
+   * upstream); when they are not cached, they are fetched in the background for the next keystroke.
+   */
+  ratingFilters(kind: EntityKind): RatingParameters | undefined;
   close(): Promise<void>;
 }
 
@@ -114,6 +119,11 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
         () => undefined,
         (err: unknown) => log?.warn({ kind, err }, 'entity list could not be loaded; suggestions offer what is cached'),
       ),
+    ratingFilters: (kind) => {
+      const cached = upstream.source.cache.peek('ratingParameters', kind);
+      if (!cached && upstream.source.supports('ratingParameters', kind)) void upstream.source.ratingParameters(kind).catch(() => undefined);
+      return cached?.data;
+    },
     close: () => upstream.close(),
   };
 }

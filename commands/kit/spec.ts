@@ -67,7 +67,7 @@ export interface TextOption extends OptionBase {
   maxLength: number;
   minLength?: number;
   /** Where Discord's autocomplete takes suggestions from. */
-  autocomplete?: 'timezones';
+  autocomplete?: 'timezones' | 'ratings-filters';
   /**
    * Typed as `<keyword> <value>` anywhere after the command (`from 2026-03-01`), one word; the
    * first keyword is the one written back. Without, the option is the main free text.

@@ -283,6 +283,16 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(text).toContain(defi[0]!.name);
     expect(text).toContain(polText(last(defi[0]!.pol)));
 
+    // Autocomplete offers the service's own filter names, then that filter's values, keeping what came before.
+    const choicesOf = async (filters: string) => {
+      const cb = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters }, focused: 'filters' }).callback(3_000);
+      return ((cb.data as { choices?: { value: string }[] }).choices ?? []).map((c) => c.value);
+    };
+    expect(await choicesOf('cat')).toEqual(['categories=']);
+    expect(await choicesOf('categories=DeFi ch')).toEqual(['categories=DeFi chains=']);
+    expect(await choicesOf('categories=DeFi chains=bnb')).toEqual(['categories=DeFi chains="BNB Chain"']);
+    expect(await choicesOf('sort=')).toEqual(['sort=rank', 'sort=name', 'sort=pol', 'sort=marketCap']);
+
     const exported = stack.fake.sendCommand({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters: 'categories=DeFi sort=pol order=asc export=csv' } });
     const withFile = await exported.waitForEdit(10_000);
     const csv = withFile.files.find((f) => f.name === 'ratings-projects.csv')!;
