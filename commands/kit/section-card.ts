@@ -21,7 +21,7 @@ import type { CommandContext } from './context.js';
 import { exchangeInstead } from './exchange-instead.js';
 import { resolveTarget } from './resolve-target.js';
 import { type Args, type ChoiceOption, type HandlerContext, str } from './spec.js';
-import { parseTarget } from './target.js';
+import { parseTarget, targetRef } from './target.js';
 import { SECTION_ALIASES, SECTION_TITLE, SECTION_WORDS, sectionActions, UPSTREAM, type SectionWord } from './sections.js';
 
 /**
@@ -78,7 +78,7 @@ export async function sectionCard(ctx: CommandContext, entity: EntityRef, sectio
       ? { series: { label: body.seriesLabel, values: body.chart.value.data.map((p) => p.value), ...(section === 'voice' ? { direction: 'higher is better' as const } : {}) } }
       : {}),
     footer,
-    actions: sectionActions(entity, section),
+    actions: [...(section === 'voice' && body.parts.length ? [{ label: 'All reviews', run: { command: 'reviews', args: { name: targetRef('project', entity.slug) } } }] : []), ...sectionActions(entity, section)],
   };
 }
 

@@ -121,6 +121,21 @@ describe.each(['REST', 'the tool server alone'] as const)('project sections thro
     }
   });
 
+  it('reviews in full, one click from the Proof of Voice card; none yet said as such', async () => {
+    const voice = card(await ask(core(), 'aave voice'));
+    const all = voice.actions?.find((a) => a.label === 'All reviews');
+    expect(all?.command).toBe('reviews project:aave');
+    const p = project(core(), 'aave');
+    const reviews = p.voice.reviews === 'none_identified' ? [] : p.voice.reviews;
+    const r = await ask(core(), all!.command!);
+    expect(r.kind).toBe('text');
+    const shown = (r as { sections?: { title: string; items?: string[] }[] }).sections ?? [];
+    expect(shown.map((s) => [s.title, s.items?.[0]])).toEqual(reviews.map((x) => [`${x.author}, ${x.publishedAt.slice(0, 10)}`, x.content]));
+    const quiet = (via === 'REST' ? rest.upstream.sim! : sim).store.data.projects.find((x) => x.voice.reviews === 'none_identified');
+    expect(quiet).toBeDefined();
+    expect(await ask(core(), `reviews project:${quiet!.slug}`)).toMatchObject({ kind: 'text', text: `There are no expert reviews of ${quiet!.name} yet.` });
+  });
+
   it('the project card offers every section as a button, each running the section command', async () => {
     const r = card(await ask(core(), 'project pepe'));
     const sections = (r.actions ?? []).filter((a) => a.run.command === 'section');

@@ -38,7 +38,7 @@ describe('register-discord', () => {
     expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n) });
 
     const subs = (pol!.options ?? []) as Option[];
-    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'why', 'chart', 'compare', 'top', 'ratings', 'search', 'trending', 'index', 'browse', 'health', 'help']);
+    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'reviews', 'why', 'chart', 'compare', 'top', 'ratings', 'search', 'trending', 'index', 'browse', 'health', 'help']);
     const sub = (name: string) => subs.find((s) => s.name === name)!.options ?? [];
     expect(sub('card')).toEqual([
       expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
@@ -137,7 +137,7 @@ describe('register-discord', () => {
     const chart = ((changed[0]!.options as Option[]).find((o) => o.name === 'chart')!.options as Option[]).find((o) => o.name === 'range')!;
     chart.choices = chart.choices!.slice(1);
     const diff = compareCommands(changed, ours);
-    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[6].options[1].choices'] }]);
+    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[7].options[1].choices'] }]);
   });
 
   it('runs as the register-discord CLI command, printing what it did', async () => {
