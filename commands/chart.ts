@@ -4,7 +4,7 @@ import { footerOf } from '../src/reply/footer.js';
 import { inline, ref } from '../src/reply/inline.js';
 import { skippedPoints } from './kit/card.js';
 import { chartImage } from './kit/chart-image.js';
-import { DATE_OPTIONS, daysBack, readWindow, type Window } from './kit/date-range.js';
+import { DATE_OPTIONS, daysBack, typedDates, type Window, windowOf } from './kit/date-range.js';
 import type { CommandContext } from './kit/context.js';
 import { resolveTarget } from './kit/resolve-target.js';
 import { defineCommand, str } from './kit/spec.js';
@@ -41,17 +41,13 @@ export default defineCommand({
     ...DATE_OPTIONS,
   ],
   async handler(ctx, args) {
-    const typedRange = str(args, 'range');
-    const range = (typedRange || '90d') as Range;
+    const range = (str(args, 'range') || '90d') as Range;
     const chart = (str(args, 'kind') || null) as ChartKind | null;
-    const dates = { from: str(args, 'from') || undefined, to: str(args, 'to') || undefined, last: str(args, 'last') || undefined };
-    const read = readWindow(dates, ctx.now());
+    const read = windowOf(args, ctx.now(), 'chart bitcoin');
     if (!read.ok) return { kind: 'error', message: read.message, hint: read.hint };
-    if (read.window && typedRange) return { kind: 'error', message: `Give either a range (${typedRange}) or dates, not both.`, hint: 'For example: chart bitcoin 365d, or chart bitcoin from 2026-03-01 to 2026-06-30.' };
     const window = read.window;
     const kindHint = chart && NEEDS_PROJECT.includes(chart) ? 'project' : chart && NEEDS_EXCHANGE.includes(chart) ? 'exchange' : undefined;
-    const picked = Object.fromEntries(Object.entries(dates).filter(([, v]) => v !== undefined)) as Record<string, string>;
-    const again = (name: string) => ({ command: 'chart', args: { name, ...(window ? picked : { range }), ...(chart ? { kind: chart } : {}) } });
+    const again = (name: string) => ({ command: 'chart', args: { name, ...(window ? typedDates(args) : { range }), ...(chart ? { kind: chart } : {}) } });
     const resolved = await resolveTarget(ctx, parseTarget(str(args, 'name')), again, kindHint);
     if (!resolved.ok) return resolved.reply;
     const entity = resolved.entity;

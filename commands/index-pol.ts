@@ -4,7 +4,7 @@ import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
 import { change30d } from './kit/card.js';
 import { chartImage } from './kit/chart-image.js';
-import { DATE_OPTIONS, daysBack, readWindow } from './kit/date-range.js';
+import { DATE_OPTIONS, daysBack, windowOf } from './kit/date-range.js';
 import { defineCommand, str } from './kit/spec.js';
 
 const RANGES = ['30d', '90d', '180d', '365d', 'all'] as const;
@@ -27,12 +27,10 @@ export default defineCommand({
     ...DATE_OPTIONS,
   ],
   async handler(ctx, args) {
-    const typedRange = str(args, 'range');
-    const read = readWindow({ from: str(args, 'from') || undefined, to: str(args, 'to') || undefined, last: str(args, 'last') || undefined }, ctx.now());
+    const read = windowOf(args, ctx.now(), 'index');
     if (!read.ok) return { kind: 'error', message: read.message, hint: read.hint };
-    if (read.window && typedRange) return { kind: 'error', message: `Give either a range (${typedRange}) or dates, not both.`, hint: 'For example: index 365d, or index from 2026-03-01 to 2026-06-30.' };
     const window = read.window;
-    const range = typedRange || '90d';
+    const range = str(args, 'range') || '90d';
     const days = range === 'all' ? undefined : Number(range.slice(0, -1));
     const [projects, exchanges, history] = await Promise.all([
       settle(ctx.source.indexPol('project')),

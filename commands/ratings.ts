@@ -1,13 +1,12 @@
-import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
 import type { Action, Reply, ReplyFile, TableReply } from '../src/reply/model.js';
-import type { EntityKind, RatingEntry, RatingsQuery } from '../src/api/domain.js';
-import { readable } from '../src/api/domain.js';
+import { type EntityKind, type RatingEntry, type RatingsQuery, readable } from '../src/api/domain.js';
 import { toCsv } from '../src/reply/csv.js';
 import { readRatingsQuery } from './kit/ratings-query.js';
 import type { CommandContext } from './kit/context.js';
 import { defineCommand, str } from './kit/spec.js';
-import { targetRef } from './kit/target.js';
+import { skippedRows } from './kit/entity-table.js';
+import { RATING_COLUMNS, ratingPicks, ratingRows } from './kit/ratings-table.js';
 
 /** Rows per page: a table a chat window shows whole. */
 const PAGE_SIZE = 10;
@@ -60,23 +59,17 @@ export default defineCommand({
       ...(totalPages !== null && page < totalPages ? [{ label: 'Next page', run: { command: 'ratings', args: withPage(page + 1) } }] : []),
       ...(exportCsv ? [] : [{ label: 'Export CSV', run: { command: 'ratings', args: { list, filters: [...applied, 'export=csv'].join(' ') } } }]),
     ];
-    const skipped = fetched.meta.unreadable?.rows ?? 0;
     const pages = totalPages !== null ? ` of ${totalPages}` : '';
     const count = total !== null ? ` · ${total} ${list}` : '';
     return {
       kind: 'table',
       title: `Ratings of ${list}`,
-      note: `${filtersText === 'no filters' ? 'All' : filtersText} · page ${page}${pages}${count}. PoL: lower is safer.${skipped > 0 ? ` ${skipped} ${skipped === 1 ? 'row' : 'rows'} could not be read and ${skipped === 1 ? 'is' : 'are'} not listed.` : ''}`,
-      columns: [
-        { key: 'rank', label: '#', align: 'right' },
-        { key: 'name', label: 'Name' },
-        { key: 'pol', label: 'PoL', align: 'right' },
-        { key: 'rating', label: 'Rating' },
-      ],
-      rows: items.map((r) => ({ rank: r.rank === null ? '—' : fmt.count(r.rank), name: `${r.name}${r.ticker ? ` (${r.ticker})` : ''}`, pol: fmt.pol(r.pol), rating: fmt.rating(r.rating) })),
+      note: [`${filtersText === 'no filters' ? 'All' : filtersText} · page ${page}${pages}${count}. PoL: lower is safer.`, skippedRows([fetched])].filter(Boolean).join(' '),
+      columns: RATING_COLUMNS,
+      rows: ratingRows(items, () => '—'),
       ...(file ? { file } : {}),
       footer,
-      actions: [...nav, ...items.map((r) => ({ label: r.name, run: { command: 'card', args: { name: targetRef(r.kind, r.slug) } } }))],
+      actions: [...nav, ...ratingPicks(items)],
     } satisfies TableReply;
   },
 });

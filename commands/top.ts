@@ -1,9 +1,9 @@
 import { type RatingEntry, readable } from '../src/api/domain.js';
-import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
 import type { TableReply } from '../src/reply/model.js';
 import { defineCommand, str } from './kit/spec.js';
-import { targetRef } from './kit/target.js';
+import { skippedRows } from './kit/entity-table.js';
+import { RATING_COLUMNS, ratingPicks, ratingRows } from './kit/ratings-table.js';
 
 const TOP_N = 10;
 
@@ -32,20 +32,14 @@ export default defineCommand({
     // A row whose PoL could not be read is listed after the readable ones, marked, never ranked by a guess.
     const polOf = (r: RatingEntry) => readable(r.pol) ?? Infinity;
     const items = [...fetched.data].sort((a, b) => polOf(a) - polOf(b)).slice(0, TOP_N);
-    const skipped = fetched.meta.unreadable?.rows ?? 0;
     return {
       kind: 'table',
       title: `Top ${items.length} ${kind === 'exchange' ? 'exchanges' : 'projects'} by rating`,
-      note: `Ordered by Probability of Loss: lower is safer.${skipped > 0 ? ` ${skipped} ${skipped === 1 ? 'row' : 'rows'} could not be read and ${skipped === 1 ? 'is' : 'are'} not listed.` : ''}`,
-      columns: [
-        { key: 'rank', label: '#', align: 'right' },
-        { key: 'name', label: 'Name' },
-        { key: 'pol', label: 'PoL', align: 'right' },
-        { key: 'rating', label: 'Rating' },
-      ],
-      rows: items.map((r, i) => ({ rank: r.rank === null ? String(i + 1) : fmt.count(r.rank), name: `${r.name}${r.ticker ? ` (${r.ticker})` : ''}`, pol: fmt.pol(r.pol), rating: fmt.rating(r.rating) })),
+      note: ['Ordered by Probability of Loss: lower is safer.', skippedRows([fetched])].filter(Boolean).join(' '),
+      columns: RATING_COLUMNS,
+      rows: ratingRows(items, (i) => String(i + 1)),
       footer: footerOf([fetched], ctx.now()),
-      actions: items.map((r) => ({ label: r.name, run: { command: 'card', args: { name: targetRef(r.kind, r.slug) } } })),
+      actions: ratingPicks(items),
     } satisfies TableReply;
   },
 });

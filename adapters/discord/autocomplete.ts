@@ -1,4 +1,4 @@
-import type { EntityKind, EntityRef, RatingParameters } from '../../src/api/domain.js';
+import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import { clip, plainText } from './escape.js';
 
 /**
@@ -64,39 +64,12 @@ export function listChoices(suggest: Suggest, typed: string): Choice[] {
   return out;
 }
 
-/**
- * Completes the last `name=value` pair of a ratings filter text from the filters the service
- * lists: names first (`categories=`), then that filter's values, keeping the pairs before it, so
- * each pick extends the text.
- */
-export function ratingsFilterChoices(params: RatingParameters | undefined, typed: string): Choice[] {
-  if (!params) return [];
-  const lastSpace = typed.lastIndexOf(' ');
-  const head = lastSpace >= 0 ? typed.slice(0, lastSpace + 1) : '';
-  const tail = typed.slice(lastSpace + 1);
-  const norm = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '');
-  const options: string[] = [];
-  const eq = tail.indexOf('=');
-  if (eq < 0) {
-    const names = [...params.filters.map((f) => f.name), 'sort', 'order', 'page', 'export'];
-    options.push(...names.filter((n) => norm(n).startsWith(norm(tail))).map((n) => `${n}=`));
-  } else {
-    const name = norm(tail.slice(0, eq));
-    const partial = norm(tail.slice(eq + 1).split(',').pop() ?? '');
-    const before = tail.slice(eq + 1).split(',').slice(0, -1);
-    const filter = params.filters.find((f) => norm(f.name) === name);
-    const values = name === 'sort' ? params.sortBy : name === 'order' ? ['asc', 'desc'] : name === 'export' ? ['csv'] : filter?.type === 'boolean' ? ['yes', 'no'] : (filter?.values ?? []);
-    const matching = [...values.filter((v) => norm(v).startsWith(partial)), ...values.filter((v) => !norm(v).startsWith(partial) && norm(v).includes(partial))];
-    for (const v of matching) options.push(`${tail.slice(0, eq)}=${[...before, /\s/.test(v) ? `"${v}"` : v].join(',')}`);
-  }
-  const out: Choice[] = [];
-  for (const o of options) {
-    const value = `${head}${o}`;
-    if (value.length > MAX_CHOICE_TEXT) continue;
-    out.push({ name: clip(plainText(value), MAX_CHOICE_TEXT), value });
-    if (out.length === MAX_CHOICES) break;
-  }
-  return out;
+/** Completions the core made, as Discord choices: each within Discord's length, at most 25. */
+export function textChoices(completions: readonly string[]): Choice[] {
+  return completions
+    .filter((c) => c.length <= MAX_CHOICE_TEXT)
+    .slice(0, MAX_CHOICES)
+    .map((c) => ({ name: clip(plainText(c), MAX_CHOICE_TEXT), value: c }));
 }
 
 let zones: string[] | undefined;

@@ -25,7 +25,7 @@ import type { Caller } from '../../commands/kit/context.js';
 import type { Invocation } from '../../commands/kit/spec.js';
 import type { RunResult } from '../../commands/core/run.js';
 import type { CommandRef } from '../../src/reply/model.js';
-import { entityChoices, listChoices, ratingsFilterChoices, slugChoice, timeZoneChoices, type Choice } from './autocomplete.js';
+import { entityChoices, listChoices, slugChoice, textChoices, timeZoneChoices, type Choice } from './autocomplete.js';
 import { POL_DIGEST, placeOf, toInvocation, type SlashInput } from './commands.js';
 import { decodeInvocation, encodeInvocation } from './custom-id.js';
 import { CommandMentions } from './mentions.js';
@@ -213,7 +213,7 @@ export class DiscordAdapter {
       } else if (option?.type === 'text' && option.autocomplete === 'timezones') {
         choices = timeZoneChoices(typed);
       } else if (option?.type === 'text' && option.autocomplete === 'ratings-filters') {
-        choices = ratingsFilterChoices(this.core.ratingFilters(i.options.getString('list') === 'exchanges' ? 'exchange' : 'project'), typed);
+        choices = textChoices(this.core.completeRatings(i.options.getString('list') === 'exchanges' ? 'exchange' : 'project', typed));
       }
     } catch (err) {
       this.log.warn({ error: describeError(err) }, 'autocomplete lookup failed; answering with no choices');

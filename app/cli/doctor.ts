@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { checkContract, newTap, type ContractRow, type Samples } from '../../src/api/contract-check.js';
+import { SOURCE_LABEL } from '../../src/api/diagnose.js';
 import type { DataSource } from '../../src/api/source.js';
 import { connectUpstream } from '../../src/app/upstream.js';
 import { loadConfig } from '../../src/config.js';
@@ -38,7 +39,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
     const differ = rows.filter((r) => !r.ok).length;
     if (values.json) process.stdout.write(`${JSON.stringify({ agree: differ === 0, rows }, null, 2)}\n`);
     else {
-      const against = upstream.sim ? 'the built-in simulator (demo mode)' : `the configured ${upstream.members.map((m) => (m.name === 'rest' ? 'REST gateway' : 'tool server')).join(' and ')}`;
+      const against = upstream.sim ? 'the built-in simulator (demo mode)' : `the configured ${upstream.members.map((m) => SOURCE_LABEL[m.name]).join(' and ')}`;
       process.stdout.write(`polbot doctor: ${rows.length} operations against ${against}\n\n${table(rows)}\n\n`);
       process.stdout.write(differ === 0 ? 'Every operation agrees with what polbot expects.\n' : `${differ} of ${rows.length} operations differ from what polbot expects.\n`);
     }

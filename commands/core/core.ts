@@ -1,4 +1,4 @@
-import type { EntityKind, EntityRef, RatingParameters } from '../../src/api/domain.js';
+import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import { previewValue } from '../../src/api/rules.js';
 import type { Metrics } from '../../src/app/metrics.js';
 import { connectUpstream, type Upstream, type UpstreamHooks } from '../../src/app/upstream.js';
@@ -8,6 +8,7 @@ import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import { CONSOLE_CALLER, type Caller, type CommandContext } from '../kit/context.js';
 import type { Invocation } from '../kit/spec.js';
+import { completeRatingsQuery } from '../kit/ratings-query.js';
 import { COMMANDS } from './commands.js';
 import { Registry } from './registry.js';
 import { invoke, runText, type RunResult } from './run.js';
@@ -35,10 +36,11 @@ export interface Core {
   /** Loads an entity list in the background so suggestions have something to offer. */
   refreshList(kind: EntityKind): Promise<void>;
   /**
-   * The ratings filters the service lists, from the cache only (autocomplete cannot wait on the
-   * upstream); when they are not cached, they are fetched in the background for the next keystroke.
+   * Completions of a ratings query being typed (`categories=De` -> `categories=DeFi`), from the
+   * filters the service lists as cached: autocomplete cannot wait on the upstream, so when they are
+   * not cached yet they are fetched in the background for the next keystroke.
    */
-  ratingFilters(kind: EntityKind): RatingParameters | undefined;
+  completeRatings(kind: EntityKind, typed: string): string[];
   close(): Promise<void>;
 }
 
@@ -119,10 +121,10 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
         () => undefined,
         (err: unknown) => log?.warn({ kind, err }, 'entity list could not be loaded; suggestions offer what is cached'),
       ),
-    ratingFilters: (kind) => {
+    completeRatings: (kind, typed) => {
       const cached = upstream.source.cache.peek('ratingParameters', kind);
       if (!cached && upstream.source.supports('ratingParameters', kind)) void upstream.source.ratingParameters(kind).catch(() => undefined);
-      return cached?.data;
+      return cached ? completeRatingsQuery(typed, cached.data) : [];
     },
     close: () => upstream.close(),
   };

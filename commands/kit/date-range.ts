@@ -1,4 +1,4 @@
-import type { TextOption } from './spec.js';
+import { type Args, str, type TextOption } from './spec.js';
 
 /**
  * A history window typed as dates (`from 2026-03-01 to 2026-06-30`, `since 2026-01-01`) or as a
@@ -16,6 +16,25 @@ export interface Window {
 }
 
 export type WindowResult = { ok: true; window: Window | null } | { ok: false; message: string; hint: string };
+
+/** The dates a command was given, as typed: what a button re-running it carries. */
+export const typedDates = (args: Args): Record<string, string> =>
+  Object.fromEntries(DATE_OPTIONS.map((o) => [o.name, str(args, o.name)]).filter(([, v]) => v !== ''));
+
+/**
+ * The window a command's options name, if any. A range choice (`365d`, the option `range`) and
+ * dates together are refused: which one was meant cannot be told. `example` is the command as
+ * typed before its range (`chart bitcoin`), for the correction.
+ */
+export function windowOf(args: Args, nowMs: number, example: string): WindowResult {
+  const dates = typedDates(args);
+  const read = readWindow(dates, nowMs);
+  const range = str(args, 'range');
+  if (read.ok && read.window && range) {
+    return { ok: false, message: `Give either a range (${range}) or dates, not both.`, hint: `For example: ${example} 365d, or ${example} from 2026-03-01 to 2026-06-30.` };
+  }
+  return read;
+}
 
 export const DATE_OPTIONS: readonly TextOption[] = [
   { type: 'text', name: 'from', label: 'YYYY-MM-DD', keywords: ['from', 'since'], description: 'Start date, YYYY-MM-DD (instead of a range)', maxLength: 10 },
@@ -41,7 +60,7 @@ function day(text: string, what: string): { ok: true; seconds: number } | { ok: 
   return { ok: true, seconds: ms / 1000 };
 }
 
-export function readWindow(args: { from?: string; to?: string; last?: string }, nowMs: number): WindowResult {
+function readWindow(args: { from?: string; to?: string; last?: string }, nowMs: number): WindowResult {
   const now = Math.floor(nowMs / 1000);
   const today = isoDay(now);
   const fail = (message: string): WindowResult => ({ ok: false, message, hint: HINT });

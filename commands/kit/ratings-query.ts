@@ -39,9 +39,39 @@ export function splitPairs(text: string): { pairs: [string, string][]; stray?: s
   return stray ? { pairs, stray } : { pairs };
 }
 
+/** Every name a pair may have: the service's filters, then the words every listing takes. */
+const namesOf = (params: RatingParameters) => [...params.filters.map((f) => f.name), 'sort', 'order', 'page', 'export'];
+
+/** The values a name takes, where there is a fixed set (page takes any number). */
+function valuesOf(params: RatingParameters, name: string): readonly string[] {
+  if (name === 'sort') return params.sortBy;
+  if (name === 'order') return ['asc', 'desc'];
+  if (name === 'export') return ['csv'];
+  const filter = params.filters.find((f) => key(f.name) === name);
+  return filter?.type === 'boolean' ? ['yes', 'no'] : (filter?.values ?? []);
+}
+
+/**
+ * Completions for the last pair of a ratings query as it is being typed: names first
+ * (`categories=`), then that name's values, keeping the pairs before it so that each pick
+ * extends the text. Best matches first.
+ */
+export function completeRatingsQuery(typed: string, params: RatingParameters): string[] {
+  const lastSpace = typed.lastIndexOf(' ');
+  const head = typed.slice(0, lastSpace + 1);
+  const tail = typed.slice(lastSpace + 1);
+  const eq = tail.indexOf('=');
+  if (eq < 0) return namesOf(params).filter((n) => key(n).startsWith(key(tail))).map((n) => `${head}${n}=`);
+  const typedValues = tail.slice(eq + 1).split(',');
+  const partial = key(typedValues.pop() ?? '');
+  const values = valuesOf(params, key(tail.slice(0, eq)));
+  const matching = [...values.filter((v) => key(v).startsWith(partial)), ...values.filter((v) => !key(v).startsWith(partial) && key(v).includes(partial))];
+  return matching.map((v) => `${head}${tail.slice(0, eq)}=${[...typedValues, /\s/.test(v) ? `"${v}"` : v].join(',')}`);
+}
+
 export function readRatingsQuery(text: string, params: RatingParameters): QueryResult {
   const { pairs, stray } = splitPairs(text);
-  const names = [...params.filters.map((f) => f.name), 'sort', 'order', 'page', 'export'];
+  const names = namesOf(params);
   const example = `for example: ${params.filters[0] ? `${params.filters[0].name}=${params.filters[0].values?.[0] ?? 'yes'} ` : ''}sort=${params.sortBy[0] ?? 'rank'} page=2`;
   if (stray) return { ok: false, message: `'${stray.slice(0, 40)}' is not a filter: give name=value pairs, ${example}. Filters: ${names.join(', ')}.` };
   const filters: NonNullable<RatingsQuery['filters']> = {};

@@ -9,7 +9,7 @@ import {
 } from '../../src/api/domain.js';
 import { unreadableText } from '../../src/api/rules.js';
 import { okValue, settle, type Settled } from '../../src/api/settle.js';
-import type { Fetched } from '../../src/api/source.js';
+import type { DataMethod, DataSource, Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
 import type { CardReply, Field, Headline, Reply, Section } from '../../src/reply/model.js';
@@ -41,13 +41,11 @@ type Part = Settled<Fetched<unknown>>;
 export async function sectionCard(ctx: CommandContext, entity: EntityRef, section: SectionWord): Promise<CardReply> {
   const { source } = ctx;
   const slug = entity.slug;
-  const wants = <T>(method: Parameters<typeof source.supports>[0], fetch: () => Promise<Fetched<T>>): Promise<Settled<Fetched<T>>> | undefined =>
-    source.supports(method, 'project') ? settle(fetch()) : undefined;
 
   // One parallel round: the score, the section's own facts and the parts behind it.
   const [score, facts, record, body] = await Promise.all([
-    section === 'voice' ? undefined : wants('categoryScore', () => source.categoryScore('project', slug, section)),
-    wants('projectSection', () => source.projectSection(slug, UPSTREAM[section])),
+    section === 'voice' ? undefined : ifSupported(source, 'categoryScore', () => source.categoryScore('project', slug, section)),
+    ifSupported(source, 'projectSection', () => source.projectSection(slug, UPSTREAM[section])),
     settle(source.record('project', slug)),
     sectionBody(ctx, slug, section),
   ]);
@@ -119,6 +117,11 @@ interface Body {
   seriesLabel?: string;
 }
 
+/** A part fetched when the configured source has an operation for it; undefined when it has none. */
+function ifSupported<T>(source: DataSource, method: DataMethod, fetch: () => Promise<Fetched<T>>): Promise<Settled<Fetched<T>> | undefined> {
+  return source.supports(method, 'project') ? settle(fetch()) : Promise.resolve(undefined);
+}
+
 const present = (...parts: (Part | undefined)[]): Part[] => parts.filter((p): p is Part => p !== undefined);
 
 /** A part the configured source has no operation for says so; one that failed says why. */
@@ -128,8 +131,7 @@ function missing(title: string, part: Part | undefined): Section {
 
 async function sectionBody(ctx: CommandContext, slug: string, section: SectionWord): Promise<Body> {
   const { source } = ctx;
-  const get = <T>(method: Parameters<typeof source.supports>[0], fetch: () => Promise<Fetched<T>>) =>
-    source.supports(method, 'project') ? settle(fetch()) : Promise.resolve(undefined);
+  const get = <T>(method: DataMethod, fetch: () => Promise<Fetched<T>>) => ifSupported(source, method, fetch);
   switch (section) {
     case 'security': {
       const certs = await get('certifications', () => source.certifications(slug));

@@ -20,11 +20,11 @@ const GOOD = 50;
 const CHART_DAYS = 90;
 
 /** How much a metric adds to the risk: its weight times how far its quality falls short of 100. */
-const drag = (m: Readable) => m.weight * (100 - m.score);
+const drag = (m: ScoredMetric) => m.weight * (100 - m.score);
 /** How much it holds the risk down: its weight times its quality. */
-const lift = (m: Readable) => m.weight * m.score;
+const lift = (m: ScoredMetric) => m.weight * m.score;
 
-interface Readable {
+interface ScoredMetric {
   metric: string;
   label: string;
   category?: string;
@@ -33,7 +33,7 @@ interface Readable {
   rating?: string;
 }
 
-function readableMetric(m: MetricScore, evenWeight: number): Readable | undefined {
+function readableMetric(m: MetricScore, evenWeight: number): ScoredMetric | undefined {
   if (isUnreadable(m.score.score)) return undefined;
   const weight = m.weight === undefined || isUnreadable(m.weight) ? evenWeight : m.weight;
   return { metric: m.metric, label: m.label, ...(m.category ? { category: m.category } : {}), weight, score: m.score.score, ...(isUnreadable(m.score.rating) ? {} : { rating: m.score.rating }) };
@@ -55,13 +55,13 @@ export async function whyCard(ctx: CommandContext, entity: EntityRef): Promise<R
   ]);
   if (!breakdown.ok) throw breakdown.error;
   const all = breakdown.value.data.metrics;
-  const metrics = all.map((m) => readableMetric(m, 1 / Math.max(all.length, 1))).filter((m): m is Readable => m !== undefined);
+  const metrics = all.map((m) => readableMetric(m, 1 / Math.max(all.length, 1))).filter((m): m is ScoredMetric => m !== undefined);
   const name = okValue(record)?.data.name ?? entity.name;
   const named: EntityRef = { ...entity, name };
   const up = [...metrics].sort((a, b) => drag(b) - drag(a)).slice(0, SHOWN);
   // Only a metric better than middling holds anything down; a poor one merely pushes up less.
   const down = metrics.filter((m) => !up.includes(m) && m.score >= GOOD).sort((a, b) => lift(b) - lift(a)).slice(0, SHOWN);
-  const field = (m: Readable): Field => ({
+  const field = (m: ScoredMetric): Field => ({
     label: m.label,
     value: `${fmt.score(m.score)} / 100`,
     detail: [m.rating, m.category, `weight ${fmt.percent(m.weight * 100, 0)}`].filter(Boolean).join(' · '),

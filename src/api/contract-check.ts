@@ -1,5 +1,5 @@
 import { diagnose } from './diagnose.js';
-import { type EntityKind, PROJECT_SECTIONS, type SourceName } from './domain.js';
+import { type EntityKind, EXCHANGE_CATEGORIES, PROJECT_CATEGORIES, PROJECT_SECTIONS, type SourceName } from './domain.js';
 import { UpstreamError } from './errors.js';
 import { previewValue, type UnreadableField } from './rules.js';
 import type { DataMethod, DataSource } from './source.js';
@@ -40,8 +40,6 @@ export interface Samples {
   projectName: string;
 }
 
-const PROJECT_CATEGORIES = ['security', 'financial', 'operational', 'reputational', 'regulatory'];
-const EXCHANGE_CATEGORIES = ['security', 'transparency', 'solvency'];
 const DAY_MS = 86_400_000;
 
 interface Operation {

@@ -188,6 +188,10 @@ export interface VoiceProsCons {
   cons: Checked<string[]>;
 }
 
+/** The categories each kind of entity is scored in (the tool server has one score tool per category). */
+export const PROJECT_CATEGORIES = ['security', 'financial', 'operational', 'reputational', 'regulatory'] as const;
+export const EXCHANGE_CATEGORIES = ['security', 'transparency', 'solvency'] as const;
+
 /** A project's sections as the REST service names them (`/v1/{slug}/<section>`). */
 export const PROJECT_SECTIONS = ['security', 'financial', 'operational', 'reputational', 'regulatory', 'proof_of_voice'] as const;
 export type ProjectSection = (typeof PROJECT_SECTIONS)[number];

@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Core } from '../../commands/core/core.js';
+import { describe, expect, it } from 'vitest';
 import type { TableReply } from '../../src/reply/model.js';
-import type { Simulator } from '../../src/sim/server.js';
-import { ask, restAndToolsOnly } from '../helpers/core.js';
+import { ask, useRestAndToolsOnly } from '../helpers/core.js';
 
 /** Browsing every project a page at a time, against the simulator's catalogue. */
 
-let rest: Core;
-let sim: Simulator;
-let tools: Core;
-let closeAll: () => Promise<void>;
-
-beforeAll(async () => {
-  const both = await restAndToolsOnly();
-  ({ rest, tools, toolSim: sim, close: closeAll } = both);
-});
-afterAll(() => closeAll());
+const cores = useRestAndToolsOnly();
 
 describe.each(['REST', 'the tool server alone'] as const)('browse projects through %s', (via) => {
-  const core = () => (via === 'REST' ? rest : tools);
+  const core = () => (via === 'REST' ? cores.rest : cores.tools);
 
   it('pages through every project of the dataset, A to Z, 20 at a time, with Next and Previous', async () => {
-    const names = sim.store.data.projects.map((p) => p.name).sort((a, b) => a.localeCompare(b, 'en'));
+    const names = cores.toolSim.store.data.projects.map((p) => p.name).sort((a, b) => a.localeCompare(b, 'en'));
     const pages = Math.ceil(names.length / 20);
     const seen: string[] = [];
     for (let page = 1; page <= pages; page++) {
@@ -46,8 +35,8 @@ describe.each(['REST', 'the tool server alone'] as const)('browse projects throu
 
 describe('browse exchanges', () => {
   it('lists them through REST, and says plainly that the tool server alone has no list', async () => {
-    const r = (await ask(rest, 'list exchanges')) as TableReply;
-    expect(r.note).toContain(`${rest.upstream.sim!.store.data.exchanges.length} exchanges`);
-    expect(await ask(tools, 'browse exchanges')).toMatchObject({ kind: 'text', text: 'The list of exchanges needs the REST service; the tool server has no tool for it.' });
+    const r = (await ask(cores.rest, 'list exchanges')) as TableReply;
+    expect(r.note).toContain(`${cores.rest.upstream.sim!.store.data.exchanges.length} exchanges`);
+    expect(await ask(cores.tools, 'browse exchanges')).toMatchObject({ kind: 'text', text: 'The list of exchanges needs the REST service; the tool server has no tool for it.' });
   });
 });

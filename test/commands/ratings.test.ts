@@ -1,36 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Core } from '../../commands/core/core.js';
+import { describe, expect, it } from 'vitest';
 import type { TableReply } from '../../src/reply/model.js';
-import { ask, restAndToolsOnly } from '../helpers/core.js';
+import { ask, useRestAndToolsOnly } from '../helpers/core.js';
 import { polText } from '../helpers/truth.js';
 
 /** Ratings with the filters the service lists, checked against the simulator's dataset. */
 
-let rest: Core;
-let tools: Core;
-let closeAll: () => Promise<void>;
-
-beforeAll(async () => {
-  const both = await restAndToolsOnly();
-  ({ rest, tools, close: closeAll } = both);
-});
-afterAll(() => closeAll());
+const cores = useRestAndToolsOnly();
 
 const last = <T>(a: readonly T[]) => a[a.length - 1]!;
-const store = () => rest.upstream.sim!.store;
+const store = () => cores.rest.upstream.sim!.store;
 
 describe('ratings with filters', () => {
   it('filters by category and sorts by PoL, lowest first, 10 a page, as the dataset has them', async () => {
     const defi = store().data.projects.filter((p) => p.category === 'DeFi').sort((a, b) => last(a.pol) - last(b.pol));
     expect(defi.length).toBeGreaterThan(10);
-    const r = (await ask(rest, 'ratings projects categories=DeFi sort=pol order=asc')) as TableReply;
+    const r = (await ask(cores.rest, 'ratings projects categories=DeFi sort=pol order=asc')) as TableReply;
     expect(r.kind).toBe('table');
     expect(r.rows.map((row) => [row.name, row.pol])).toEqual(defi.slice(0, 10).map((p) => [`${p.name} (${p.ticker})`, polText(last(p.pol))]));
     expect(r.note).toBe(`categories=DeFi sort=pol order=asc · page 1 of 2 · ${defi.length} projects. PoL: lower is safer.`);
     const next = r.actions?.find((a) => a.label === 'Next page');
     expect(next?.command).toBe('ratings projects categories=DeFi sort=pol order=asc page=2');
 
-    const second = (await ask(rest, next!.command!)) as TableReply;
+    const second = (await ask(cores.rest, next!.command!)) as TableReply;
     expect(second.rows.map((row) => row.name)).toEqual(defi.slice(10, 20).map((p) => `${p.name} (${p.ticker})`));
     expect(second.actions?.find((a) => a.label === 'Previous page')?.command).toBe('ratings projects categories=DeFi sort=pol order=asc');
     expect(second.actions?.some((a) => a.label === 'Next page')).toBe(false);
@@ -39,14 +30,14 @@ describe('ratings with filters', () => {
   it('takes values as people type them: singular names, any case, hyphens for spaces', async () => {
     const expected = store().data.projects.filter((p) => p.category === 'DeFi' && p.chains.includes('BNB Chain')).map((p) => p.slug).sort();
     expect(expected.length).toBeGreaterThan(0);
-    const r = (await ask(rest, 'ratings projects category=defi chains=bnb-chain')) as TableReply;
+    const r = (await ask(cores.rest, 'ratings projects category=defi chains=bnb-chain')) as TableReply;
     expect(r.actions?.filter((a) => a.run.command === 'card').map((a) => String(a.run.args?.name).replace('project:', '')).sort()).toEqual(expected);
     expect(r.note).toContain('categories=DeFi chains="BNB Chain"');
   });
 
   it('filters exchanges by a yes/no filter the exchange service lists', async () => {
     const withReserves = store().data.exchanges.filter((e) => e.markers.isProofOfReservesPresent).sort((a, b) => last(a.pol) - last(b.pol));
-    const r = (await ask(rest, 'ratings exchanges is_proof_of_reserves_present=yes sort=pol order=asc')) as TableReply;
+    const r = (await ask(cores.rest, 'ratings exchanges is_proof_of_reserves_present=yes sort=pol order=asc')) as TableReply;
     expect(r.rows.map((row) => row.name)).toEqual(withReserves.slice(0, 10).map((e) => e.name));
   });
 
@@ -60,17 +51,17 @@ describe('ratings with filters', () => {
     ['ratings exchanges is_bug_bounty_present=maybe', /^is_bug_bounty_present takes yes or no, not 'maybe'\.$/],
     ['ratings projects page=99', /^There are 8 pages of projects for no filters; page 99 is past the last\.$/],
   ])('%s: the valid values, from the service', async (text, message) => {
-    const r = await ask(rest, text);
+    const r = await ask(cores.rest, text);
     expect(r.kind).toBe('error');
     expect((r as { message: string }).message).toMatch(message);
   });
 
   it('exports the whole filtered list as CSV, checked column by column against the dataset', async () => {
     const defi = store().data.projects.filter((p) => p.category === 'DeFi').sort((a, b) => last(a.pol) - last(b.pol));
-    const r = (await ask(rest, 'ratings projects categories=DeFi sort=pol order=asc')) as TableReply;
+    const r = (await ask(cores.rest, 'ratings projects categories=DeFi sort=pol order=asc')) as TableReply;
     const exportAction = r.actions?.find((a) => a.label === 'Export CSV');
     expect(exportAction?.command).toBe('ratings projects categories=DeFi sort=pol order=asc export=csv');
-    const exported = (await ask(rest, exportAction!.command!)) as TableReply;
+    const exported = (await ask(cores.rest, exportAction!.command!)) as TableReply;
     expect(exported.file).toMatchObject({ filename: 'ratings-projects.csv', contentType: 'text/csv', title: `Ratings of projects, categories=DeFi sort=pol order=asc: ${defi.length} rows` });
     // No name in the dataset holds a comma or a quote, so a plain split reads the file.
     expect(defi.some((p) => /[,"]/.test(p.name))).toBe(false);
@@ -89,10 +80,10 @@ describe('ratings with filters', () => {
   it('a filter that matches nothing says so in a sentence', async () => {
     const none = store().data.projects.filter((p) => p.category === 'Meme' && p.chains.includes('Bitcoin'));
     expect(none).toEqual([]);
-    expect(await ask(rest, 'ratings projects categories=Meme chains=Bitcoin')).toMatchObject({ kind: 'text', text: 'No projects match categories=Meme chains=Bitcoin.' });
+    expect(await ask(cores.rest, 'ratings projects categories=Meme chains=Bitcoin')).toMatchObject({ kind: 'text', text: 'No projects match categories=Meme chains=Bitcoin.' });
   });
 
   it('through the tool server alone, says plainly that ratings need the REST service', async () => {
-    expect(await ask(tools, 'ratings projects')).toMatchObject({ kind: 'text', text: 'Ratings with filters need the REST service; the tool server has no tool for them.' });
+    expect(await ask(cores.tools, 'ratings projects')).toMatchObject({ kind: 'text', text: 'Ratings with filters need the REST service; the tool server has no tool for them.' });
   });
 });

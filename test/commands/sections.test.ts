@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Core } from '../../commands/core/core.js';
 import type { CardReply, Reply } from '../../src/reply/model.js';
 import type { SimProject } from '../../src/sim/data/model.js';
-import type { Simulator } from '../../src/sim/server.js';
-import { ask, restAndToolsOnly, visibleText } from '../helpers/core.js';
+import { ask, useRestAndToolsOnly, visibleText } from '../helpers/core.js';
 import { countText, scoreText, usdText } from '../helpers/truth.js';
 
 /**
@@ -11,19 +10,10 @@ import { countText, scoreText, usdText } from '../helpers/truth.js';
  * alone, with the numbers checked against the simulator's dataset.
  */
 
-let rest: Core;
-let sim: Simulator;
-let tools: Core;
-let closeAll: () => Promise<void>;
-
-beforeAll(async () => {
-  const both = await restAndToolsOnly();
-  ({ rest, tools, toolSim: sim, close: closeAll } = both);
-});
-afterAll(() => closeAll());
+const cores = useRestAndToolsOnly();
 
 const last = <T>(a: readonly T[]) => a[a.length - 1]!;
-const project = (core: Core, slug: string) => (core === rest ? core.upstream.sim! : sim).store.project(slug)! as SimProject;
+const project = (core: Core, slug: string) => (core === cores.rest ? core.upstream.sim! : cores.toolSim).store.project(slug)! as SimProject;
 const findings = (f: string[] | 'none_identified') => (f === 'none_identified' ? [] : f);
 
 function card(r: Reply): CardReply {
@@ -34,7 +24,7 @@ const section = (r: CardReply, title: string) => r.sections.find((s) => s.title 
 const field = (r: CardReply, title: string, label: string) => section(r, title)?.fields?.find((f) => f.label === label)?.value;
 
 describe.each(['REST', 'the tool server alone'] as const)('project sections through %s', (via) => {
-  const core = () => (via === 'REST' ? rest : tools);
+  const core = () => (via === 'REST' ? cores.rest : cores.tools);
   const restOnly = (text: string | undefined) => (via === 'REST' ? expect(text).not.toBe('needs the REST service') : expect(text).toBe('needs the REST service'));
 
   it.each(['security', 'financial', 'operational', 'reputational', 'regulatory'] as const)('%s: the quality score, higher is better, never called PoL', async (category) => {
@@ -131,7 +121,7 @@ describe.each(['REST', 'the tool server alone'] as const)('project sections thro
     expect(r.kind).toBe('text');
     const shown = (r as { sections?: { title: string; items?: string[] }[] }).sections ?? [];
     expect(shown.map((s) => [s.title, s.items?.[0]])).toEqual(reviews.map((x) => [`${x.author}, ${x.publishedAt.slice(0, 10)}`, x.content]));
-    const quiet = (via === 'REST' ? rest.upstream.sim! : sim).store.data.projects.find((x) => x.voice.reviews === 'none_identified');
+    const quiet = (via === 'REST' ? cores.rest.upstream.sim! : cores.toolSim).store.data.projects.find((x) => x.voice.reviews === 'none_identified');
     expect(quiet).toBeDefined();
     expect(await ask(core(), `reviews project:${quiet!.slug}`)).toMatchObject({ kind: 'text', text: `There are no expert reviews of ${quiet!.name} yet.` });
   });
@@ -150,24 +140,24 @@ describe.each(['REST', 'the tool server alone'] as const)('project sections thro
 
 describe('bad input', () => {
   it('a section word with a typo gets the list of sections', async () => {
-    const r = await ask(rest, 'pepe sekurity');
+    const r = await ask(cores.rest, 'pepe sekurity');
     expect(r).toMatchObject({ kind: 'error', message: "Unknown section 'sekurity': use one of security, financial, operational, reputational, regulatory, voice." });
   });
 
   it('a missing section asks which, with the list', async () => {
-    const r = await ask(rest, 'section pepe');
+    const r = await ask(cores.rest, 'section pepe');
     expect(r.kind).toBe('error');
     expect(visibleText(r)).toContain('Which section? security, financial, operational, reputational, regulatory, voice');
   });
 
   it("an exchange's name is told it is an exchange, never answered with a project", async () => {
-    const r = await ask(rest, 'binance security');
+    const r = await ask(cores.rest, 'binance security');
     expect(r).toMatchObject({ kind: 'error', message: 'Binance is an exchange, and sections are published for projects only.' });
   });
 
   it('a project name ending in a word near a section is not taken for one', async () => {
     // "finance" is three edits from "financial": read as part of the name.
-    const r = await ask(rest, 'cream finance');
+    const r = await ask(cores.rest, 'cream finance');
     expect(r.kind).not.toBe('error');
   });
 });

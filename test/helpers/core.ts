@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createCore, type Core, type CoreOptions } from '../../commands/core/core.js';
 import { loadConfig } from '../../src/config.js';
 import { plainInline, typedText } from '../../src/reply/inline.js';
@@ -35,19 +36,35 @@ export function slackText(text: Inline | undefined): string {
 }
 
 /**
- * Two demo cores: one on REST (the in-process simulator) and one on a second simulator's tool
- * server alone, as an install with only `POL_MCP_URL` has it.
+ * Two demo cores for a test file, started before its tests and closed after them: one on REST
+ * (the in-process simulator) and one on a second simulator's tool server alone, as an install
+ * with only `POL_MCP_URL` has it.
  */
-export async function restAndToolsOnly(): Promise<{ rest: Core; tools: Core; toolSim: Simulator; close(): Promise<void> }> {
-  const toolSim = await startTestSimulator();
-  const [rest, tools] = await Promise.all([demoCore(), demoCore({ POL_SOURCE: 'mcp', POL_MCP_URL: toolSim.mcpUrl, POL_API_KEY: toolSim.apiKey })]);
+export function useRestAndToolsOnly(): { readonly rest: Core; readonly tools: Core; readonly toolSim: Simulator } {
+  let started: { rest: Core; tools: Core; toolSim: Simulator } | undefined;
+  beforeAll(async () => {
+    const toolSim = await startTestSimulator();
+    const [rest, tools] = await Promise.all([demoCore(), demoCore({ POL_SOURCE: 'mcp', POL_MCP_URL: toolSim.mcpUrl, POL_API_KEY: toolSim.apiKey })]);
+    started = { rest, tools, toolSim };
+  });
+  afterAll(async () => {
+    if (!started) return;
+    await Promise.all([started.rest.close(), started.tools.close()]);
+    await started.toolSim.close();
+  });
+  const get = () => {
+    if (!started) throw new Error('the cores start in beforeAll; use them inside tests');
+    return started;
+  };
   return {
-    rest,
-    tools,
-    toolSim,
-    async close() {
-      await Promise.all([rest.close(), tools.close()]);
-      await toolSim.close();
+    get rest() {
+      return get().rest;
+    },
+    get tools() {
+      return get().tools;
+    },
+    get toolSim() {
+      return get().toolSim;
     },
   };
 }

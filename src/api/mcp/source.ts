@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type * as D from '../domain.js';
+import { EXCHANGE_CATEGORIES, PROJECT_CATEGORIES } from '../domain.js';
 import { badResponse, UpstreamError } from '../errors.js';
 import { assertSlug } from '../rest/paths.js';
 import { withRetries } from '../retry.js';
@@ -19,9 +20,6 @@ export interface McpSourceOptions extends McpConnectionOptions {
   /** Called once per tool call with its route (`mcp <tool>`), for the contract check. */
   onCall?: (route: string) => void;
 }
-
-const PROJECT_CATEGORIES = ['security', 'financial', 'operational', 'reputational', 'regulatory'] as const;
-const EXCHANGE_CATEGORIES = ['security', 'transparency', 'solvency'] as const;
 
 
 interface ToolResult {
