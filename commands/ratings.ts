@@ -7,6 +7,7 @@ import type { CommandContext } from './kit/context.js';
 import { defineCommand, str } from './kit/spec.js';
 import { skippedRows } from './kit/entity-table.js';
 import { RATING_COLUMNS, ratingPicks, ratingRows } from './kit/ratings-table.js';
+import { ratingsMenus } from './kit/ratings-menus.js';
 
 /** Rows per page: a table a chat window shows whole. */
 const PAGE_SIZE = 10;
@@ -70,6 +71,7 @@ export default defineCommand({
       ...(file ? { file } : {}),
       footer,
       actions: [...nav, ...ratingPicks(items)],
+      menus: ratingsMenus(list, params.data, applied),
     } satisfies TableReply;
   },
 });

@@ -2,7 +2,7 @@ import { renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';
 import { styleOf } from '../../src/reply/palette.js';
-import type { CommandHelp, CommandRef, Footer, Inline, Reply, Section, Series } from '../../src/reply/model.js';
+import type { Action, CommandHelp, CommandRef, Footer, Inline, Menu, Reply, Section, Series } from '../../src/reply/model.js';
 
 export interface ConsoleStyle {
   color: boolean;
@@ -101,6 +101,22 @@ function commandList(style: ConsoleStyle, commands: readonly CommandHelp[]): str
   return lines;
 }
 
+/** The follow-up commands of an answer, as the person would type them. */
+function more(style: ConsoleStyle, actions: readonly Action[] | undefined): string[] {
+  return actions?.length ? ['', paint(style, 'dim', `more: ${actions.map((a) => commandText(style, a.run)).join('  ')}`)] : [];
+}
+
+/** Pick lists as their choices, the one in force marked; any choice is its command typed. */
+function menus(style: ConsoleStyle, list: readonly Menu[] | undefined): string[] {
+  if (!list?.length) return [];
+  const lines = list.map((m) => {
+    const choices = m.options.map((o) => (o.label === m.selected ? `${clean(o.label)} (now)` : clean(o.label))).join(' · ');
+    return `  ${paint(style, 'bold', clean(m.label))}${m.typed ? paint(style, 'dim', ` (${clean(m.typed)})`) : ''}: ${choices}`;
+  });
+  const example = list.flatMap((m) => m.options.filter((o) => o.label !== m.selected && o.label !== 'Any'))[0];
+  return ['', ...lines, ...(example ? [paint(style, 'dim', `  e.g. ${commandText(style, example.run)}`)] : [])];
+}
+
 /** A Reply as terminal text. Choices are numbered so the person can answer with the number. */
 export function renderReply(reply: Reply, style: ConsoleStyle): string {
   const out: string[] = [];
@@ -114,7 +130,7 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
       if (h.change) out.push(paint(style, h.change.trend === 'worse' ? 'red' : h.change.trend === 'better' ? 'green' : 'dim', h.change.text));
       out.push(...series(style, reply.series));
       for (const s of reply.sections) out.push('', ...section(style, s));
-      if (reply.actions?.length) out.push('', paint(style, 'dim', `more: ${reply.actions.map((a) => commandText(style, a.run)).join('  ')}`));
+      out.push(...more(style, reply.actions));
       out.push('', ...image(style), ...footer(style, reply.footer));
       break;
     }
@@ -137,6 +153,9 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
       const layout = layoutTable(reply.columns, reply.rows, clean);
       out.push(paint(style, 'dim', layout.header), ...layout.rows);
       for (const s of reply.sections ?? []) out.push('', ...section(style, s));
+      // A row's card is its name typed; what else the table offers (pages, export) is spelled out.
+      out.push(...menus(style, reply.menus));
+      out.push(...more(style, reply.actions?.filter((a) => a.run.command !== 'card')));
       out.push(...image(style), ...footer(style, reply.footer));
       break;
     }

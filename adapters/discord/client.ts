@@ -109,6 +109,7 @@ export class DiscordAdapter {
       },
       mention: (ref) => this.mentions.ref(ref),
       usage: (help) => this.mentions.usage(help),
+      examples: (help) => this.mentions.examples(help),
     };
     this.client = new Client({
       // Slash commands and components arrive whatever the intents; Guilds keeps the guild and

@@ -20,6 +20,7 @@ import {
   type Footer,
   type Headline,
   type Inline,
+  type Menu,
   type Reply,
   type ReplyImage,
   type Section,
@@ -46,6 +47,7 @@ export const LIMITS = {
   selectOptions: 25,
   optionText: 100,
   customId: 100,
+  placeholder: 150,
   buttonLabel: 80,
   buttonsPerRow: 5,
   /** Discord allows five action rows; one is kept free for the rows a reply may add (a select). */
@@ -89,6 +91,8 @@ export interface RenderOptions {
   mention?: (ref: CommandRef) => string;
   /** A help entry's usage line. */
   usage?: (help: CommandHelp) => string;
+  /** A help entry's examples, as this surface fills them in. */
+  examples?: (help: CommandHelp) => string;
 }
 
 const defaultEncode = (ref: CommandRef): string | undefined => {
@@ -276,6 +280,27 @@ function selectOptions(actions: readonly Action[], values: (a: Action, i: number
   return out;
 }
 
+const MAX_ROWS = 5;
+
+/**
+ * Pick lists as string selects, one row each, leaving the last row to the table's own "Show one…".
+ * A list longer than Discord's 25 options is not offered here (it would be cut): the `filters`
+ * option's autocomplete reaches every value.
+ */
+function menuRows(menus: readonly Menu[], opts: RenderOptions): Row[] {
+  const encode = opts.encode ?? defaultEncode;
+  return menus
+    .filter((m) => m.options.length <= LIMITS.selectOptions)
+    .flatMap((m, i) => {
+      const options = selectOptions(m.options, (a) => encode(a.run) ?? null);
+      // A menu missing an option (a command that would not encode) is not offered half.
+      if (options.length !== m.options.length) return [];
+      const marked = options.map((o, k) => (m.options[k]!.label === m.selected ? { ...o, default: true } : o));
+      return [selectRow(`${RUN_ID}:menu-${i}`, clip(plainText(m.label), LIMITS.placeholder), marked)];
+    })
+    .slice(0, MAX_ROWS - 1);
+}
+
 function selectRow(customId: string, placeholder: string, options: APISelectMenuOption[]): Row {
   return {
     type: ComponentType.ActionRow,
@@ -368,7 +393,7 @@ function tableMessage(reply: TableReply, opts: RenderOptions): DiscordMessage {
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };
-  const components = options.length ? [selectRow(RUN_ID, 'Show one…', options)] : [];
+  const components = [...menuRows(reply.menus ?? [], opts), ...(options.length ? [selectRow(RUN_ID, 'Show one…', options)] : [])].slice(-MAX_ROWS);
   const attached = reply.file ? [{ attachment: reply.file.bytes, name: reply.file.filename, description: clip(plainText(reply.file.title), 1024) }] : [];
   return message({ embeds: [embed], files: [...files, ...attached], components });
 }
@@ -434,7 +459,9 @@ function commandFields(commands: readonly CommandHelp[], opts: RenderOptions): A
   // A command with no place in Discord's list (the digest overview) is left out: nothing runs it there.
   const lines = commands.flatMap((c) => {
     const usage = opts.usage ? opts.usage(c) : defaultMention(c.usage);
-    return usage ? [`${usage} — ${escapeText(c.summary)}`] : [];
+    if (!usage) return [];
+    const examples = opts.examples ? opts.examples(c) : `e.g. ${c.examples.map(defaultMention).join(' · ')}`;
+    return [`${usage} — ${escapeText(c.summary)}${examples ? `\n${examples}` : ''}`];
   });
   return linesToFields('Commands', lines);
 }

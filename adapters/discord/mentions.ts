@@ -29,14 +29,19 @@ export class CommandMentions {
   ref(ref: CommandRef): string {
     const spec = this.specs.find((s) => s.name === ref.command);
     if (!spec) return '`/pol help`';
-    const options = spec.options.flatMap((o) => {
-      const v = ref.args?.[o.name];
-      if (v === undefined) return [];
-      const names = discordOptionNames(o);
-      if (Array.isArray(v) && names.length > 1) return (v as readonly string[]).slice(0, names.length).map((item, i) => `${names[i]}: ${item}`);
-      return [`${names[0]}: ${valueText(v)}`];
-    });
-    return [this.head(spec), ...options.map((o) => `\`${codeSafe(o)}\``)].join(' ');
+    return [this.head(spec), ...optionsOf(spec, ref)].join(' ');
+  }
+
+  /**
+   * A help entry's examples as the options to fill in (`name: pepe` `section: security`), each
+   * example apart: the command itself is on the usage line just above.
+   */
+  examples(help: CommandHelp): string {
+    const spec = this.specs.find((s) => s.name === help.usage.command);
+    if (!spec || !placeOf(spec) || !help.examples.length) return '';
+    const shown = help.examples.map((e) => optionsOf(spec, e).join(' '));
+    if (shown.every((e) => !e)) return '';
+    return `e.g. ${shown.map((e) => e || 'the command alone').join(' · ')}`;
   }
 
   /** A help line: the command, its options (optional ones in brackets), and what it does. */
@@ -46,6 +51,18 @@ export class CommandMentions {
     const options = spec.options.flatMap((o) => discordOptionNames(o).map((n, i) => (o.required && (o.type !== 'entities' || i < o.min) ? `${n}:` : `[${n}:]`)));
     return [this.head(spec), ...options.map((o) => `\`${o}\``)].join(' ');
   }
+}
+
+/** The options an invocation fills in, each as inline code: `name: kraken`. */
+function optionsOf(spec: CommandSpec, ref: CommandRef): string[] {
+  const options = spec.options.flatMap((o) => {
+    const v = ref.args?.[o.name];
+    if (v === undefined) return [];
+    const names = discordOptionNames(o);
+    if (Array.isArray(v) && names.length > 1) return (v as readonly string[]).slice(0, names.length).map((item, i) => `${names[i]}: ${item}`);
+    return [`${names[0]}: ${valueText(v)}`];
+  });
+  return options.map((o) => `\`${codeSafe(o)}\``);
 }
 
 function valueText(v: RefArg): string {

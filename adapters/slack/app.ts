@@ -1,4 +1,4 @@
-import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction } from '@slack/bolt';
+import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type StaticSelectAction } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/kit/context.js';
 import type { RunResult } from '../../commands/core/run.js';
@@ -197,17 +197,19 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     return true;
   };
 
-  app.action<BlockAction<ButtonAction>>(ACTION_ID, ({ ack, action, body, respond, client, context }) =>
+  app.action<BlockAction<ButtonAction | StaticSelectAction>>(ACTION_ID, ({ ack, action, body, respond, client, context }) =>
     track(
       (async () => {
         await ack();
         const started = performance.now();
         const messageTs = stringOr(body.container.message_ts) ?? body.message?.ts ?? '';
-        if (!firstClick(`${body.user.id}:${messageTs}:${action.action_id}:${action.value ?? ''}`)) {
+        // A button carries its command as its value; a menu as the value of the option picked.
+        const value = action.type === 'static_select' ? action.selected_option?.value : action.value;
+        if (!firstClick(`${body.user.id}:${messageTs}:${action.action_id}:${value ?? ''}`)) {
           log.debug({ actionId: action.action_id }, 'slack: repeated click ignored');
           return;
         }
-        const command = typeof action.value === 'string' ? action.value.trim() : '';
+        const command = typeof value === 'string' ? value.trim() : '';
         const channel = body.channel?.id ?? stringOr(body.container.channel_id);
         if (!command || !channel) {
           log.warn({ actionId: action.action_id }, 'slack: button without a command or channel');
@@ -237,7 +239,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
           result,
           log,
         );
-        logAnswer(log, result, started, placement, action.action_id.startsWith(CHOICE_ACTION_PREFIX) ? 'choice' : 'follow-up');
+        logAnswer(log, result, started, placement, action.action_id.startsWith(CHOICE_ACTION_PREFIX) ? 'choice' : action.type === 'static_select' ? 'menu' : 'follow-up');
       })(),
     ),
   );

@@ -14,6 +14,7 @@ import type {
   Field,
   Footer,
   Headline,
+  Menu,
   Reply,
   ReplyImage,
   Section,
@@ -40,7 +41,8 @@ export interface SlackMessage {
 /** Button action ids: a choice between candidates, or a follow-up offered by a reply. */
 export const CHOICE_ACTION_PREFIX = 'pol_choice_';
 export const FOLLOW_UP_ACTION_PREFIX = 'pol_action_';
-export const ACTION_ID = /^pol_(?:choice|action)_\d+$/;
+export const MENU_ACTION_PREFIX = 'pol_menu_';
+export const ACTION_ID = /^pol_(?:choice|action|menu)_\d+$/;
 
 /** Candidates beyond this are summarised; a list that long means the name needs narrowing anyway. */
 const MAX_CHOICES = 20;
@@ -114,6 +116,29 @@ function followUps(actions: readonly Action[] | undefined): Block[] {
   const hidden = usable.length - shown.length;
   if (hidden > 0) blocks.push(context(andMore(hidden)));
   return blocks;
+}
+
+/**
+ * Pick lists as static selects, each option's value the command it runs. An option whose command
+ * does not fit Slack's option value is left out rather than cut; so are options past Slack's 100.
+ */
+function menuBlocks(menus: readonly Menu[] | undefined): Block[] {
+  const elements = (menus ?? []).flatMap((m, i): types.StaticSelect[] => {
+    const usable = m.options.filter((o) => typedText(o.run).trim() !== '' && typedText(o.run).length <= LIMITS.optionValue).slice(0, LIMITS.selectOptions);
+    const options = usable.map((o) => ({ text: plainText(o.label, LIMITS.optionText), value: typedText(o.run) }));
+    if (!options.length) return [];
+    const initial = options[usable.findIndex((o) => o.label === m.selected)];
+    return [
+      {
+        type: 'static_select',
+        action_id: `${MENU_ACTION_PREFIX}${i}`,
+        placeholder: plainText(m.label, LIMITS.placeholderText),
+        options,
+        ...(m.selected && initial ? { initial_option: initial } : {}),
+      },
+    ];
+  });
+  return elements.length ? [{ type: 'actions', elements: elements.slice(0, LIMITS.actionsElements) }] : [];
 }
 
 function image(img: ReplyImage | undefined): Block[] {
@@ -295,7 +320,7 @@ function table(r: TableReply): SlackMessage {
   const head: Block[] = [...header(r.title)];
   if (r.note) head.push(context(clip(inline(r.note), NOTE_TEXT)));
   const body: Block[] = [section(tableCode(r))];
-  const tail = [...image(r.image), ...followUps(r.actions), ...footer(r.footer)];
+  const tail = [...image(r.image), ...menuBlocks(r.menus), ...followUps(r.actions), ...footer(r.footer)];
   return { text: fallback(r.title, r.footer?.simulated), blocks: assemble(head, body, tail) };
 }
 

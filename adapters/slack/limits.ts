@@ -14,6 +14,10 @@ export const LIMITS = {
   actionsElements: 25,
   buttonText: 75,
   buttonValue: 2000,
+  selectOptions: 100,
+  optionText: 75,
+  optionValue: 150,
+  placeholderText: 150,
   imageUrl: 3000,
   imageAlt: 2000,
 } as const;

@@ -66,7 +66,12 @@ function withCommandText(reply: Reply, registry: Registry): Reply {
     case 'card':
       return reply.actions ? { ...reply, actions: reply.actions.map(fill) } : reply;
     case 'table':
-      return { ...reply, ...(reply.note !== undefined ? { note: text(reply.note) } : {}), ...(reply.actions ? { actions: reply.actions.map(fill) } : {}) };
+      return {
+        ...reply,
+        ...(reply.note !== undefined ? { note: text(reply.note) } : {}),
+        ...(reply.actions ? { actions: reply.actions.map(fill) } : {}),
+        ...(reply.menus ? { menus: reply.menus.map((m) => ({ ...m, options: m.options.map(fill) })) } : {}),
+      };
     case 'text':
       return {
         ...reply,

@@ -144,6 +144,19 @@ export interface TableReply {
   file?: ReplyFile;
   footer?: Footer;
   actions?: Action[];
+  /** Pick lists that narrow or reorder the table (the ratings filters), after it and before the buttons. */
+  menus?: Menu[];
+}
+
+/** A pick list: each option runs its command, which is the same answer with that one choice changed. */
+export interface Menu {
+  /** What it picks, as a placeholder: `Category`. */
+  label: string;
+  options: Action[];
+  /** The option in force now, by label, if one of them is. */
+  selected?: string;
+  /** How a choice is typed instead, for surfaces without menus: `market_cap=`. */
+  typed?: string;
 }
 
 /** One command in a list of commands (help): its usage and examples, written by each adapter its own way. */

@@ -27,6 +27,41 @@ describe('ratings with filters', () => {
     expect(second.actions?.some((a) => a.label === 'Next page')).toBe(false);
   });
 
+  it('offers every filter and sort order the service lists as a menu, each option the same list with that one choice changed', async () => {
+    const r = (await ask(cores.rest, 'ratings projects categories=DeFi sort=pol order=asc')) as TableReply;
+    const menus = r.menus ?? [];
+    expect(menus.map((m) => [m.label, m.typed, m.selected])).toEqual([
+      ['Categories', 'categories=', 'DeFi'],
+      ['Market cap', 'market_cap=', undefined],
+      ['Chains', 'chains=', undefined],
+      ['Compliance', 'compliance=', undefined],
+      ['Sort by', 'sort=rank|name|pol|marketCap order=asc|desc', 'PoL, lowest first'],
+    ]);
+    // The dataset's own categories and chains, not a list kept here.
+    const categories = [...new Set(store().data.projects.map((p) => p.category))].sort();
+    expect(menus[0]!.options.map((o) => o.label)).toEqual(['Any', ...categories]);
+    expect(menus[2]!.options.map((o) => o.label).sort()).toEqual([...new Set(store().data.projects.flatMap((p) => p.chains))].sort());
+    expect(menus[0]!.options[0]!.command).toBe('ratings projects sort=pol order=asc');
+
+    // A pick keeps the other filters and starts again at page 1.
+    const layer1 = menus[0]!.options.find((o) => o.label === 'Layer 1')!;
+    expect(layer1.command).toBe('ratings projects sort=pol order=asc categories="Layer 1"');
+    const picked = (await ask(cores.rest, layer1.command!)) as TableReply;
+    const expected = store().data.projects.filter((p) => p.category === 'Layer 1').sort((a, b) => last(a.pol) - last(b.pol));
+    expect(picked.rows.map((row) => row.pol)).toEqual(expected.slice(0, 10).map((p) => polText(last(p.pol))));
+    const byName = menus[4]!.options.find((o) => o.label === 'Name, Z to A')!;
+    expect(byName.command).toBe('ratings projects categories=DeFi sort=name order=desc');
+
+    // Exchanges: the three yes/no filters; the tokens, which the service does not list, are typed.
+    const exchanges = (await ask(cores.rest, 'ratings exchanges')) as TableReply;
+    expect(exchanges.menus?.map((m) => [m.label, m.options.map((o) => o.label).join('/')])).toEqual([
+      ['Bug bounty', 'yes/no'],
+      ['Proof of reserves', 'yes/no'],
+      ['Penetration testing', 'yes/no'],
+      ['Sort by', 'Name, A to Z/Name, Z to A/PoL, lowest first/PoL, highest first/Trading volume, lowest first/Trading volume, highest first/Trading volume change, lowest first/Trading volume change, highest first/Rank, first to last/Rank, last to first'],
+    ]);
+  });
+
   it('takes values as people type them: singular names, any case, hyphens for spaces', async () => {
     const expected = store().data.projects.filter((p) => p.category === 'DeFi' && p.chains.includes('BNB Chain')).map((p) => p.slug).sort();
     expect(expected.length).toBeGreaterThan(0);

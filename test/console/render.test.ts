@@ -76,6 +76,13 @@ describe('console rendering', () => {
     expect(lines[1]).toBe(' #  Name         PoL');
     expect(lines[2]).toBe(' 1  Coinbase  0.093%');
     expect(lines[3]).toBe('10  Gemini     0.28%');
+    // Pages and export are spelled out; a row's card is its name typed, so rows add nothing.
+    const paged = renderReply(
+      { ...table, actions: [action({ label: 'Next', command: 'browse exchanges page 2' }), action({ label: 'Gemini', command: 'exchange:gemini' })] },
+      { color: false },
+    );
+    expect(paged).toContain('more: /pol browse exchanges page 2\n');
+    expect(paged).not.toContain('/pol exchange:gemini');
     const text: TextReply = { kind: 'text', title: 'Index', sections: [{ title: 'Average PoL', direction: 'lower is safer', fields: [{ label: 'Projects', value: '9.1%' }] }] };
     expect(renderReply(text, { color: false })).toContain('Average PoL (lower is safer)');
     const error: ErrorReply = { kind: 'error', message: 'Nope.', hint: 'Usage: /pol chart <name>' };

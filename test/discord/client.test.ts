@@ -27,7 +27,7 @@ interface Body {
   content?: string;
   flags?: number;
   embeds?: Embed[];
-  components?: { type: number; components: { type: number; custom_id: string; options?: { label: string; value: string }[] }[] }[];
+  components?: { type: number; components: { type: number; custom_id: string; placeholder?: string; options?: { label: string; value: string; default?: boolean }[] }[] }[];
   attachments?: { id: string | number; filename?: string }[];
   allowed_mentions?: unknown;
 }
@@ -283,6 +283,21 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(text).toContain(defi[0]!.name);
     expect(text).toContain(polText(last(defi[0]!.pol)));
 
+    // The filters the service lists as menus (the 45 chains are left to autocomplete), the ones in force picked.
+    const rows = body(edit).components ?? [];
+    const menus = rows.map((r) => r.components[0]!).filter((c) => c.custom_id.startsWith('pol:run:menu-'));
+    expect(menus.map((m) => m.placeholder)).toEqual(['Categories', 'Market cap', 'Compliance', 'Sort by']);
+    expect(rows.at(-1)?.components[0]?.placeholder).toBe('Show one…');
+    const categories = menus[0]!.options!;
+    expect(categories.find((o) => o.default)?.label).toBe('DeFi');
+    const large = menus[1]!.options!.find((o) => o.label === 'large')!;
+    const picked = stack.fake.sendComponent({ custom_id: menus[1]!.custom_id, component_type: 3, values: [large.value] });
+    // Markdown escapes the underscore in `market_cap`; what the person reads has none.
+    const pickedText = JSON.stringify(body(await picked.waitForEdit(10_000))).replaceAll('\\\\_', '_');
+    const largeDefi = defi.filter((p) => p.market.marketCap >= 10e9);
+    expect(pickedText).toContain(`market_cap=large · page 1 of ${Math.ceil(largeDefi.length / 10)} · ${largeDefi.length} projects`);
+    for (const p of largeDefi.slice(0, 10)) expect(pickedText).toContain(polText(last(p.pol)));
+
     // Autocomplete offers the service's own filter names, then that filter's values, keeping what came before.
     const choicesOf = async (filters: string) => {
       const cb = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters }, focused: 'filters' }).callback(3_000);
@@ -394,6 +409,9 @@ describe('Discord adapter on the real discord.js client', () => {
     const digest = registered.find((c) => c.name === 'pol-digest')!.id;
     expect(shown).toContain(`</pol chart:${pol}> \`name:\` \`[range:]\` \`[kind:]\` \`[from:]\` \`[to:]\` \`[last:]\` — A chart over time`);
     expect(shown).toContain(`</pol-digest add:${digest}> \`names:\` \`[schedule:]\` \`[day:]\` \`[cron:]\` \`[at:]\` \`[tz:]\``);
+    // Each command's examples, as the options to fill in, under it; a command without options has none.
+    expect(shown).toContain(`</pol section:${pol}> \`name:\` \`section:\` — One section of a project: its quality score (higher is better) and what stands behind it\ne.g. \`name: pepe\` \`section: security\` · \`name: aave\` \`section: financial\``);
+    expect(shown).toContain(`</pol health:${pol}> — Is the risk-data service up, and if not, what is wrong\n</pol help:${pol}>`);
     expect(shown).not.toContain('<name or slug>');
     expect(shown).not.toContain('/pol digest ');
   });

@@ -3,7 +3,8 @@
  * adapter's own truncation code: a message that passes here is one Slack would accept whole.
  *
  * Sources: Block Kit reference for blocks (header, section, context, actions, image, divider),
- * block elements (button) and composition objects (text); chat.postMessage for the message.
+ * block elements (button, static select) and composition objects (text, option); chat.postMessage
+ * for the message.
  */
 
 export const SLACK_LIMITS = {
@@ -20,6 +21,10 @@ export const SLACK_LIMITS = {
   buttonText: 75,
   buttonValue: 2000,
   buttonUrl: 3000,
+  selectOptions: 100,
+  selectPlaceholder: 150,
+  optionText: 75,
+  optionValue: 150,
   imageUrl: 3000,
   imageAltText: 2000,
   imageTitle: 2000,
@@ -59,17 +64,35 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
     visible += value.text.length;
   };
 
+  const actionId = (path: string, id: unknown): void => {
+    if (typeof id !== 'string' || id.length === 0) return add(path, 'element needs an action_id');
+    if (id.length > SLACK_LIMITS.actionId) add(path, `action_id longer than ${SLACK_LIMITS.actionId}`);
+    if (actionIds.has(id)) add(path, `duplicate action_id ${id}`);
+    actionIds.add(id);
+  };
+
+  const staticSelect = (path: string, value: Obj): void => {
+    actionId(path, value.action_id);
+    textObject(`${path}.placeholder`, value.placeholder, SLACK_LIMITS.selectPlaceholder, ['plain_text']);
+    const options = value.options;
+    if (!Array.isArray(options) || options.length === 0) return add(`${path}.options`, 'a static select needs options');
+    if (options.length > SLACK_LIMITS.selectOptions) add(`${path}.options`, `${options.length} options, limit ${SLACK_LIMITS.selectOptions}`);
+    const values: unknown[] = [];
+    options.forEach((o: unknown, k) => {
+      if (!isObj(o)) return add(`${path}.options[${k}]`, 'option must be an object');
+      textObject(`${path}.options[${k}].text`, o.text, SLACK_LIMITS.optionText, ['plain_text']);
+      if (typeof o.value !== 'string' || o.value.length === 0 || o.value.length > SLACK_LIMITS.optionValue) add(`${path}.options[${k}]`, `value must be 1 to ${SLACK_LIMITS.optionValue} characters`);
+      values.push(o.value);
+    });
+    if (value.initial_option !== undefined && !(isObj(value.initial_option) && values.includes(value.initial_option.value))) add(`${path}.initial_option`, 'not one of the options');
+  };
+
   const element = (path: string, value: unknown): void => {
     if (!isObj(value)) return add(path, 'element must be an object');
+    if (value.type === 'static_select') return staticSelect(path, value);
     if (value.type !== 'button') return add(path, `unexpected element type ${String(value.type)}`);
     textObject(`${path}.text`, value.text, SLACK_LIMITS.buttonText, ['plain_text']);
-    const id = value.action_id;
-    if (typeof id !== 'string' || id.length === 0) add(path, 'button needs an action_id');
-    else {
-      if (id.length > SLACK_LIMITS.actionId) add(path, `action_id longer than ${SLACK_LIMITS.actionId}`);
-      if (actionIds.has(id)) add(path, `duplicate action_id ${id}`);
-      actionIds.add(id);
-    }
+    actionId(path, value.action_id);
     if (value.value !== undefined) {
       if (typeof value.value !== 'string') add(path, 'value must be a string');
       else if (value.value.length > SLACK_LIMITS.buttonValue) add(path, `value is ${value.value.length} characters, limit ${SLACK_LIMITS.buttonValue}`);

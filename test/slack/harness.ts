@@ -52,6 +52,8 @@ export interface Harness {
     value: string,
     opts?: { channel?: string; responseId?: string; ephemeral?: boolean; messageTs?: string; threadTs?: string },
   ): Promise<BoltResponse>;
+  /** Posts a signed `block_actions` payload for one option picked from a static select menu. */
+  pick(actionId: string, option: { text: string; value: string }, opts?: { channel?: string; responseId?: string; messageTs?: string }): Promise<BoltResponse>;
   /** response_url posts recorded for one id, in order. */
   responses(id: string): RecordedCall[];
   close(): Promise<void>;
@@ -110,6 +112,18 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         response_url: fake.responseUrl(opts.responseId ?? uniqueId('act')),
         container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: opts.ephemeral ?? false },
         ...(opts.ephemeral ? {} : { message: { ts: messageTs, text: 'card', ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}) } }),
+      });
+      return postToBolt(endpoint, body, SIGNING_SECRET);
+    },
+    pick(actionId, option, opts = {}) {
+      const channel = opts.channel ?? DEFAULT_CHANNEL_ID;
+      const messageTs = opts.messageTs ?? '1763800000.000100';
+      const body = blockActionsBody({
+        actions: [{ action_id: actionId, type: 'static_select', selected_option: { text: { type: 'plain_text', text: option.text }, value: option.value } }],
+        channel,
+        response_url: fake.responseUrl(opts.responseId ?? uniqueId('pick')),
+        container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
+        message: { ts: messageTs, text: 'table' },
       });
       return postToBolt(endpoint, body, SIGNING_SECRET);
     },

@@ -225,6 +225,36 @@ describe('cards', () => {
     expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(defi.map((p) => p.slug));
   });
 
+  it('offers the ratings filters as select menus built from the service, and a pick posts the list it names', async () => {
+    await h.command('ratings projects categories=DeFi sort=pol order=asc', { channel: 'CMENUS001' });
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CMENUS001', WAIT_MS);
+    expect(validateMessage(post.args)).toEqual([]);
+    type Option = { text: { text: string }; value: string };
+    type Select = { type: string; action_id: string; placeholder: { text: string }; options: Option[]; initial_option?: Option };
+    const selects = ((post.args.blocks ?? []) as { type: string; elements?: Select[] }[]).flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : [])).filter((e) => e.type === 'static_select');
+    // Every filter the service lists, and the sort orders; the ones in force are shown picked.
+    expect(selects.map((s) => s.placeholder.text)).toEqual(['Categories', 'Market cap', 'Chains', 'Compliance', 'Sort by']);
+    const [categories, marketCap, chains, , sort] = selects as [Select, Select, Select, Select, Select];
+    expect(categories.options.map((o) => o.text.text)).toEqual(['Any', 'AI', 'DeFi', 'Exchange token', 'Gaming', 'Identity', 'Infrastructure', 'Layer 0', 'Layer 1', 'Layer 2', 'Liquid staking', 'Media', 'Meme', 'Modular', 'Oracle', 'Payments', 'Privacy', 'Stablecoin', 'Storage', 'Supply chain']);
+    expect(categories.initial_option?.text.text).toBe('DeFi');
+    expect(chains.options).toHaveLength(45);
+    expect(chains.options.find((o) => o.text.text === 'BNB Chain')?.value).toBe('ratings projects categories=DeFi sort=pol order=asc chains="BNB Chain"');
+    expect(sort.initial_option?.text.text).toBe('PoL, lowest first');
+
+    const large = marketCap.options.find((o) => o.text.text === 'large')!;
+    expect(large.value).toBe('ratings projects categories=DeFi sort=pol order=asc market_cap=large');
+    const ts = (post.response as { ts: string }).ts;
+    expect((await h.pick(marketCap.action_id, { text: large.text.text, value: large.value }, { channel: 'CMENUS001', messageTs: ts })).status).toBe(200);
+    const picked = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CMENUS001' && c !== post && c.status === 200, WAIT_MS);
+    const expected = h.sim.store.data.projects.filter((p) => p.category === 'DeFi' && p.market.marketCap >= 10e9).sort((a, b) => last(a.pol) - last(b.pol));
+    expect(expected.length).toBeGreaterThan(0);
+    const json = blocksJson(picked.args);
+    for (const p of expected.slice(0, 10)) expect(json).toContain(polText(last(p.pol)));
+    expect(json).toContain(`market_cap=large · page 1 of ${Math.ceil(expected.length / 10)} · ${expected.length} projects`);
+    // The answer goes in the thread of the list it came from.
+    expect(picked.args.thread_ts).toBe(ts);
+  });
+
   it('posts tables (compare) to the channel with a button per entity', async () => {
     await h.command('compare binance, kraken, okx');
     const post = await h.fake.waitFor('chat.postMessage', undefined, WAIT_MS);

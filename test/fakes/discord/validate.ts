@@ -28,6 +28,7 @@ export const LIMITS = {
   buttonLabel: 80,
   selectOptions: 25,
   optionText: 100,
+  placeholder: 150,
 } as const;
 
 const max = (path: string, limit: number) =>
@@ -170,6 +171,7 @@ export function componentError(components: unknown): ApiError | null {
         ids.add(id);
       }
       if (c.type === 2 && typeof c.label === 'string' && c.label.length > LIMITS.buttonLabel) return max(`${at}.label`, LIMITS.buttonLabel);
+      if (c.placeholder !== undefined && (typeof c.placeholder !== 'string' || c.placeholder.length > LIMITS.placeholder)) return max(`${at}.placeholder`, LIMITS.placeholder);
       if (Array.isArray(c.options)) {
         if (c.options.length > LIMITS.selectOptions) return max(`${at}.options`, LIMITS.selectOptions);
         for (const [k, o] of c.options.entries()) {

@@ -14,6 +14,10 @@ export const BLOCK_LIMITS = {
   sectionFields: 10,
   buttonText: 75,
   headerText: 150,
+  selectOptions: 100,
+  optionText: 75,
+  optionValue: 150,
+  placeholderText: 150,
 } as const;
 
 type Obj = Record<string, unknown>;
@@ -44,6 +48,7 @@ export function blockErrors(blocks: readonly unknown[]): string[] {
   const element = (e: unknown, pointer: string) => {
     if (!isObj(e)) return;
     if (e.type === 'button' && textOf(e.text).length > BLOCK_LIMITS.buttonText) err(`${pointer}/text/text`, `must be less than ${BLOCK_LIMITS.buttonText + 1} characters`);
+    if (e.type === 'static_select') selectErrors(e, pointer, err);
     if (typeof e.action_id === 'string') {
       if (actionIds.has(e.action_id)) err(`${pointer}/action_id`, 'action_id already exists');
       actionIds.add(e.action_id);
@@ -61,6 +66,24 @@ export function blockErrors(blocks: readonly unknown[]): string[] {
     if (b.type === 'actions' && Array.isArray(b.elements)) b.elements.forEach((e, j) => element(e, `${at}/elements/${j}`));
   });
   return errors;
+}
+
+/** A static select: a placeholder, 1 to 100 options of short text and value, and an initial option that is one of them. */
+function selectErrors(e: Obj, pointer: string, err: (pointer: string, what: string) => void): void {
+  if (textOf(e.placeholder).length > BLOCK_LIMITS.placeholderText) err(`${pointer}/placeholder/text`, `must be less than ${BLOCK_LIMITS.placeholderText + 1} characters`);
+  const options = Array.isArray(e.options) ? e.options : [];
+  if (options.length === 0) err(`${pointer}/options`, 'must provide at least 1 items');
+  if (options.length > BLOCK_LIMITS.selectOptions) err(`${pointer}/options`, `no more than ${BLOCK_LIMITS.selectOptions} items allowed`);
+  const values = new Set<string>();
+  options.forEach((o, k) => {
+    if (!isObj(o)) return err(`${pointer}/options/${k}`, 'must be an object');
+    if (textOf(o.text).length > BLOCK_LIMITS.optionText) err(`${pointer}/options/${k}/text/text`, `must be less than ${BLOCK_LIMITS.optionText + 1} characters`);
+    if (typeof o.value !== 'string' || o.value.length > BLOCK_LIMITS.optionValue) err(`${pointer}/options/${k}/value`, `must be less than ${BLOCK_LIMITS.optionValue + 1} characters`);
+    else values.add(o.value);
+  });
+  if (e.initial_option !== undefined && !(isObj(e.initial_option) && typeof e.initial_option.value === 'string' && values.has(e.initial_option.value))) {
+    err(`${pointer}/initial_option`, 'must match one of the provided options');
+  }
 }
 
 /** Image blocks' URLs, with their pointers. */
