@@ -35,6 +35,7 @@ export function createChartRenderer(options: ChartRendererOptions): StatefulChar
   // Fail at start-up, not on the first chart.
   if (mode === 'quickchart') parseQuickChartBase(options.quickchartUrl);
 
+  const heightOf = (built: { heightShare?: number }): number => Math.round(height * Math.min(1, Math.max(0.4, built.heightShare ?? 1)));
   let renders = 0;
   let cacheHits = 0;
 
@@ -42,6 +43,7 @@ export function createChartRenderer(options: ChartRendererOptions): StatefulChar
     renders++;
     if (mode === 'quickchart') {
       const built = describeChart(spec, { maxPoints: QUICKCHART_MAX_POINTS });
+      const height = heightOf(built);
       const target = { baseUrl: options.quickchartUrl, width, height, pixelRatio };
       // Loaded when first used: a bot drawing locally never needs the QuickChart client.
       const { quickChart } = await import('./quickchart.js');
@@ -50,6 +52,7 @@ export function createChartRenderer(options: ChartRendererOptions): StatefulChar
       return { kind: 'png', png: chart.png, width, height, pixelRatio, filename: filenameFor(spec), alt: built.alt };
     }
     const built = describeChart(spec);
+    const height = heightOf(built);
     const png = await drawPng(built.config, { width, height, pixelRatio });
     return { kind: 'png', png, width, height, pixelRatio, filename: filenameFor(spec), alt: built.alt };
   };

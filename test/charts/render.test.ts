@@ -25,6 +25,18 @@ describe('local renderer', () => {
     expect(inkPixels(pixels, 200, 700, 200, 1500)).toBeGreaterThan(1000);
   });
 
+  it('draws a year of GitHub commits as a wide, short grid: the image is cut to it, with no blank half', async () => {
+    const weeks = Array.from({ length: 52 }, (_, w) => Array.from({ length: 7 }, (_, d) => (w * 7 + d) % 5));
+    const image = png(await local().render({ kind: 'heatmap', entityName: 'Uniswap', range: '52w', simulated: true, weeks, cacheKey: 'project:uniswap' }));
+    expect(image.width).toBe(800);
+    expect(image.height).toBeLessThan(300);
+    const size = pngSize(image.png)!;
+    expect(size).toEqual({ width: 1600, height: image.height * 2 });
+    const pixels = await decode(image.png);
+    // Cells run to the last rows of the image, bar the week labels under them.
+    expect(inkPixels(pixels, size.height - 160, size.height - 100, 200, 1500)).toBeGreaterThan(1000);
+  });
+
   it('draws the title as text: removing it changes the top band', async () => {
     const renderer = local();
     const withTitle = await decode(png(await renderer.render(pol)).png);

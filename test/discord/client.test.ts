@@ -9,7 +9,7 @@ import type { Invocation } from '../../commands/kit/spec.js';
 import type { CommandRef } from '../../src/reply/model.js';
 import type { InteractionHandle, RecordedCall } from '../fakes/discord/index.js';
 import { GUILD_ID, last, messageBody, messageCalls, startStack, type Stack } from './helpers.js';
-import { polText, ppText, scoreText, usdText } from '../helpers/truth.js';
+import { countText, polText, ppText, scoreText, usdText } from '../helpers/truth.js';
 
 const EPHEMERAL = 64;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -249,6 +249,27 @@ describe('Discord adapter on the real discord.js client', () => {
     const security = body(await click.waitForEdit(10_000)).embeds?.[0];
     expect(security?.title).toBe('Pepe (PEPE): Security');
     expect(field(security, 'Security quality score (higher is better)')?.value).toContain(`**${scoreText(last(pepe.categories.security.scores))} / 100**`);
+  });
+
+  it('answers each of the six sections of a project with its quality score and what stands behind it', async () => {
+    const aave = store.project('aave')!;
+    const reviews = aave.voice.reviews === 'none_identified' ? [] : aave.voice.reviews;
+    const facts: Record<string, { title: string; scores: number[]; shown: string[] }> = {
+      security: { title: 'Security', scores: aave.categories.security.scores, shown: aave.audits.map((a) => a.auditor) },
+      financial: { title: 'Financial', scores: aave.categories.financial.scores, shown: [usdText(aave.market.marketCap)] },
+      operational: { title: 'Operational', scores: aave.categories.operational.scores, shown: [`Commits, last 7 days: **${countText(aave.github.commitsCount7d)}**`, aave.launchedAt] },
+      reputational: { title: 'Reputational', scores: aave.categories.reputational.scores, shown: [] },
+      regulatory: { title: 'Regulatory', scores: aave.categories.regulatory.scores, shown: [`tier ${aave.registration.jurisdictionQuality}`, aave.registration.jurisdiction] },
+      voice: { title: 'Proof of Voice', scores: aave.voiceScores, shown: reviews.slice(0, 1).map((r) => r.author) },
+    };
+    for (const [section, expected] of Object.entries(facts)) {
+      const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'section', options: { name: 'aave', section } });
+      const embed = body(await h.waitForEdit(10_000)).embeds?.[0];
+      expect(embed?.title).toBe(`Aave (AAVE): ${expected.title}`);
+      expect(field(embed, `${expected.title} ${section === 'voice' ? 'score' : 'quality score'} (higher is better)`)?.value).toContain(`**${scoreText(last(expected.scores))} / 100**`);
+      const text = (embed?.fields ?? []).map((f) => `${f.name}\n${f.value}`).join('\n');
+      for (const fact of expected.shown) expect(text).toContain(fact);
+    }
   });
 
   it('answers /pol why with the metrics behind the PoL and their chart', async () => {

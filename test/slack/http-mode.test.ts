@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SlackDeliveryError } from '../../adapters/slack/index.js';
-import { polText, scoreText, usdText } from '../helpers/truth.js';
+import { countText, polText, scoreText, usdText } from '../helpers/truth.js';
 import { DEFAULT_CHANNEL_ID } from '../fakes/slack/index.js';
 import { messageTexts, validateMessage } from './block-kit-limits.js';
 import {
@@ -185,6 +185,33 @@ describe('cards', () => {
     const next = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CSECTION1' && headerOf(c.args) === 'Pepe (PEPE): Financial', WAIT_MS);
     expect(blocksJson(next.args)).toContain(`*${scoreText(last(pepe.categories.financial.scores))} / 100*`);
     expect(blocksJson(next.args)).toContain(usdText(pepe.market.marketCap));
+  });
+
+  it('posts each of the six sections of a project with its quality score and what stands behind it', async () => {
+    const aave = h.sim.store.project('aave')!;
+    const reviews = aave.voice.reviews === 'none_identified' ? [] : aave.voice.reviews;
+    const facts: Record<string, string[]> = {
+      security: aave.audits.map((a) => a.auditor),
+      financial: [usdText(aave.market.marketCap)],
+      operational: [`*Commits, last 7 days*\\n${countText(aave.github.commitsCount7d)}`, aave.launchedAt],
+      reputational: [],
+      regulatory: [`tier ${aave.registration.jurisdictionQuality}`, aave.registration.jurisdiction],
+      voice: reviews.slice(0, 1).map((r) => r.author),
+    };
+    const titles: Record<string, string> = { voice: 'Proof of Voice' };
+    for (const [word, expected] of Object.entries(facts)) {
+      const channel = `CSIX${word.slice(0, 5).toUpperCase()}`;
+      await h.command(`aave ${word}`, { channel });
+      const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel, WAIT_MS);
+      expect(validateMessage(post.args, { maxVisibleText: 10_000, requireFallbackText: true })).toEqual([]);
+      const title = titles[word] ?? word[0]!.toUpperCase() + word.slice(1);
+      expect(headerOf(post.args)).toBe(`Aave (AAVE): ${title}`);
+      const scores = word === 'voice' ? aave.voiceScores : aave.categories[word as keyof typeof aave.categories].scores;
+      const json = blocksJson(post.args);
+      expect(json).toContain(`*${scoreText(last(scores))} / 100*`);
+      expect(json).toContain('_(higher is better)_');
+      for (const fact of expected) expect(json).toContain(fact);
+    }
   });
 
   it('posts why a PoL is what it is, with the metric chart', async () => {

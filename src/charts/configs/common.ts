@@ -20,6 +20,12 @@ export interface BuiltChart {
   alt: string;
   /** True when there was nothing to plot and the config draws the "No data" message. */
   empty: boolean;
+  /**
+   * The share of the usual height (800 × 400) this chart wants, for a shape that is not a line
+   * chart's: a week-by-day grid is wide and short, and drawn in the usual box it would leave half
+   * the image blank in the chat.
+   */
+  heightShare?: number;
 }
 
 export type LineConfig = ChartConfiguration<'line'>;

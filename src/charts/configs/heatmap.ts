@@ -38,7 +38,9 @@ export function describeHeatmapChart(weeks: readonly (readonly number[])[], opts
   // A 'rect' point is radius × √2 wide.
   const radius = Math.max(1.5, (cell * 0.82) / Math.SQRT2);
   const plotHeight = DAYS * cell + 34;
-  const layout = { padding: { top: 14, right: 22, bottom: Math.max(10, 300 - plotHeight), left: 14 } };
+  // The image is cut to the grid (see heightShare) rather than padded out to 400 px.
+  const spare = Math.max(0, 300 - plotHeight - 10);
+  const layout = { padding: { top: 14, right: 22, bottom: 10, left: 14 } };
   const weeksLabel = `${clean.length} week${clean.length === 1 ? '' : 's'}`;
   return {
     config: {
@@ -74,5 +76,6 @@ export function describeHeatmapChart(weeks: readonly (readonly number[])[], opts
     },
     alt: `GitHub commits of ${name}, a day at a time over the last ${weeksLabel}: ${total} commits, at most ${most} in a day.${altSuffix(opts.simulated)}`,
     empty: false,
+    heightShare: (400 - spare) / 400,
   };
 }
