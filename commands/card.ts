@@ -7,11 +7,11 @@ export default defineCommand({
   order: 10,
   words: [],
   summary: 'Score card: PoL, rating, category scores, red flags and a chart (projects and exchanges both searched)',
-  examples: ['binance', 'pepe security'],
+  examples: ['binance', 'pepe security', 'binance solvency'],
   options: [
     { type: 'entity', name: 'name', description: 'Project or exchange (pick from the list, or type a name)', required: true, missing: 'Which project or exchange?' },
-    // `/pol pepe security`: a project's section, typed after its name.
-    { ...SECTION_OPTION, description: 'A section of the project instead of its card' },
+    // `/pol pepe security`, `/pol binance solvency`: a section, typed after the name.
+    { ...SECTION_OPTION, description: 'A section of the project or exchange instead of its card' },
   ],
   handler: (ctx, args) => (str(args, 'section') ? showSection(ctx, args, 'card') : showCard(ctx, args, 'card')),
 });

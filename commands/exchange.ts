@@ -1,5 +1,6 @@
+import { EXCHANGE_SECTION_OPTION, showSection } from './kit/section-card.js';
 import { showCard } from './kit/show-card.js';
-import { defineCommand } from './kit/spec.js';
+import { defineCommand, str } from './kit/spec.js';
 
 export default defineCommand({
   name: 'exchange',
@@ -16,6 +17,9 @@ export default defineCommand({
       required: true,
       missing: 'Which exchange?',
     },
+    // `/pol exchange binance solvency`: a section of the exchange instead of its card.
+    { ...EXCHANGE_SECTION_OPTION, description: 'A section of the exchange instead of its card' },
   ],
-  handler: (ctx, args) => showCard(ctx, args, 'exchange', 'exchange'),
+  handler: (ctx, args) => (str(args, 'section') ? showSection(ctx, args, 'exchange', 'exchange') : showCard(ctx, args, 'exchange', 'exchange')),
 });
+

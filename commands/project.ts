@@ -1,5 +1,5 @@
 import { showCard } from './kit/show-card.js';
-import { SECTION_OPTION, showSection } from './kit/section-card.js';
+import { PROJECT_SECTION_OPTION, showSection } from './kit/section-card.js';
 import { defineCommand, str } from './kit/spec.js';
 
 export default defineCommand({
@@ -10,7 +10,7 @@ export default defineCommand({
   examples: ['project lido dao'],
   options: [
     { type: 'entity', kind: 'project', name: 'name', description: 'Project (pick from the list, or type a name)', required: true, missing: 'Which project?' },
-    { ...SECTION_OPTION, description: 'A section of the project instead of its card' },
+    { ...PROJECT_SECTION_OPTION, description: 'A section of the project instead of its card' },
   ],
-  handler: (ctx, args) => (str(args, 'section') ? showSection(ctx, args, 'project') : showCard(ctx, args, 'project', 'project')),
+  handler: (ctx, args) => (str(args, 'section') ? showSection(ctx, args, 'project', 'project') : showCard(ctx, args, 'project', 'project')),
 });

@@ -1,10 +1,10 @@
 import {
   type Checked,
+  type EntityKind,
   type EntityRef,
   type ExpertReview,
   isUnreadable,
   type ProjectSectionFacts,
-  type QualityScore,
   type ValuePoint,
 } from '../../src/api/domain.js';
 import { unreadableText } from '../../src/api/rules.js';
@@ -22,7 +22,23 @@ import { exchangeInstead } from './exchange-instead.js';
 import { resolveTarget } from './resolve-target.js';
 import { type Args, type ChoiceOption, type HandlerContext, str } from './spec.js';
 import { parseTarget, targetRef } from './target.js';
-import { SECTION_ALIASES, SECTION_TITLE, SECTION_WORDS, sectionActions, UPSTREAM, type SectionWord } from './sections.js';
+import {
+  ALL_SECTION_WORDS,
+  EXCHANGE_SECTION_TITLE,
+  EXCHANGE_SECTION_WORDS,
+  type ExchangeSectionWord,
+  isExchangeSection,
+  isProjectSection,
+  SECTION_ALIASES,
+  SECTION_TITLE,
+  SECTION_WORDS,
+  sectionActions,
+  UPSTREAM,
+  type SectionWord,
+} from './sections.js';
+import { exchangeSectionCard } from './exchange-section-card.js';
+import { scoreHeadline } from './score-headline.js';
+import { showAssets } from './assets.js';
 
 /**
  * One section of a project as a card: the section's category quality score as its headline (a
@@ -57,7 +73,7 @@ export async function sectionCard(ctx: CommandContext, entity: EntityRef, sectio
   // Nothing at all to show: the first real failure says why (not found, the service down, ...).
   if (failures.length === parts.length) throw failures.find((e) => e.kind !== 'not_available') ?? failures[0]!;
   const footer = footerOf(parts.flatMap((p) => (p.ok ? [p.value] : [])), ctx.now());
-  const headline = section === 'voice' ? voiceHeadline(factsValue, facts, body.chart) : scoreHeadline(section, score);
+  const headline = section === 'voice' ? voiceHeadline(factsValue, facts, body.chart) : scoreHeadline(SECTION_TITLE[section], score);
   const image = body.chart?.ok && body.chart.value.data.length > 0 && body.chartKind
     ? await chartImage(ctx, { kind: body.chartKind, entity: named, points: body.chart.value.data, days: CHART_DAYS, simulated: footer.simulated })
     : body.heatmap && body.heatmap.length > 0
@@ -77,22 +93,6 @@ export async function sectionCard(ctx: CommandContext, entity: EntityRef, sectio
       : {}),
     footer,
     actions: [...(section === 'voice' && body.parts.length ? [{ label: 'All reviews', run: { command: 'reviews', args: { name: targetRef('project', entity.slug) } } }] : []), ...sectionActions(entity, section)],
-  };
-}
-
-function scoreHeadline(section: SectionWord, score: Settled<Fetched<QualityScore>> | undefined): Headline {
-  const label = `${SECTION_TITLE[section]} quality score`;
-  if (!score) return { label, value: 'unavailable', direction: 'higher is better', change: { text: 'The quality score needs a source that has it.', trend: 'flat' } };
-  if (!score.ok) return { label, value: 'unavailable', direction: 'higher is better', change: { text: `The quality score ${partMissing(score.error)}.`, trend: 'flat' } };
-  const s = score.value.data;
-  // The rating stands next to the value; the line under it says how sure the score is and what it is not.
-  const confidence = s.confidence === undefined ? '' : isUnreadable(s.confidence) ? `confidence ${unreadableText(s.confidence)}. ` : `${s.confidence} confidence. `;
-  return {
-    label,
-    value: `${fmt.score(s.score)} / 100`,
-    ...(isUnreadable(s.rating) ? {} : { rating: s.rating }),
-    direction: 'higher is better',
-    change: { text: `${confidence}A quality score, not the Probability of Loss.`, trend: 'flat' },
   };
 }
 
@@ -289,27 +289,63 @@ function signedPercent(value: Checked<number>): string {
   return `${value > 0 ? '+' : value < 0 ? '−' : ''}${fmt.percent(Math.abs(value))}`;
 }
 
-/** The section choice, shared by this command and the card's trailing form (`/pol pepe security`). */
+/** The section choice, shared by this command and the card's trailing form (`/pol pepe security`, `/pol binance solvency`). */
 export const SECTION_OPTION: ChoiceOption = {
   type: 'choice',
   name: 'section',
-  description: 'Section of the project',
-  choices: SECTION_WORDS.map((s) => ({ value: s, label: SECTION_TITLE[s] })),
+  description: 'Section of the project or exchange',
+  choices: ALL_SECTION_WORDS.map((s) => ({ value: s, label: isProjectSection(s) ? SECTION_TITLE[s] : EXCHANGE_SECTION_TITLE[s as ExchangeSectionWord] })),
   aliases: SECTION_ALIASES,
   typos: true,
 };
 
-/** The section of whatever project `name` resolves to; a choice re-runs `command` with the pick. */
-export async function showSection(ctx: HandlerContext, args: Args, command: string): Promise<Reply> {
-  const section = str(args, 'section') as SectionWord;
-  const target = parseTarget(str(args, 'name'), 'project');
-  if (target.explicit?.kind === 'exchange') {
-    return { kind: 'error', message: `Sections (${SECTION_WORDS.join(', ')}) are published for projects only.`, hint: inline`See the exchange's card with ${ref('exchange', { name: target.explicit.slug })}.` };
-  }
-  const resolved = await resolveTarget(ctx, target, (name) => ({ command, args: { name, section } }), 'project');
-  if (!resolved.ok) {
-    const instead = resolved.reply.reason === 'not_found' && !target.explicit ? await exchangeInstead(ctx, target.text, 'sections are published for projects only') : undefined;
+/** A project's sections only, for the command that is about projects. */
+export const PROJECT_SECTION_OPTION: ChoiceOption = { ...SECTION_OPTION, description: 'Section of the project', choices: SECTION_WORDS.map((s) => ({ value: s, label: SECTION_TITLE[s] })) };
+
+/** An exchange's sections only, for the command that is about exchanges. */
+export const EXCHANGE_SECTION_OPTION: ChoiceOption = {
+  ...SECTION_OPTION,
+  description: 'Section of the exchange',
+  choices: EXCHANGE_SECTION_WORDS.map((s) => ({ value: s, label: EXCHANGE_SECTION_TITLE[s] })),
+};
+
+/**
+ * The section of whatever `name` resolves to; a choice re-runs `command` with the pick. A word
+ * only one kind has (`voice`, `solvency`) looks among that kind; `security` among both, unless the
+ * command itself is for one kind (`exchange`).
+ */
+export async function showSection(ctx: HandlerContext, args: Args, command: string, only?: EntityKind): Promise<Reply> {
+  const section = str(args, 'section');
+  const kind = only ?? (!isExchangeSection(section) ? 'project' : !isProjectSection(section) ? 'exchange' : undefined);
+  const target = parseTarget(str(args, 'name'), kind);
+  const rerun = (name: string) => ({ command, args: { name, section } });
+  const resolved = target.explicit && kind && target.explicit.kind !== kind ? undefined : await resolveTarget(ctx, target, rerun, kind);
+  if (resolved && !resolved.ok) {
+    const lookedElsewhere = resolved.reply.reason === 'not_found' && !target.explicit && !only;
+    if (lookedElsewhere && kind === 'exchange') {
+      // `/pol pepe solvency`: a project asked for an exchange's section is told which sections it has.
+      const other = await ctx.resolver.resolve(target.text, 'project').catch(() => undefined);
+      if (other?.status === 'resolved') return wrongKind(other.entity, 'project', section);
+    }
+    const instead = lookedElsewhere && kind === 'project' ? await exchangeInstead(ctx, target.text, `${section} is a section of projects; an exchange has ${EXCHANGE_SECTION_WORDS.join(', ')}`) : undefined;
     return instead ?? resolved.reply;
   }
-  return sectionCard(ctx, resolved.entity, section);
+  const entity = resolved?.entity ?? { kind: target.explicit!.kind, slug: target.explicit!.slug, name: target.explicit!.slug };
+  if (entity.kind === 'exchange') {
+    if (section === 'assets') return showAssets(ctx, { name: targetRef('exchange', entity.slug) });
+    if (!isExchangeSection(section)) return wrongKind(entity, 'exchange', section);
+    return exchangeSectionCard(ctx, entity, section as Exclude<ExchangeSectionWord, 'assets'>);
+  }
+  if (!isProjectSection(section)) return wrongKind(entity, 'project', section);
+  return sectionCard(ctx, entity, section);
+}
+
+function wrongKind(entity: EntityRef, kind: EntityKind, section: string): Reply {
+  const words = kind === 'exchange' ? EXCHANGE_SECTION_WORDS : SECTION_WORDS;
+  const command = kind === 'exchange' ? 'exchange' : 'project';
+  return {
+    kind: 'error',
+    message: `${entity.name} is ${kind === 'exchange' ? 'an exchange' : 'a project'}, which has no ${section} section: ${kind === 'exchange' ? 'an exchange' : 'a project'} has ${words.join(', ')}.`,
+    hint: inline`See its card with ${ref(command, { name: targetRef(kind, entity.slug) })}.`,
+  };
 }

@@ -32,3 +32,31 @@ export function sectionActions(entity: EntityRef, current?: SectionWord): Action
   if (current) actions.push({ label: 'Score card', run: { command: 'project', args: { name } } });
   return actions;
 }
+
+/** An exchange's sections as a person types them; `assets` is its listed assets, a command of its own. */
+export const EXCHANGE_SECTION_WORDS = ['transparency', 'security', 'solvency', 'dashboard', 'assets'] as const;
+export type ExchangeSectionWord = (typeof EXCHANGE_SECTION_WORDS)[number];
+
+export const EXCHANGE_SECTION_TITLE: Record<ExchangeSectionWord, string> = {
+  transparency: 'Transparency',
+  security: 'Security',
+  solvency: 'Solvency',
+  dashboard: 'Dashboard',
+  assets: 'Listed assets',
+};
+
+/** Every word the section choice takes, projects' and exchanges', once each. */
+export const ALL_SECTION_WORDS: readonly string[] = [...new Set<string>([...SECTION_WORDS, ...EXCHANGE_SECTION_WORDS])];
+
+export const isProjectSection = (word: string): word is SectionWord => (SECTION_WORDS as readonly string[]).includes(word);
+export const isExchangeSection = (word: string): word is ExchangeSectionWord => (EXCHANGE_SECTION_WORDS as readonly string[]).includes(word);
+
+/** The other sections of an exchange, its listed assets and its card, one click away. */
+export function exchangeSectionActions(entity: EntityRef, current?: ExchangeSectionWord): Action[] {
+  const name = targetRef('exchange', entity.slug);
+  const actions: Action[] = EXCHANGE_SECTION_WORDS.filter((s) => s !== current).map(
+    (s): Action => ({ label: EXCHANGE_SECTION_TITLE[s], run: s === 'assets' ? { command: 'assets', args: { name } } : { command: 'section', args: { name, section: s } } }),
+  );
+  if (current) actions.push({ label: 'Score card', run: { command: 'exchange', args: { name } } });
+  return actions;
+}

@@ -69,6 +69,12 @@ export interface VoiceChartSpec extends EntitySpec {
   points: readonly ValuePoint[];
 }
 
+/** Funds lost at exchanges, a total per year (not tied to one entity). */
+export interface LostFundsChartSpec extends SpecCommon {
+  kind: 'lostfunds';
+  years: readonly { year: number; amountUsd: number; incidents: number }[];
+}
+
 export interface WatchlistSeries {
   name: string;
   points: readonly PolPoint[];
@@ -90,6 +96,7 @@ export type ChartSpec =
   | ReservesChartSpec
   | InflationChartSpec
   | VoiceChartSpec
+  | LostFundsChartSpec
   | WatchlistChartSpec;
 
 export type ChartKind = ChartSpec['kind'];

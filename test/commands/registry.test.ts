@@ -96,7 +96,10 @@ describe('Discord from the registry', () => {
     for (const place of listed) expect(sub(place.command, place.subcommand), `${place.command} ${place.subcommand}`).toBeDefined();
     expect(definitions.map((d) => d.name)).toEqual(['pol', 'pol-digest']);
     expect(definitions[1]!.default_member_permissions).toBe('32');
-    expect(sub('pol', 'exchange')?.options).toEqual([expect.objectContaining({ name: 'name', required: true, autocomplete: true })]);
+    expect(sub('pol', 'exchange')?.options).toEqual([
+      expect.objectContaining({ name: 'name', required: true, autocomplete: true }),
+      expect.objectContaining({ name: 'section', required: false, choices: [{ name: 'Transparency', value: 'transparency' }, { name: 'Security', value: 'security' }, { name: 'Solvency', value: 'solvency' }, { name: 'Dashboard', value: 'dashboard' }, { name: 'Listed assets', value: 'assets' }] }),
+    ]);
     expect(sub('pol', 'compare')?.options?.map((o) => [o.name, o.required])).toEqual([
       ['a', true],
       ['b', true],

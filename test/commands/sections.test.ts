@@ -141,18 +141,26 @@ describe.each(['REST', 'the tool server alone'] as const)('project sections thro
 describe('bad input', () => {
   it('a section word with a typo gets the list of sections', async () => {
     const r = await ask(cores.rest, 'pepe sekurity');
-    expect(r).toMatchObject({ kind: 'error', message: "Unknown section 'sekurity': use one of security, financial, operational, reputational, regulatory, voice." });
+    expect(r).toMatchObject({ kind: 'error', message: "Unknown section 'sekurity': use one of security, financial, operational, reputational, regulatory, voice, transparency, solvency, dashboard, assets." });
   });
 
   it('a missing section asks which, with the list', async () => {
     const r = await ask(cores.rest, 'section pepe');
     expect(r.kind).toBe('error');
-    expect(visibleText(r)).toContain('Which section? security, financial, operational, reputational, regulatory, voice');
+    expect(visibleText(r)).toContain('Which section? A project has security, financial, operational, reputational, regulatory, voice; an exchange has transparency, security, solvency, dashboard, assets.');
   });
 
-  it("an exchange's name is told it is an exchange, never answered with a project", async () => {
-    const r = await ask(cores.rest, 'binance security');
-    expect(r).toMatchObject({ kind: 'error', message: 'Binance is an exchange, and sections are published for projects only.' });
+  it("an exchange's name with a project's section is told it is an exchange, never answered with a project", async () => {
+    const r = await ask(cores.rest, 'binance voice');
+    expect(r).toMatchObject({ kind: 'error', message: 'Binance is an exchange, and voice is a section of projects; an exchange has transparency, security, solvency, dashboard, assets.' });
+    // A section both kinds have answers for the one the name is.
+    const security = await ask(cores.rest, 'binance security');
+    expect(security).toMatchObject({ kind: 'card', title: 'Binance: Security', subtitle: 'Exchange section' });
+  });
+
+  it("a project's name with an exchange's section is told which sections a project has", async () => {
+    const r = await ask(cores.rest, 'pepe solvency');
+    expect(r).toMatchObject({ kind: 'error', message: 'Pepe is a project, which has no solvency section: a project has security, financial, operational, reputational, regulatory, voice.' });
   });
 
   it('a project name ending in a word near a section is not taken for one', async () => {

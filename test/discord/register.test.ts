@@ -38,12 +38,19 @@ describe('register-discord', () => {
     expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n) });
 
     const subs = (pol!.options ?? []) as Option[];
-    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'reviews', 'why', 'chart', 'compare', 'top', 'ratings', 'search', 'trending', 'index', 'browse', 'health', 'help']);
+    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'reviews', 'why', 'assets', 'chart', 'compare', 'top', 'ratings', 'search', 'trending', 'index', 'browse', 'lost-funds', 'transparency', 'health', 'help']);
     const sub = (name: string) => subs.find((s) => s.name === name)!.options ?? [];
     expect(sub('card')).toEqual([
       expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
-      expect.objectContaining({ name: 'section', type: 3, required: false, choices: ['security', 'financial', 'operational', 'reputational', 'regulatory', 'voice'].map((value) => expect.objectContaining({ value })) }),
+      expect.objectContaining({
+        name: 'section',
+        type: 3,
+        required: false,
+        choices: ['security', 'financial', 'operational', 'reputational', 'regulatory', 'voice', 'transparency', 'solvency', 'dashboard', 'assets'].map((value) => expect.objectContaining({ value })),
+      }),
     ]);
+    expect(sub('project').find((o) => o.name === 'section')?.choices?.map((c) => c.value)).toEqual(['security', 'financial', 'operational', 'reputational', 'regulatory', 'voice']);
+    expect(sub('exchange').find((o) => o.name === 'section')?.choices?.map((c) => c.value)).toEqual(['transparency', 'security', 'solvency', 'dashboard', 'assets']);
     expect(sub('section')).toEqual([
       expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
       expect.objectContaining({ name: 'section', type: 3, required: true, choices: expect.arrayContaining([{ name: 'Proof of Voice', value: 'voice' }]) }),
@@ -137,7 +144,7 @@ describe('register-discord', () => {
     const chart = ((changed[0]!.options as Option[]).find((o) => o.name === 'chart')!.options as Option[]).find((o) => o.name === 'range')!;
     chart.choices = chart.choices!.slice(1);
     const diff = compareCommands(changed, ours);
-    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[7].options[1].choices'] }]);
+    expect(diff.updated).toEqual([{ name: 'pol', paths: ['options[8].options[1].choices'] }]);
   });
 
   it('runs as the register-discord CLI command, printing what it did', async () => {

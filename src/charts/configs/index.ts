@@ -3,6 +3,7 @@ import { describeCategoriesChart } from './categories.js';
 import type { BuiltChart } from './common.js';
 import { describeHeatmapChart } from './heatmap.js';
 import { describeInflationChart } from './inflation.js';
+import { describeLostFundsChart } from './lost-funds.js';
 import { describeMetricsChart } from './metrics.js';
 import { describePolChart } from './pol.js';
 import { describeReservesChart } from './reserves.js';
@@ -29,6 +30,8 @@ export function describeChart(spec: ChartSpec, layout: { maxPoints?: number } = 
       return describeInflationChart(spec.points, { ...text, entityName: spec.entityName });
     case 'voice':
       return describeVoiceChart(spec.points, { ...text, entityName: spec.entityName });
+    case 'lostfunds':
+      return describeLostFundsChart(spec.years, { ...text, entityName: '' });
     case 'watchlist':
       return describeWatchlistChart(spec.series, { ...text, ...(spec.listName !== undefined ? { listName: spec.listName } : {}) });
   }
