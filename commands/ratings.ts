@@ -2,7 +2,8 @@ import { footerOf } from '../src/reply/footer.js';
 import type { Action, Reply, ReplyFile, TableReply } from '../src/reply/model.js';
 import { type EntityKind, type RatingEntry, type RatingsQuery, readable } from '../src/api/domain.js';
 import { toCsv } from '../src/reply/csv.js';
-import { readRatingsQuery } from './kit/ratings-query.js';
+import { readRatingsQuery, type ReadQuery } from './kit/ratings-query.js';
+import { pickTokens, TOKENS_FILTER } from './kit/ratings-tokens.js';
 import type { CommandContext } from './kit/context.js';
 import { defineCommand, str } from './kit/spec.js';
 import { skippedRows } from './kit/entity-table.js';
@@ -43,7 +44,9 @@ export default defineCommand({
     const params = await ctx.source.ratingParameters(kind);
     const read = readRatingsQuery(str(args, 'filters'), params.data);
     if (!read.ok) return { kind: 'error', message: read.message, hint: `For example: ratings ${list} sort=${params.data.sortBy[0] ?? 'rank'} page=2` };
-    const { query, applied, page, exportCsv } = read.read;
+    const named = await withTokenIds(ctx, read.read);
+    if (!named.ok) return { kind: 'error', message: named.message, hint: `For example: ratings exchanges ${TOKENS_FILTER}=BTC,ETH` };
+    const { query, applied, page, exportCsv } = named.read;
     const [fetched, file] = await Promise.all([ctx.source.ratings(kind, { ...query, page, pageSize: PAGE_SIZE }), exportCsv ? exportFile(ctx, kind, query, applied) : undefined]);
     const { items, total, totalPages } = fetched.data;
     const footer = footerOf([params, fetched], ctx.now());
@@ -75,6 +78,27 @@ export default defineCommand({
     } satisfies TableReply;
   },
 });
+
+/**
+ * Listed tokens given by ticker or name become the token ids the service filters by; the filter
+ * as shown (and as the page buttons carry it) keeps the tickers, which people read.
+ */
+async function withTokenIds(ctx: CommandContext, read: ReadQuery): Promise<{ ok: true; read: ReadQuery } | { ok: false; message: string }> {
+  const wanted = read.query.filters?.[TOKENS_FILTER];
+  if (!Array.isArray(wanted)) return { ok: true, read };
+  const tokens = await ctx.source.ratingTokens();
+  const picked = pickTokens(wanted.map(String), tokens.data);
+  if (!picked.ok) return picked;
+  const tickers = picked.tokens.map((t) => (/\s/.test(t.ticker) ? `"${t.ticker}"` : t.ticker)).join(',');
+  return {
+    ok: true,
+    read: {
+      ...read,
+      query: { ...read.query, filters: { ...read.query.filters, [TOKENS_FILTER]: picked.tokens.map((t) => t.id) } },
+      applied: read.applied.map((a) => (a.startsWith(`${TOKENS_FILTER}=`) ? `${TOKENS_FILTER}=${tickers}` : a)),
+    },
+  };
+}
 
 /** The service's largest page, and how many an export reads at most (2,500 rows). */
 const EXPORT_PAGE_SIZE = 50;

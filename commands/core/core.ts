@@ -122,9 +122,13 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
         (err: unknown) => log?.warn({ kind, err }, 'entity list could not be loaded; suggestions offer what is cached'),
       ),
     completeRatings: (kind, typed) => {
-      const cached = upstream.source.cache.peek('ratingParameters', kind);
-      if (!cached && upstream.source.supports('ratingParameters', kind)) void upstream.source.ratingParameters(kind).catch(() => undefined);
-      return cached ? completeRatingsQuery(typed, cached.data) : [];
+      const { source } = upstream;
+      const cached = source.cache.peek('ratingParameters', kind);
+      if (!cached && source.supports('ratingParameters', kind)) void source.ratingParameters(kind).catch(() => undefined);
+      // The exchanges' token list, for picking listed tokens; fetched in the background like the parameters.
+      const tokens = kind === 'exchange' ? source.cache.peek('ratingTokens') : undefined;
+      if (kind === 'exchange' && !tokens && source.supports('ratingTokens', kind)) void source.ratingTokens().catch(() => undefined);
+      return cached ? completeRatingsQuery(typed, cached.data, tokens?.data ?? []) : [];
     },
     close: () => upstream.close(),
   };

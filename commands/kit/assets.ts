@@ -9,7 +9,7 @@ import type { CommandContext } from './context.js';
 import { skippedRows } from './entity-table.js';
 import { splitPairs } from './ratings-query.js';
 import { resolveTarget } from './resolve-target.js';
-import { exchangeSectionActions } from './sections.js';
+import { exchangeSectionActions, exchangeSectionsOf } from './sections.js';
 import { type Args, type HandlerContext, str } from './spec.js';
 import { parseTarget, targetRef } from './target.js';
 
@@ -138,7 +138,7 @@ async function assetsTable(ctx: CommandContext, entity: EntityRef, filters: stri
     rows: items.map((a, i) => ({ n: String(rankOffset + i + 1), name: `${a.name} (${a.ticker})`, category: a.categories.join(', ') || '—', cap: fmt.usd(a.marketCap), pol: fmt.pol(a.polScore) })),
     ...(file ? { file } : {}),
     footer,
-    actions: [...nav, ...exchangeSectionActions(entity, 'assets')],
+    actions: [...nav, ...exchangeSectionActions(entity, 'assets', exchangeSectionsOf((m, k) => source.supports(m, k)))],
     menus: assetMenus(name, categories.data, applied),
   } satisfies TableReply;
 }

@@ -21,7 +21,7 @@ import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
 import type { Action, CardReply, Field, Headline, ReplyImage, Section } from '../../src/reply/model.js';
 import { chartImage } from './chart-image.js';
-import { exchangeSectionActions, sectionActions } from './sections.js';
+import { exchangeSectionActions, exchangeSectionsOf, sectionActions } from './sections.js';
 import type { CommandContext } from './context.js';
 import { targetRef } from './target.js';
 
@@ -152,7 +152,7 @@ export function cardActions(ctx: CommandContext, entity: EntityRef): Action[] {
   if (source.supports('polChart', entity.kind)) actions.push({ label: 'PoL, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'pol' } } });
   if (source.supports('byCategoryChart', entity.kind)) actions.push({ label: 'Category trends', run: { command: 'chart', args: { name, range: '90d', kind: 'categories' } } });
   if (entity.kind === 'project') actions.push(...sectionActions(entity));
-  else actions.push(...exchangeSectionActions(entity).filter((a) => a.run.command !== 'assets' || source.supports('listedAssets', 'exchange')));
+  else actions.push(...exchangeSectionActions(entity, undefined, exchangeSectionsOf((m, k) => source.supports(m, k))));
   return actions;
 }
 

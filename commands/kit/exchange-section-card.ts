@@ -4,11 +4,11 @@ import { okValue, settle, type Settled } from '../../src/api/settle.js';
 import type { DataMethod, Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
-import type { CardReply, Field, Headline, Section } from '../../src/reply/model.js';
+import type { CardReply, Field, Headline, Section, TextReply } from '../../src/reply/model.js';
 import { categoryLabel, partMissing, scoreDetail } from './card.js';
 import { chartImage } from './chart-image.js';
 import type { CommandContext } from './context.js';
-import { EXCHANGE_SECTION_TITLE, exchangeSectionActions } from './sections.js';
+import { EXCHANGE_SECTION_TITLE, exchangeSectionActions, exchangeSectionsOf } from './sections.js';
 import { scoreHeadline } from './score-headline.js';
 import { targetRef } from './target.js';
 
@@ -34,9 +34,12 @@ function missing(title: string, part: Part | undefined): Section {
   return { title, items: [], empty: part ? (part.ok ? 'none reported' : partMissing(part.error)) : 'needs the REST service' };
 }
 
-export async function exchangeSectionCard(ctx: CommandContext, entity: EntityRef, section: ExchangeSection): Promise<CardReply> {
+export async function exchangeSectionCard(ctx: CommandContext, entity: EntityRef, section: ExchangeSection): Promise<CardReply | TextReply> {
   const { source } = ctx;
   const slug = entity.slug;
+  if (section === 'dashboard' && !source.supports('dashboard', 'exchange')) {
+    return { kind: 'text', title: `${entity.name}: Dashboard`, text: 'The dashboard needs the REST service; the tool server has no tool for it. The transparency, security and solvency sections show their quality scores.' };
+  }
   const category = section === 'dashboard' ? undefined : section;
   const [score, record, facts, reserves] = await Promise.all([
     category ? ifSupported(ctx, 'categoryScore', () => source.categoryScore('exchange', slug, category)) : undefined,
@@ -67,7 +70,7 @@ export async function exchangeSectionCard(ctx: CommandContext, entity: EntityRef
     footer,
     actions: [
       ...(section === 'solvency' && source.supports('liabilitiesReservesChart', 'exchange') ? [{ label: 'Reserves, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'reserves' } } }] : []),
-      ...exchangeSectionActions(entity, section),
+      ...exchangeSectionActions(entity, section, exchangeSectionsOf((m, k) => source.supports(m, k))),
     ],
   };
 }

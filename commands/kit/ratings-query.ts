@@ -1,4 +1,5 @@
-import type { RatingParameters, RatingsQuery } from '../../src/api/domain.js';
+import type { RatingParameters, RatingsQuery, RatingToken } from '../../src/api/domain.js';
+import { TOKENS_FILTER, tokenValues } from './ratings-tokens.js';
 
 /**
  * Ratings filters typed as `name=value` pairs (`categories=DeFi chains=Ethereum,Solana sort=pol
@@ -56,16 +57,24 @@ function valuesOf(params: RatingParameters, name: string): readonly string[] {
  * (`categories=`), then that name's values, keeping the pairs before it so that each pick
  * extends the text. Best matches first.
  */
-export function completeRatingsQuery(typed: string, params: RatingParameters): string[] {
+export function completeRatingsQuery(typed: string, params: RatingParameters, tokens: readonly RatingToken[] = []): string[] {
   const lastSpace = typed.lastIndexOf(' ');
   const head = typed.slice(0, lastSpace + 1);
   const tail = typed.slice(lastSpace + 1);
   const eq = tail.indexOf('=');
   if (eq < 0) return namesOf(params).filter((n) => key(n).startsWith(key(tail))).map((n) => `${head}${n}=`);
   const typedValues = tail.slice(eq + 1).split(',');
-  const partial = key(typedValues.pop() ?? '');
-  const values = valuesOf(params, key(tail.slice(0, eq)));
-  const matching = [...values.filter((v) => key(v).startsWith(partial)), ...values.filter((v) => !key(v).startsWith(partial) && key(v).includes(partial))];
+  const last = typedValues.pop() ?? '';
+  const partial = key(last);
+  const name = key(tail.slice(0, eq));
+  // Tokens are picked by ticker or name from the service's token list, and go in by ticker.
+  const matching =
+    name === key(TOKENS_FILTER)
+      ? tokenValues(last, tokens)
+      : (() => {
+          const values = valuesOf(params, name);
+          return [...values.filter((v) => key(v).startsWith(partial)), ...values.filter((v) => !key(v).startsWith(partial) && key(v).includes(partial))];
+        })();
   return matching.map((v) => `${head}${tail.slice(0, eq)}=${[...typedValues, /\s/.test(v) ? `"${v}"` : v].join(',')}`);
 }
 

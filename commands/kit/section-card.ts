@@ -7,6 +7,7 @@ import {
   type ProjectSectionFacts,
   type ValuePoint,
 } from '../../src/api/domain.js';
+import { UpstreamError } from '../../src/api/errors.js';
 import { unreadableText } from '../../src/api/rules.js';
 import { okValue, settle, type Settled } from '../../src/api/settle.js';
 import type { DataMethod, DataSource, Fetched } from '../../src/api/source.js';
@@ -334,10 +335,22 @@ export async function showSection(ctx: HandlerContext, args: Args, command: stri
   if (entity.kind === 'exchange') {
     if (section === 'assets') return showAssets(ctx, { name: targetRef('exchange', entity.slug) });
     if (!isExchangeSection(section)) return wrongKind(entity, 'exchange', section);
-    return exchangeSectionCard(ctx, entity, section as Exclude<ExchangeSectionWord, 'assets'>);
+    return exchangeSectionCard(ctx, entity, section as Exclude<ExchangeSectionWord, 'assets'>).catch((err: unknown) => {
+      // Without the exchange list a typed name is taken as a slug; one the service does not know is said as such.
+      if (err instanceof UpstreamError && err.kind === 'not_found' && !target.explicit && !ctx.source.supports('list', 'exchange')) return unknownSlug(entity.slug);
+      throw err;
+    });
   }
   if (!isProjectSection(section)) return wrongKind(entity, 'project', section);
   return sectionCard(ctx, entity, section);
+}
+
+function unknownSlug(slug: string): Reply {
+  return {
+    kind: 'error',
+    message: `No exchange has the slug “${slug}”.`,
+    hint: inline`Exchange names cannot be looked up through the tool server, so exchanges are named by their slug (often the name in lower case, with dashes: gate-io), as in ${ref('section', { name: 'gate-io', section: 'transparency' })}.`,
+  };
 }
 
 function wrongKind(entity: EntityRef, kind: EntityKind, section: string): Reply {

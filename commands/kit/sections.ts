@@ -51,12 +51,21 @@ export const ALL_SECTION_WORDS: readonly string[] = [...new Set<string>([...SECT
 export const isProjectSection = (word: string): word is SectionWord => (SECTION_WORDS as readonly string[]).includes(word);
 export const isExchangeSection = (word: string): word is ExchangeSectionWord => (EXCHANGE_SECTION_WORDS as readonly string[]).includes(word);
 
-/** The other sections of an exchange, its listed assets and its card, one click away. */
-export function exchangeSectionActions(entity: EntityRef, current?: ExchangeSectionWord): Action[] {
+/**
+ * The other sections of an exchange, its listed assets and its card, one click away; `offered`
+ * leaves out what the configured source cannot answer at all (the dashboard and the assets need REST).
+ */
+export function exchangeSectionActions(entity: EntityRef, current?: ExchangeSectionWord, offered: (s: ExchangeSectionWord) => boolean = () => true): Action[] {
   const name = targetRef('exchange', entity.slug);
-  const actions: Action[] = EXCHANGE_SECTION_WORDS.filter((s) => s !== current).map(
+  const actions: Action[] = EXCHANGE_SECTION_WORDS.filter((s) => s !== current && offered(s)).map(
     (s): Action => ({ label: EXCHANGE_SECTION_TITLE[s], run: s === 'assets' ? { command: 'assets', args: { name } } : { command: 'section', args: { name, section: s } } }),
   );
   if (current) actions.push({ label: 'Score card', run: { command: 'exchange', args: { name } } });
   return actions;
 }
+
+/** Which of an exchange's sections a source can show at all: the dashboard and the assets are REST's alone. */
+export const exchangeSectionsOf =
+  (supports: (method: 'dashboard' | 'listedAssets', kind: 'exchange') => boolean) =>
+  (s: ExchangeSectionWord): boolean =>
+    s === 'dashboard' ? supports('dashboard', 'exchange') : s === 'assets' ? supports('listedAssets', 'exchange') : true;

@@ -1,0 +1,47 @@
+import type { RatingToken } from '../../src/api/domain.js';
+
+/**
+ * Listed tokens named the way people name them (`BTC`, `bitcoin`, `Wrapped Bitcoin`), turned into
+ * the token ids the exchange ratings filter takes, from the service's own token list. A name that
+ * is a ticker or a name of exactly one token is that token; anything else is refused with the
+ * tokens it could mean, never guessed.
+ */
+
+export const TOKENS_FILTER = 'listed_tokens';
+
+const fold = (s: string) => s.normalize('NFKD').toLowerCase().replace(/[\s_-]+/g, '');
+const label = (t: RatingToken) => `${t.name} (${t.ticker})`;
+const MAX_CANDIDATES = 5;
+
+export type TokenPick = { ok: true; tokens: RatingToken[] } | { ok: false; message: string };
+
+export function pickTokens(wanted: readonly string[], tokens: readonly RatingToken[]): TokenPick {
+  const picked: RatingToken[] = [];
+  for (const raw of wanted) {
+    const w = fold(raw);
+    const byTicker = tokens.filter((t) => fold(t.ticker) === w);
+    const byName = tokens.filter((t) => fold(t.name) === w);
+    const exact = byName.length === 1 ? byName : byTicker.length ? byTicker : byName;
+    if (exact.length === 1) {
+      if (!picked.some((t) => t.id === exact[0]!.id)) picked.push(exact[0]!);
+      continue;
+    }
+    if (exact.length > 1) {
+      return { ok: false, message: `'${raw.slice(0, 30)}' is more than one token: ${exact.slice(0, MAX_CANDIDATES).map(label).join(', ')}. Give its full name.` };
+    }
+    const near = tokens.filter((t) => fold(t.name).includes(w) || fold(t.ticker).startsWith(w)).slice(0, MAX_CANDIDATES);
+    return {
+      ok: false,
+      message: near.length ? `No token is called '${raw.slice(0, 30)}'. Did you mean ${near.map(label).join(', ')}?` : `No listed token is called '${raw.slice(0, 30)}'.`,
+    };
+  }
+  return { ok: true, tokens: picked };
+}
+
+/** Completions for a tokens value: tickers whose ticker or name starts with (then holds) what is typed. */
+export function tokenValues(typed: string, tokens: readonly RatingToken[]): string[] {
+  const w = fold(typed);
+  const starts = tokens.filter((t) => fold(t.ticker).startsWith(w) || fold(t.name).startsWith(w));
+  const holds = tokens.filter((t) => !starts.includes(t) && fold(t.name).includes(w));
+  return [...starts, ...holds].map((t) => t.ticker);
+}
