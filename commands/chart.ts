@@ -26,7 +26,16 @@ export default defineCommand({
   order: 14,
   words: ['chart'],
   summary: 'A chart over time',
-  examples: ['chart bitcoin 365d categories', 'chart bitcoin from 2026-03-01 to 2026-06-30', 'chart aave since 2026-06-01 categories', 'chart pepe last 45d metrics'],
+  examples: [
+    'chart bitcoin 365d categories',
+    'chart bitcoin from 2026-03-01 to 2026-06-30',
+    'chart aave since 2026-06-01 categories',
+    'chart pepe last 45d metrics',
+    'chart binance from 2026-03-01 to 2026-06-30',
+    'chart kraken last 60d categories',
+    'chart okx since 2026-09-01 metrics',
+    'chart binance 365d reserves',
+  ],
   options: [
     { type: 'entity', name: 'name', description: 'Project or exchange', required: true, missing: 'Which project or exchange should I chart?' },
     {

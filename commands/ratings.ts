@@ -19,7 +19,12 @@ export default defineCommand({
   order: 21,
   words: ['ratings'],
   summary: 'Ratings with the filters and sort orders the service offers, a page at a time',
-  examples: ['ratings projects', 'ratings projects categories=DeFi sort=pol order=asc', 'ratings exchanges is_proof_of_reserves_present=yes'],
+  examples: [
+    'ratings projects',
+    'ratings projects categories=DeFi sort=pol order=asc',
+    'ratings exchanges is_proof_of_reserves_present=yes',
+    'ratings exchanges listed_tokens=BTC,ETH sort=pol order=asc',
+  ],
   options: [
     { type: 'choice', name: 'list', description: 'Projects (default) or exchanges', choices: LISTS.map((value) => ({ value })), aliases: { project: 'projects', exchange: 'exchanges' } },
     { type: 'text', name: 'filters', description: 'name=value pairs: categories=DeFi chains=Ethereum sort=pol order=asc page=2', maxLength: 300, autocomplete: 'ratings-filters' },

@@ -12,7 +12,7 @@ export default defineCommand({
   order: 20,
   words: ['top'],
   summary: 'Top ratings, lowest Probability of Loss first',
-  examples: ['top projects'],
+  examples: ['top projects', 'top exchanges'],
   options: [
     {
       type: 'choice',

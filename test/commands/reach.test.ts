@@ -5,7 +5,7 @@ import { typedText } from '../../src/reply/inline.js';
 import type { CommandRef, Reply } from '../../src/reply/model.js';
 import type { Simulator } from '../../src/sim/server.js';
 import { demoCore } from '../helpers/core.js';
-import { exploreTwoClicks, reachKey, unreachedProjectOperations, type ReachStep } from '../helpers/reach.js';
+import { exploreTwoClicks, reachKey, unreachedOperations, type ReachStep } from '../helpers/reach.js';
 import { startTestSimulator } from '../helpers/sim.js';
 
 /**
@@ -46,9 +46,9 @@ async function explore(core: Core): Promise<string[]> {
 }
 
 describe('reach from help and two clicks', () => {
-  it('calls every route of the projects service and every project tool, through REST and the tool server together', { timeout: 60_000 }, async () => {
+  it('calls all 55 routes of the two services and all 23 tools, through REST and the tool server together', { timeout: 60_000 }, async () => {
     // Counted from the start: the name lists load while the cores start.
     for (const core of cores) expect((await explore(core)).length).toBeGreaterThan(40);
-    expect(unreachedProjectOperations(sim)).toEqual({ routes: [], tools: [] });
+    expect(unreachedOperations(sim)).toEqual({ routes: [], tools: [] });
   });
 });

@@ -431,7 +431,7 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(shown).toContain(`</pol chart:${pol}> \`name:\` \`[range:]\` \`[kind:]\` \`[from:]\` \`[to:]\` \`[last:]\` — A chart over time`);
     expect(shown).toContain(`</pol-digest add:${digest}> \`names:\` \`[schedule:]\` \`[day:]\` \`[cron:]\` \`[at:]\` \`[tz:]\``);
     // Each command's examples, as the options to fill in, under it; a command without options has none.
-    expect(shown).toContain(`</pol section:${pol}> \`name:\` \`section:\` — One section of a project: its quality score (higher is better) and what stands behind it\ne.g. \`name: pepe\` \`section: security\` · \`name: aave\` \`section: financial\``);
+    expect(shown).toContain(`</pol section:${pol}> \`name:\` \`section:\` — One section of a project or an exchange: its quality score (higher is better) and what stands behind it\ne.g. \`name: pepe\` \`section: security\` · \`name: aave\` \`section: financial\``);
     expect(shown).toContain(`</pol health:${pol}> — Is the risk-data service up, and if not, what is wrong\n</pol help:${pol}>`);
     expect(shown).not.toContain('<name or slug>');
     expect(shown).not.toContain('/pol digest ');

@@ -37,8 +37,8 @@ export async function exploreTwoClicks(examples: readonly ReachStep[]): Promise<
   return ran;
 }
 
-/** The projects service's routes, as the REST document lists them. */
-export const PROJECT_ROUTES = [
+/** Routes both services have, as the REST document lists them. */
+const SHARED_ROUTES = [
   '/v1/health',
   '/v1/pol',
   '/v1/{slug}',
@@ -56,6 +56,27 @@ export const PROJECT_ROUTES = [
   '/v1/ratings/parameters',
   '/v1/search',
   '/v1/search/trending',
+];
+
+/** The exchanges service's routes: the shared ones and its own. */
+const EXCHANGE_ROUTES = [
+  ...SHARED_ROUTES,
+  '/v1/top_ratings',
+  '/v1/transparency_stats',
+  '/v1/lost_funds',
+  '/v1/dashboard/{slug}',
+  '/v1/{slug}/listed_assets',
+  '/v1/{slug}/listed_assets/categories',
+  '/v1/{slug}/transparency',
+  '/v1/{slug}/security',
+  '/v1/{slug}/solvency',
+  '/v1/{slug}/solvency/liabilities_reserves/history/chart',
+  '/v1/ratings/parameters/tokens',
+].map((r) => `GET /exchanges_data${r}`);
+
+/** The projects service's routes, as the REST document lists them. */
+const PROJECT_ROUTES = [
+  ...SHARED_ROUTES,
   '/v1/pol/history',
   '/v1/pol/history/chart',
   '/v1/{slug}/security',
@@ -68,11 +89,15 @@ export const PROJECT_ROUTES = [
   '/v1/{slug}/financial/inflation/history/chart',
 ].map((r) => `GET /projects_data${r}`);
 
-export const PROJECT_TOOLS = Object.keys(TOOL_CONTRACT).filter((t) => !t.includes('exchange'));
+/** Every route of the two services (55) and every tool of the tool server (23). */
+export const ALL_ROUTES = [...PROJECT_ROUTES, ...EXCHANGE_ROUTES];
+if (ALL_ROUTES.length !== 55) throw new Error(`the REST document lists 55 routes, not ${ALL_ROUTES.length}`);
+export const ALL_TOOLS = Object.keys(TOOL_CONTRACT);
+if (ALL_TOOLS.length !== 23) throw new Error(`the tool document lists 23 tools, not ${ALL_TOOLS.length}`);
 
-/** What of the projects service and the project tools the simulator was never asked for. */
-export function unreachedProjectOperations(sim: Simulator): { routes: string[]; tools: string[] } {
+/** What of the two services and the tool server the simulator was never asked for. */
+export function unreachedOperations(sim: Simulator): { routes: string[]; tools: string[] } {
   const routes = new Set(sim.counter.byRoute.keys());
   const tools = new Set(sim.counter.byTool.keys());
-  return { routes: PROJECT_ROUTES.filter((r) => !routes.has(r)), tools: PROJECT_TOOLS.filter((t) => !tools.has(t)) };
+  return { routes: ALL_ROUTES.filter((r) => !routes.has(r)), tools: ALL_TOOLS.filter((t) => !tools.has(t)) };
 }
