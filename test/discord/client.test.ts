@@ -272,6 +272,72 @@ describe('Discord adapter on the real discord.js client', () => {
     }
   });
 
+  it('answers the sections and dashboard of an exchange, solvency with its reserves chart', async () => {
+    const e = store.exchange('binance')!;
+    const cases: { section: string; title: string; field: string; value: string }[] = [
+      { section: 'transparency', title: 'Transparency', field: 'Transparency quality score (higher is better)', value: `**${scoreText(last(e.categories.transparency.scores))} / 100**` },
+      { section: 'security', title: 'Security', field: 'Security quality score (higher is better)', value: `**${scoreText(last(e.categories.security.scores))} / 100**` },
+      { section: 'solvency', title: 'Solvency', field: 'Reserves against liabilities', value: `Reserves: **${usdText(last(e.reserves))}**` },
+      { section: 'dashboard', title: 'Dashboard', field: 'Probability of Loss (lower is safer)', value: `**${polText(last(e.pol))}**` },
+    ];
+    for (const c of cases) {
+      const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'exchange', options: { name: 'binance', section: c.section } });
+      const edit = await h.waitForEdit(10_000);
+      const embed = body(edit).embeds?.[0];
+      expect(embed?.title).toBe(`Binance: ${c.title}`);
+      expect(field(embed, c.field)?.value, c.section).toContain(c.value);
+      if (c.section === 'solvency') expect(edit.files[0]?.contentType).toBe('image/png');
+    }
+  });
+
+  it('answers listed assets a page at a time, pages from the menu, and attaches the whole list as CSV', async () => {
+    const e = store.exchange('kraken')!;
+    const listed = e.listed.map((id) => store.data.tokens.find((t) => t.id === id)!).sort((a, b) => b.marketCap - a.marketCap);
+    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'assets', options: { name: 'kraken' } });
+    const edit = await h.waitForEdit(10_000);
+    const text = JSON.stringify(body(edit));
+    for (const t of listed.slice(0, 10)) expect(text).toContain(`${t.name} (${t.ticker})`);
+    expect(text).toContain(polText(listed[0]!.polScore));
+    const rows = body(edit).components ?? [];
+    const show = rows.at(-1)!.components[0]!;
+    const next = show.options!.find((o) => o.label === 'Next page')!;
+    const second = stack.fake.sendComponent({ custom_id: show.custom_id, component_type: 3, values: [next.value] });
+    const secondText = JSON.stringify(body(await second.waitForEdit(10_000)));
+    for (const t of listed.slice(10, 20)) expect(secondText).toContain(`${t.name} (${t.ticker})`);
+
+    const exported = stack.fake.sendCommand({ name: 'pol', subcommand: 'assets', options: { name: 'kraken', filters: 'sort=polScore order=asc export=csv' } });
+    const withFile = await exported.waitForEdit(10_000);
+    const csv = withFile.files.find((f) => f.name === 'assets-kraken.csv')!;
+    const [header, ...lines] = csv.bytes.toString('utf8').trim().split('\n');
+    expect(header).toBe('name,ticker,categories,market_cap_usd,pol');
+    const byPol = [...listed].sort((a, b) => a.polScore - b.polScore);
+    expect(lines.map((l) => l.split(','))).toEqual(byPol.map((t) => [t.name, t.ticker, t.category, String(t.marketCap), String(t.polScore)]));
+  });
+
+  it('answers /pol lost-funds with its chart, and exchange ratings by listed token with tickers from autocomplete', async () => {
+    const incidents = store.data.lostFunds;
+    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'lost-funds' });
+    const edit = await h.waitForEdit(10_000);
+    expect(JSON.stringify(body(edit))).toContain(usdText(incidents.reduce((sum, i) => sum + i.amountUsd, 0)));
+    expect(edit.files[0]?.contentType).toBe('image/png');
+
+    const choicesOf = async (filters: string) => {
+      const cb = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'ratings', options: { list: 'exchanges', filters }, focused: 'filters' }).callback(3_000);
+      return ((cb.data as { choices?: { value: string }[] }).choices ?? []).map((c) => c.value);
+    };
+    // The token list loads in the background on the first keystroke; the next one offers it.
+    await choicesOf('listed_tokens=');
+    await stack.core.upstream.source.ratingTokens();
+    expect((await choicesOf('listed_tokens=ether'))[0]).toBe('listed_tokens=ETH');
+
+    const eth = store.data.tokens.find((t) => t.ticker === 'ETH')!;
+    const listing = store.data.exchanges.filter((x) => x.listed.includes(eth.id)).sort((a, b) => last(a.pol) - last(b.pol));
+    const ratings = stack.fake.sendCommand({ name: 'pol', subcommand: 'ratings', options: { list: 'exchanges', filters: 'listed_tokens=ETH sort=pol order=asc' } });
+    const ratingsText = JSON.stringify(body(await ratings.waitForEdit(10_000))).replaceAll('\\\\_', '_');
+    expect(ratingsText).toContain(`listed_tokens=ETH sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`);
+    for (const x of listing.slice(0, 10)) expect(ratingsText).toContain(polText(last(x.pol)));
+  });
+
   it('answers /pol why with the metrics behind the PoL and their chart', async () => {
     const pepe = store.project('pepe')!;
     const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'why', options: { name: 'pepe' } });

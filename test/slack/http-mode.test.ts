@@ -214,6 +214,75 @@ describe('cards', () => {
     }
   });
 
+  it('posts the sections and dashboard of an exchange, the solvency one with its reserves chart', async () => {
+    const e = h.sim.store.exchange('binance')!;
+    const expected: Record<string, { title: string; facts: string[] }> = {
+      transparency: { title: 'Transparency', facts: [`*${scoreText(last(e.categories.transparency.scores))} / 100*`, e.transparency.auditor ?? 'none named'] },
+      security: { title: 'Security', facts: [`*${scoreText(last(e.categories.security.scores))} / 100*`, `yes, up to ${usdText(e.security.bugBountyMaxUsd!)}`] },
+      solvency: { title: 'Solvency', facts: [`*${scoreText(last(e.categories.solvency.scores))} / 100*`, usdText(last(e.reserves)), usdText(last(e.liabilities))] },
+      dashboard: { title: 'Dashboard', facts: [`*${polText(last(e.pol))}*`, `*Listed assets*\\n${countText(e.listed.length)}`] },
+    };
+    for (const [word, { title, facts }] of Object.entries(expected)) {
+      const channel = `CEX${word.slice(0, 6).toUpperCase()}`;
+      await h.command(`binance ${word}`, { channel });
+      const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel, WAIT_MS);
+      expect(validateMessage(post.args, { maxVisibleText: 10_000, requireFallbackText: true })).toEqual([]);
+      expect(headerOf(post.args)).toBe(`Binance: ${title}`);
+      const json = blocksJson(post.args);
+      for (const fact of facts) expect(json).toContain(fact);
+      // A section's headline is its quality score; only the dashboard leads with the PoL.
+      expect(json).toContain(word === 'dashboard' ? '*Probability of Loss:*' : `*${title} quality score:*`);
+    }
+    const upload = await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === 'CEXSOLVEN', WAIT_MS);
+    expect(JSON.stringify(upload.args)).toContain('Reserves and liabilities of Binance over 90 days');
+  });
+
+  it('posts listed assets a page at a time, with a Next page button and the whole list as CSV', async () => {
+    const e = h.sim.store.exchange('binance')!;
+    const listed = e.listed.map((id) => h.sim.store.data.tokens.find((t) => t.id === id)!).sort((a, b) => b.marketCap - a.marketCap);
+    await h.command('binance assets', { channel: 'CASSETS01' });
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CASSETS01', WAIT_MS);
+    expect(validateMessage(post.args)).toEqual([]);
+    const json = blocksJson(post.args);
+    for (const t of listed.slice(0, 10)) expect(json).toContain(`${t.name} (${t.ticker})`);
+    expect(json).toContain(polText(listed[0]!.polScore));
+    expect(json).toContain(`page 1 of ${Math.ceil(listed.length / 10)} · ${listed.length} assets`);
+    type Button = { type: string; action_id: string; value: string; text: { text: string } };
+    const buttons = ((post.args.blocks ?? []) as { type: string; elements?: Button[] }[]).flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : [])).filter((b) => b.type === 'button');
+    const next = buttons.find((b) => b.text.text === 'Next page')!;
+    expect(next.value).toBe('assets exchange:binance page=2');
+    await h.click(next.action_id, next.value, { channel: 'CASSETS02' });
+    const second = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CASSETS02', WAIT_MS);
+    for (const t of listed.slice(10, 20)) expect(blocksJson(second.args)).toContain(`${t.name} (${t.ticker})`);
+
+    const exportButton = buttons.find((b) => b.text.text === 'Export CSV')!;
+    const before = h.fake.uploads().length;
+    await h.click(exportButton.action_id, exportButton.value, { channel: 'CASSETS03' });
+    await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === 'CASSETS03', WAIT_MS);
+    const csv = h.fake.uploads().slice(before).find((u) => u.filename === 'assets-binance.csv')!;
+    const [header, ...lines] = csv.bytes.toString('utf8').trim().split('\n');
+    expect(header).toBe('name,ticker,categories,market_cap_usd,pol');
+    expect(lines.map((l) => l.split(','))).toEqual(listed.map((t) => [t.name, t.ticker, t.category, String(t.marketCap), String(t.polScore)]));
+  });
+
+  it('posts funds lost at exchanges with the bar chart, and exchange ratings filtered by listed tokens', async () => {
+    const incidents = h.sim.store.data.lostFunds;
+    await h.command('lost-funds', { channel: 'CLOSTFUND' });
+    const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CLOSTFUND', WAIT_MS);
+    expect(validateMessage(post.args)).toEqual([]);
+    expect(blocksJson(post.args)).toContain(usdText(incidents.reduce((s, i) => s + i.amountUsd, 0)));
+    const upload = await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === 'CLOSTFUND', WAIT_MS);
+    expect(JSON.stringify(upload.args)).toContain('Funds lost at exchanges by year');
+
+    const btc = h.sim.store.data.tokens.find((t) => t.ticker === 'BTC')!;
+    const listing = h.sim.store.data.exchanges.filter((x) => x.listed.includes(btc.id)).sort((a, b) => last(a.pol) - last(b.pol));
+    await h.command('ratings exchanges listed_tokens=bitcoin sort=pol order=asc', { channel: 'CTOKENS01' });
+    const ratings = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CTOKENS01', WAIT_MS);
+    const json = blocksJson(ratings.args);
+    expect(json).toContain(`listed_tokens=BTC sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`);
+    for (const x of listing.slice(0, 10)) expect(json).toContain(polText(last(x.pol)));
+  });
+
   it('posts why a PoL is what it is, with the metric chart', async () => {
     await h.command('why binance', { channel: 'CWHY00001' });
     const post = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CWHY00001', WAIT_MS);
