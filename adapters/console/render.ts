@@ -110,7 +110,7 @@ function more(style: ConsoleStyle, actions: readonly Action[] | undefined): stri
 function menus(style: ConsoleStyle, list: readonly Menu[] | undefined): string[] {
   if (!list?.length) return [];
   const lines = list.map((m) => {
-    const choices = m.options.map((o) => (o.label === m.selected ? `${clean(o.label)} (now)` : clean(o.label))).join(' · ');
+    const choices = m.search ? 'type a ticker or name' : m.options.map((o) => (o.label === m.selected ? `${clean(o.label)} (now)` : clean(o.label))).join(' · ');
     return `  ${paint(style, 'bold', clean(m.label))}${m.typed ? paint(style, 'dim', ` (${clean(m.typed)})`) : ''}: ${choices}`;
   });
   const example = list.flatMap((m) => m.options.filter((o) => o.label !== m.selected && o.label !== 'Any'))[0];

@@ -290,7 +290,9 @@ const MAX_ROWS = 5;
 function menuRows(menus: readonly Menu[], opts: RenderOptions): Row[] {
   const encode = opts.encode ?? defaultEncode;
   return menus
-    .filter((m) => m.options.length <= LIMITS.selectOptions)
+    // A menu looked up as the person types has no options to send: the autocomplete of the
+    // `filters` option is Discord's way to the same list.
+    .filter((m) => m.options.length > 0 && m.options.length <= LIMITS.selectOptions)
     .flatMap((m, i) => {
       const options = selectOptions(m.options, (a) => encode(a.run) ?? null);
       // A menu missing an option (a command that would not encode) is not offered half.

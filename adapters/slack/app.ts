@@ -1,12 +1,16 @@
-import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type StaticSelectAction } from '@slack/bolt';
+import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type ExternalSelectAction, type StaticSelectAction } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/kit/context.js';
 import type { RunResult } from '../../commands/core/run.js';
 import type { HttpRoute } from '../../src/app/routes.js';
+import type { Action } from '../../src/reply/model.js';
 import { slackCanManageDigests } from '../../src/digest/permissions.js';
 import type { Logger } from '../../src/log.js';
 import { within } from '../../src/time/within.js';
-import { ACTION_ID, CHOICE_ACTION_PREFIX } from './blocks.js';
+import { typedText } from '../../src/reply/inline.js';
+import { ACTION_ID, CHOICE_ACTION_PREFIX, LOOKUP_BLOCK_PREFIX } from './blocks.js';
+import { flat, plain } from './escape.js';
+import { clip, LIMITS } from './limits.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { deliver } from './delivery.js';
 import { acknowledgedOnArrival } from './ingress/protocol.js';
@@ -17,6 +21,8 @@ import { onePerTurn } from './one-per-turn.js';
 /** What the adapter needs from the core: text in (with who asked, where), Reply out. */
 export interface CommandRunner {
   run(text: string, caller?: Caller): Promise<RunResult>;
+  /** A menu's options looked up as the person types (see `Menu.search`); without it such menus offer nothing. */
+  lookup?(search: string, typed: string, limit: number): Promise<Action[]>;
 }
 
 export const EVENTS_PATH = '/slack/events';
@@ -39,6 +45,10 @@ const REQUEST_TIMEOUT_MS = 15_000;
 
 /** A second click on the same button by the same person within this window is a double click. */
 const DOUBLE_CLICK_MS = 10_000;
+/** Slack shows "no results" if a lookup is not answered within 3 s; what is not ready by then is left out. */
+const LOOKUP_BUDGET_MS = 2_500;
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export type SlackMode = { kind: 'http'; signingSecret: string } | { kind: 'socket'; appToken: string };
 
@@ -197,14 +207,25 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     return true;
   };
 
-  app.action<BlockAction<ButtonAction | StaticSelectAction>>(ACTION_ID, ({ ack, action, body, respond, client, context }) =>
+  // A menu looked up as the person types: Slack asks with each keystroke and waits up to 3 s.
+  app.options<'block_suggestion'>({ block_id: new RegExp(`^${escapeRegExp(LOOKUP_BLOCK_PREFIX)}`) }, async ({ ack, payload }) => {
+    const search = payload.block_id.slice(LOOKUP_BLOCK_PREFIX.length);
+    const typed = String(payload.value ?? '').slice(0, 60);
+    const found = core.lookup ? await within(core.lookup(search, typed, LIMITS.lookupOptions).catch((): Action[] => []), LOOKUP_BUDGET_MS) : [];
+    const options = (found ?? [])
+      .map((a) => ({ text: { type: 'plain_text' as const, text: clip(plain(flat(a.label)), LIMITS.optionText) }, value: typedText(a.run) }))
+      .filter((o) => o.value.length > 0 && o.value.length <= LIMITS.optionValue);
+    await ack({ options });
+  });
+
+  app.action<BlockAction<ButtonAction | StaticSelectAction | ExternalSelectAction>>(ACTION_ID, ({ ack, action, body, respond, client, context }) =>
     track(
       (async () => {
         await ack();
         const started = performance.now();
         const messageTs = stringOr(body.container.message_ts) ?? body.message?.ts ?? '';
         // A button carries its command as its value; a menu as the value of the option picked.
-        const value = action.type === 'static_select' ? action.selected_option?.value : action.value;
+        const value = action.type === 'button' ? action.value : action.selected_option?.value;
         if (!firstClick(`${body.user.id}:${messageTs}:${action.action_id}:${value ?? ''}`)) {
           log.debug({ actionId: action.action_id }, 'slack: repeated click ignored');
           return;
@@ -239,7 +260,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
           result,
           log,
         );
-        logAnswer(log, result, started, placement, action.action_id.startsWith(CHOICE_ACTION_PREFIX) ? 'choice' : action.type === 'static_select' ? 'menu' : 'follow-up');
+        logAnswer(log, result, started, placement, action.action_id.startsWith(CHOICE_ACTION_PREFIX) ? 'choice' : action.type === 'button' ? 'follow-up' : 'menu');
       })(),
     ),
   );

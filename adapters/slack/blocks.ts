@@ -42,6 +42,8 @@ export interface SlackMessage {
 export const CHOICE_ACTION_PREFIX = 'pol_choice_';
 export const FOLLOW_UP_ACTION_PREFIX = 'pol_action_';
 export const MENU_ACTION_PREFIX = 'pol_menu_';
+/** Marks the block of a menu whose options are looked up as the person types; the lookup follows. */
+export const LOOKUP_BLOCK_PREFIX = 'pol_lookup|';
 export const ACTION_ID = /^pol_(?:choice|action|menu)_\d+$/;
 
 /** Candidates beyond this are summarised; a list that long means the name needs narrowing anyway. */
@@ -123,7 +125,16 @@ function followUps(actions: readonly Action[] | undefined): Block[] {
  * does not fit Slack's option value is left out rather than cut; so are options past Slack's 100.
  */
 function menuBlocks(menus: readonly Menu[] | undefined): Block[] {
-  const elements = (menus ?? []).flatMap((m, i): types.StaticSelect[] => {
+  const list = menus ?? [];
+  // A menu looked up as the person types is an external select in a block of its own: its block id
+  // carries the lookup, which Slack sends back with each keystroke (see app.ts).
+  const lookups: Block[] = list.flatMap((m, i): Block[] => {
+    const blockId = m.search ? `${LOOKUP_BLOCK_PREFIX}${m.search}` : '';
+    if (!m.search || blockId.length > LIMITS.blockId) return [];
+    return [{ type: 'actions', block_id: blockId, elements: [{ type: 'external_select', action_id: `${MENU_ACTION_PREFIX}${i}`, placeholder: plainText(`${m.label}: type a name`, LIMITS.placeholderText), min_query_length: 1 }] }];
+  });
+  const elements = list.flatMap((m, i): types.StaticSelect[] => {
+    if (m.search) return [];
     const usable = m.options.filter((o) => typedText(o.run).trim() !== '' && typedText(o.run).length <= LIMITS.optionValue).slice(0, LIMITS.selectOptions);
     const options = usable.map((o) => ({ text: plainText(o.label, LIMITS.optionText), value: typedText(o.run) }));
     if (!options.length) return [];
@@ -138,7 +149,7 @@ function menuBlocks(menus: readonly Menu[] | undefined): Block[] {
       },
     ];
   });
-  return elements.length ? [{ type: 'actions', elements: elements.slice(0, LIMITS.actionsElements) }] : [];
+  return [...(elements.length ? [{ type: 'actions' as const, elements: elements.slice(0, LIMITS.actionsElements) }] : []), ...lookups];
 }
 
 function image(img: ReplyImage | undefined): Block[] {

@@ -18,6 +18,9 @@ export const LIMITS = {
   optionText: 75,
   optionValue: 150,
   placeholderText: 150,
+  blockId: 255,
+  /** Options one external-select lookup may answer with. */
+  lookupOptions: 100,
   imageUrl: 3000,
   imageAlt: 2000,
 } as const;

@@ -6,9 +6,11 @@ import type { ChartRenderer } from '../../src/charts/index.js';
 import { createChartRenderer } from '../../src/charts/index.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
+import type { Action } from '../../src/reply/model.js';
 import { CONSOLE_CALLER, type Caller, type CommandContext } from '../kit/context.js';
 import type { Invocation } from '../kit/spec.js';
 import { completeRatingsQuery } from '../kit/ratings-query.js';
+import { TOKENS_FILTER, tokensSearchFilters, tokenValues } from '../kit/ratings-tokens.js';
 import { COMMANDS } from './commands.js';
 import { Registry } from './registry.js';
 import { invoke, runText, type RunResult } from './run.js';
@@ -41,6 +43,11 @@ export interface Core {
    * not cached yet they are fetched in the background for the next keystroke.
    */
   completeRatings(kind: EntityKind, typed: string): string[];
+  /**
+   * The options of a menu that is looked up as the person types (`Menu.search`), best first, each
+   * with its typed command; never throws (an upstream failure offers nothing).
+   */
+  lookup(search: string, typed: string, limit: number): Promise<Action[]>;
   close(): Promise<void>;
 }
 
@@ -129,6 +136,18 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
       const tokens = kind === 'exchange' ? source.cache.peek('ratingTokens') : undefined;
       if (kind === 'exchange' && !tokens && source.supports('ratingTokens', kind)) void source.ratingTokens().catch(() => undefined);
       return cached ? completeRatingsQuery(typed, cached.data, tokens?.data ?? []) : [];
+    },
+    lookup: async (search, typed, limit) => {
+      const filters = tokensSearchFilters(search);
+      if (filters === undefined || !upstream.source.supports('ratingTokens', 'exchange')) return [];
+      const tokens = await upstream.source.ratingTokens().catch(() => undefined);
+      if (!tokens) return [];
+      const tickers = tokenValues(typed, tokens.data).slice(0, limit);
+      return tickers.map((ticker) => {
+        const token = tokens.data.find((t) => t.ticker === ticker)!;
+        const run = { command: 'ratings', args: { list: 'exchanges', filters: [filters, `${TOKENS_FILTER}=${/\s/.test(ticker) ? `"${ticker}"` : ticker}`].filter(Boolean).join(' ') } };
+        return { label: `${token.name} (${token.ticker})`, run: { ...run, text: registry.text(run) }, command: registry.text(run) };
+      });
     },
     close: () => upstream.close(),
   };

@@ -1,5 +1,6 @@
 import type { RatingParameters } from '../../src/api/domain.js';
 import type { Action, Menu } from '../../src/reply/model.js';
+import { TOKENS_FILTER, tokensSearch } from './ratings-tokens.js';
 
 /**
  * The ratings filters and sort orders as pick lists, built from the service's own
@@ -12,9 +13,15 @@ export function ratingsMenus(list: 'projects' | 'exchanges', params: RatingParam
   const menus: Menu[] = [];
   for (const filter of params.filters) {
     const values = filter.type === 'boolean' ? ['yes', 'no'] : filter.values;
-    if (!values?.length) continue;
     const prefix = `${filter.name}=`;
     const others = applied.filter((a) => !a.startsWith(prefix));
+    if (filter.name === TOKENS_FILTER && !values?.length) {
+      // Hundreds of tokens: looked up as the person types their ticker or name.
+      const search = tokensSearch(others);
+      if (search) menus.push({ label: 'Listed token', typed: `${prefix}<ticker or name>`, options: [], search });
+      continue;
+    }
+    if (!values?.length) continue;
     const current = applied.find((a) => a.startsWith(prefix))?.slice(prefix.length);
     const options: Action[] = values.map((v) => ({ label: v, run: run([...others, `${prefix}${quoted(v)}`]) }));
     if (current !== undefined) options.unshift({ label: 'Any', run: run(others) });

@@ -45,3 +45,17 @@ export function tokenValues(typed: string, tokens: readonly RatingToken[]): stri
   const holds = tokens.filter((t) => !starts.includes(t) && fold(t.name).includes(w));
   return [...starts, ...holds].map((t) => t.ticker);
 }
+
+/** The lookup for a tokens menu: the exchange ratings' other filters, kept when a token is picked. */
+const SEARCH_PREFIX = 'ratings-tokens|';
+const MAX_SEARCH = 200;
+
+export function tokensSearch(otherFilters: readonly string[]): string | undefined {
+  const search = `${SEARCH_PREFIX}${otherFilters.join(' ')}`;
+  return search.length <= MAX_SEARCH ? search : undefined;
+}
+
+/** The other filters a tokens lookup was made for, or undefined when `search` is no tokens lookup. */
+export function tokensSearchFilters(search: string): string | undefined {
+  return search.startsWith(SEARCH_PREFIX) ? search.slice(SEARCH_PREFIX.length) : undefined;
+}

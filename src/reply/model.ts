@@ -157,6 +157,11 @@ export interface Menu {
   selected?: string;
   /** How a choice is typed instead, for surfaces without menus: `market_cap=`. */
   typed?: string;
+  /**
+   * For a list too long to send whole (the exchanges' tokens): no options, but a lookup that
+   * `Core.lookup` answers as the person types. At most 200 characters.
+   */
+  search?: string;
 }
 
 /** One command in a list of commands (help): its usage and examples, written by each adapter its own way. */

@@ -105,9 +105,9 @@ describe('listed assets', () => {
     expect(r.kind).toBe('table');
     expect(r.note).toBe(`All · page 1 of ${Math.ceil(listed.length / 10)} · ${listed.length} assets. PoL: lower is safer.`);
     expect(r.rows.map((row) => [row.name, row.cap, row.pol])).toEqual(listed.slice(0, 10).map((t) => [`${t.name} (${t.ticker})`, usdText(t.marketCap), polText(t.polScore)]));
-    const next = r.actions?.find((a) => a.label === 'Next page')!;
-    expect(next.command).toBe('assets exchange:binance page=2');
-    const second = (await ask(cores.rest, next.command!)) as TableReply;
+    const next = r.actions?.find((a) => a.label === 'Next page');
+    expect(next?.command).toBe('assets exchange:binance page=2');
+    const second = (await ask(cores.rest, next?.command ?? '')) as TableReply;
     expect(second.rows.map((row) => row.n)).toEqual(listed.slice(10, 20).map((_, i) => String(11 + i)));
     expect(second.rows.map((row) => row.name)).toEqual(listed.slice(10, 20).map((t) => `${t.name} (${t.ticker})`));
   });

@@ -52,12 +52,13 @@ describe('ratings with filters', () => {
     const byName = menus[4]!.options.find((o) => o.label === 'Name, Z to A')!;
     expect(byName.command).toBe('ratings projects categories=DeFi sort=name order=desc');
 
-    // Exchanges: the three yes/no filters; the tokens, which the service does not list, are typed.
+    // Exchanges: the three yes/no filters, and the tokens, too many to send, looked up as they are typed.
     const exchanges = (await ask(cores.rest, 'ratings exchanges')) as TableReply;
     expect(exchanges.menus?.map((m) => [m.label, m.options.map((o) => o.label).join('/')])).toEqual([
       ['Bug bounty', 'yes/no'],
       ['Proof of reserves', 'yes/no'],
       ['Penetration testing', 'yes/no'],
+      ['Listed token', ''],
       ['Sort by', 'Name, A to Z/Name, Z to A/PoL, lowest first/PoL, highest first/Trading volume, lowest first/Trading volume, highest first/Trading volume change, lowest first/Trading volume change, highest first/Rank, first to last/Rank, last to first'],
     ]);
   });

@@ -90,6 +90,12 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
   const element = (path: string, value: unknown): void => {
     if (!isObj(value)) return add(path, 'element must be an object');
     if (value.type === 'static_select') return staticSelect(path, value);
+    if (value.type === 'external_select') {
+      actionId(path, value.action_id);
+      textObject(`${path}.placeholder`, value.placeholder, SLACK_LIMITS.selectPlaceholder, ['plain_text']);
+      if (value.min_query_length !== undefined && !(Number.isInteger(value.min_query_length) && (value.min_query_length as number) >= 0)) add(path, 'min_query_length must be a whole number');
+      return;
+    }
     if (value.type !== 'button') return add(path, `unexpected element type ${String(value.type)}`);
     textObject(`${path}.text`, value.text, SLACK_LIMITS.buttonText, ['plain_text']);
     actionId(path, value.action_id);

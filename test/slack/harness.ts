@@ -7,6 +7,7 @@ import { createLogger } from '../../src/log.js';
 import type { Simulator } from '../../src/sim/server.js';
 import {
   blockActionsBody,
+  blockSuggestionBody,
   DEFAULT_CHANNEL_ID,
   postToBolt,
   slashCommandBody,
@@ -53,7 +54,13 @@ export interface Harness {
     opts?: { channel?: string; responseId?: string; ephemeral?: boolean; messageTs?: string; threadTs?: string },
   ): Promise<BoltResponse>;
   /** Posts a signed `block_actions` payload for one option picked from a static select menu. */
-  pick(actionId: string, option: { text: string; value: string }, opts?: { channel?: string; responseId?: string; messageTs?: string }): Promise<BoltResponse>;
+  pick(
+    actionId: string,
+    option: { text: string; value: string },
+    opts?: { channel?: string; responseId?: string; messageTs?: string; type?: 'static_select' | 'external_select' },
+  ): Promise<BoltResponse>;
+  /** Posts a signed `block_suggestion`, as Slack does for each keystroke in an external select; resolves with the options answered. */
+  lookup(actionId: string, blockId: string, typed: string): Promise<{ status: number; options: { text: { text: string }; value: string }[] }>;
   /** response_url posts recorded for one id, in order. */
   responses(id: string): RecordedCall[];
   close(): Promise<void>;
@@ -119,13 +126,18 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const channel = opts.channel ?? DEFAULT_CHANNEL_ID;
       const messageTs = opts.messageTs ?? '1763800000.000100';
       const body = blockActionsBody({
-        actions: [{ action_id: actionId, type: 'static_select', selected_option: { text: { type: 'plain_text', text: option.text }, value: option.value } }],
+        actions: [{ action_id: actionId, type: opts.type ?? 'static_select', selected_option: { text: { type: 'plain_text', text: option.text }, value: option.value } }],
         channel,
         response_url: fake.responseUrl(opts.responseId ?? uniqueId('pick')),
         container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
         message: { ts: messageTs, text: 'table' },
       });
       return postToBolt(endpoint, body, SIGNING_SECRET);
+    },
+    async lookup(actionId, blockId, typed) {
+      const response = await postToBolt(endpoint, blockSuggestionBody({ action_id: actionId, block_id: blockId, value: typed }), SIGNING_SECRET);
+      const body = response.body.trim() ? (JSON.parse(response.body) as { options?: { text: { text: string }; value: string }[] }) : {};
+      return { status: response.status, options: body.options ?? [] };
     },
     responses: (id) => fake.calls('response_url').filter((c) => c.id === id),
     async close() {

@@ -281,6 +281,23 @@ describe('cards', () => {
     const json = blocksJson(ratings.args);
     expect(json).toContain(`listed_tokens=BTC sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`);
     for (const x of listing.slice(0, 10)) expect(json).toContain(polText(last(x.pol)));
+
+    // Hundreds of tokens: a select that asks as the person types, with the other filters kept.
+    expect(validateMessage(ratings.args)).toEqual([]);
+    type Block = { type: string; block_id?: string; elements?: { type: string; action_id: string }[] };
+    const lookupBlock = ((ratings.args.blocks ?? []) as Block[]).find((b) => b.elements?.some((e) => e.type === 'external_select'))!;
+    const select = lookupBlock.elements![0]!;
+    const found = await h.lookup(select.action_id, lookupBlock.block_id!, 'ether');
+    expect(found.status).toBe(200);
+    const eth = h.sim.store.data.tokens.find((t) => t.ticker === 'ETH')!;
+    expect(found.options[0]).toEqual({ text: expect.objectContaining({ text: `${eth.name} (ETH)` }), value: 'ratings exchanges sort=pol order=asc listed_tokens=ETH' });
+    expect(found.options.every((o) => o.value.length <= 150 && o.text.text.length <= 75)).toBe(true);
+    expect((await h.lookup(select.action_id, lookupBlock.block_id!, 'zzzzqq')).options).toEqual([]);
+
+    await h.pick(select.action_id, { text: found.options[0]!.text.text, value: found.options[0]!.value }, { channel: 'CTOKENS01', messageTs: (ratings.response as { ts: string }).ts, type: 'external_select' });
+    const picked = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CTOKENS01' && c !== ratings && c.status === 200, WAIT_MS);
+    const withEth = h.sim.store.data.exchanges.filter((x) => x.listed.includes(eth.id));
+    expect(blocksJson(picked.args)).toContain(`sort=pol order=asc listed_tokens=ETH · page 1 of ${Math.ceil(withEth.length / 10)} · ${withEth.length} exchanges`);
   });
 
   it('posts why a PoL is what it is, with the metric chart', async () => {

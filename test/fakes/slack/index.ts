@@ -20,6 +20,8 @@ export {
   slashCommandBody,
   blockActionsPayload,
   blockActionsBody,
+  blockSuggestionBody,
+  type BlockSuggestionInput,
   type SlashCommandInput,
   type BlockActionsInput,
   type ActionInput,

@@ -132,3 +132,28 @@ function triggerId(): string {
 function actionTs(): string {
   return (Date.now() / 1000).toFixed(6);
 }
+
+export interface BlockSuggestionInput {
+  action_id: string;
+  block_id: string;
+  /** What the person has typed into the external select so far. */
+  value: string;
+  channel?: string;
+}
+
+/** A `block_suggestion` payload: Slack asking for an external select's options as the person types. */
+export function blockSuggestionBody(input: BlockSuggestionInput): string {
+  const payload = {
+    type: 'block_suggestion',
+    user: { id: DEFAULT_USER_ID, username: DEFAULT_USER_NAME, name: DEFAULT_USER_NAME, team_id: DEFAULT_IDENTITY.teamId },
+    container: { type: 'message', message_ts: actionTs(), channel_id: input.channel ?? DEFAULT_CHANNEL_ID, is_ephemeral: false },
+    api_app_id: DEFAULT_IDENTITY.appId,
+    token: VERIFICATION_TOKEN,
+    action_id: input.action_id,
+    block_id: input.block_id,
+    value: input.value,
+    team: { id: DEFAULT_IDENTITY.teamId, domain: DEFAULT_IDENTITY.teamDomain },
+    channel: { id: input.channel ?? DEFAULT_CHANNEL_ID, name: DEFAULT_CHANNEL_NAME },
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}

@@ -18,6 +18,7 @@ export const BLOCK_LIMITS = {
   optionText: 75,
   optionValue: 150,
   placeholderText: 150,
+  blockId: 255,
 } as const;
 
 type Obj = Record<string, unknown>;
@@ -49,6 +50,7 @@ export function blockErrors(blocks: readonly unknown[]): string[] {
     if (!isObj(e)) return;
     if (e.type === 'button' && textOf(e.text).length > BLOCK_LIMITS.buttonText) err(`${pointer}/text/text`, `must be less than ${BLOCK_LIMITS.buttonText + 1} characters`);
     if (e.type === 'static_select') selectErrors(e, pointer, err);
+    if (e.type === 'external_select' && textOf(e.placeholder).length > BLOCK_LIMITS.placeholderText) err(`${pointer}/placeholder/text`, `must be less than ${BLOCK_LIMITS.placeholderText + 1} characters`);
     if (typeof e.action_id === 'string') {
       if (actionIds.has(e.action_id)) err(`${pointer}/action_id`, 'action_id already exists');
       actionIds.add(e.action_id);
@@ -57,6 +59,7 @@ export function blockErrors(blocks: readonly unknown[]): string[] {
   blocks.forEach((b, i) => {
     const at = `/blocks/${i}`;
     if (!isObj(b)) return;
+    if (typeof b.block_id === 'string' && b.block_id.length > BLOCK_LIMITS.blockId) err(`${at}/block_id`, `must be less than ${BLOCK_LIMITS.blockId + 1} characters`);
     if (b.type === 'header' && textOf(b.text).length > BLOCK_LIMITS.headerText) err(`${at}/text/text`, `must be less than ${BLOCK_LIMITS.headerText + 1} characters`);
     if (b.type === 'section') {
       if (textOf(b.text).length > BLOCK_LIMITS.sectionText) err(`${at}/text/text`, `must be less than ${BLOCK_LIMITS.sectionText + 1} characters`);
