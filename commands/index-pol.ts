@@ -45,9 +45,9 @@ export default defineCommand({
       const change = history.ok && !window && current !== undefined ? change30d(history.value.data, current) : undefined;
       fields.push({ label: 'Projects', value: fmt.pol(projects.value.data.pol), detail: [fmt.rating(projects.value.data.rating), change?.text].filter(Boolean).join(' · ') });
     }
-    if (exchanges.ok) fields.push({ label: 'Exchanges', value: fmt.pol(exchanges.value.data.pol), detail: fmt.rating(exchanges.value.data.rating) });
+    // The documents give the exchange index its current value only; the chart is the project index's.
+    if (exchanges.ok) fields.push({ label: 'Exchanges', value: fmt.pol(exchanges.value.data.pol), detail: `${fmt.rating(exchanges.value.data.rating)} · now only, the service keeps no history of it` });
     const footer = footerOf([projects, exchanges, history].flatMap((s) => (s.ok ? [s.value] : [])), ctx.now());
-    // The documents give the project index a history; the exchange index has its current value only.
     const image = history.ok && history.value.data.length > 0
       ? await chartImage(ctx, { kind: 'pol', entity: { kind: 'project', slug: 'index', name: 'Project index' }, points: history.value.data, days: window ? daysBack(window.from, ctx.now()) : days, ...(window ? { rangeLabel: window.label } : {}), simulated: footer.simulated })
       : undefined;

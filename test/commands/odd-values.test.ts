@@ -215,3 +215,31 @@ describe('the sources report what they could not read', () => {
     expect(fetched.meta.unreadable).toEqual({ route: 'projects_data /v1/{slug}/pol/current', fields: ['pol'], rows: 0, first: 'pol: out of range' });
   });
 });
+
+describe('an exchange in depth, with odd answers', () => {
+  const ASSETS = /^\/exchanges_data\/v1\/kraken\/listed_assets$/;
+  const CATEGORIES = /^\/exchanges_data\/v1\/kraken\/listed_assets\/categories$/;
+  const LOST = /^\/exchanges_data\/v1\/lost_funds$/;
+  const SOLVENCY = /^\/exchanges_data\/v1\/kraken\/solvency$/;
+
+  it('an exchange that lists no assets, and an empty lost-funds record, each get a sentence, not an empty table', async () => {
+    const none = await askOdd(restCore, 'assets kraken', compose(onRoute(ASSETS, compose(setAt('items', []), setAt('total', 0), setAt('totalPages', 0))), onRoute(CATEGORIES, setAt('items', []))));
+    expect(none).toMatchObject({ kind: 'text', text: 'Kraken lists no assets.' });
+    const lost = await askOdd(restCore, 'lost-funds', onRoute(LOST, compose(setAt('incidents', []), setAt('byYear', []), setAt('totalUsd', 0))));
+    expect(lost).toMatchObject({ kind: 'text', text: 'No funds lost at exchanges are on record.' });
+  });
+
+  it('an asset with an unreadable PoL costs that cell, never the list', async () => {
+    const listed = kraken().listed.map((id) => sim.store.data.tokens.find((t) => t.id === id)!).sort((a, b) => b.marketCap - a.marketCap);
+    const r = (await askOdd(restCore, 'assets kraken', onRoute(ASSETS, setAt('items.0.polScore', 7)))) as TableReply;
+    expect(r.kind).toBe('table');
+    expect(r.rows[0]!.pol).toBe('unreadable (out of range)');
+    expect(r.rows[1]!.pol).toBe(polText(listed[1]!.polScore));
+  });
+
+  it('a reserve ratio outside its domain reads as unreadable; the reserves themselves still show', async () => {
+    const r = card(await askOdd(restCore, 'kraken solvency', onRoute(SOLVENCY, setAt('reserveRatio', -3))));
+    expect(field(r, 'Reserves against liabilities', 'Coverage')?.value).toMatch(/^unreadable/);
+    expect(field(r, 'Reserves against liabilities', 'Reserves')?.value).not.toMatch(/unreadable/);
+  });
+});

@@ -29,7 +29,8 @@ afterAll(async () => {
 interface Component {
   type: number;
   custom_id?: string;
-  options?: { value: string }[];
+  label?: string;
+  options?: { value: string; label: string }[];
   components?: Component[];
 }
 interface Message {
@@ -47,25 +48,30 @@ async function answerOf(h: InteractionHandle): Promise<Message> {
   return (messageBody(call) ?? {}) as Message;
 }
 
-/** A component's command in typed form, for telling which steps are alike; kept-aside ones stay as they are. */
-function keyOf(stack: Stack, value: string): string {
+/**
+ * A component's command in typed form, for telling which steps are alike. A long command kept on
+ * the adapter's side under a fresh key each time is told apart by where it was offered and its label.
+ */
+function keyOf(stack: Stack, value: string, parent: string, label: string): string {
   const command = value.startsWith('pol:run:') ? value.slice('pol:run:'.length) : value;
-  const invocation = decodeInvocation(command);
-  return invocation ? reachKey(stack.core.registry.text(invocation as CommandRef)) : value;
+  const invocation = command.startsWith('~') ? undefined : decodeInvocation(command);
+  return invocation ? reachKey(stack.core.registry.text(invocation as CommandRef)) : `${parent} > ${label}`;
 }
 
-function componentSteps(stack: Stack, message: Message): ReachStep[] {
+function componentSteps(stack: Stack, message: Message, parent: string): ReachStep[] {
   const all = (message.components ?? []).flatMap((row) => row.components ?? []);
   return all.flatMap((c): ReachStep[] => {
     if (!c.custom_id) return []; // a link button
     const customId = c.custom_id;
-    if (c.type === 2) return [step(keyOf(stack, customId), () => stack.fake.sendComponent({ custom_id: customId, component_type: 2 }), stack)];
-    return (c.options ?? []).map((o) => step(keyOf(stack, o.value), () => stack.fake.sendComponent({ custom_id: customId, component_type: 3, values: [o.value] }), stack));
+    if (c.type === 2) return [step(keyOf(stack, customId, parent, c.label ?? customId), () => stack.fake.sendComponent({ custom_id: customId, component_type: 2 }), stack)];
+    // A filter menu's options are the same list filtered another way: one of them stands for all.
+    const options = customId.startsWith('pol:run:menu-') ? (c.options ?? []).slice(0, 1) : (c.options ?? []);
+    return options.map((o) => step(keyOf(stack, o.value, parent, o.label), () => stack.fake.sendComponent({ custom_id: customId, component_type: 3, values: [o.value] }), stack));
   });
 }
 
 function step(key: string, send: () => InteractionHandle, stack: Stack): ReachStep {
-  return { key, run: async () => componentSteps(stack, await answerOf(send())) };
+  return { key, run: async () => componentSteps(stack, await answerOf(send()), key) };
 }
 
 interface Example {

@@ -57,8 +57,9 @@ describe('Discord with the tool server alone', () => {
     // What the tools cannot give is said plainly, not as a failure.
     expect(embed?.fields?.find((f) => f.name === 'Safeguards')?.value).toBe('_needs the REST service_');
     const buttons = (edit.components ?? []).flatMap((r) => r.components.map((c) => c.label));
-    // No tool draws a PoL history: that button would only fail, so it is not offered.
-    expect(buttons).toEqual(['Category trends']);
+    // No tool draws a PoL history, a dashboard or listed assets: those buttons would only fail,
+    // so they are not offered; each section's quality score comes from its tool.
+    expect(buttons).toEqual(['Category trends', 'Transparency', 'Security', 'Solvency']);
   });
 
   it('says how to name an exchange when a name is not a project, as a command the person can follow', async () => {
