@@ -36,6 +36,8 @@ describe('Slack app manifest', () => {
     expect(under('settings')).toContain('socket_mode_enabled: true');
     expect(manifest).toContain(`# url: https://polbot.example.com${EVENTS_PATH}`);
     expect(manifest).toContain(`# request_url: https://polbot.example.com${EVENTS_PATH}`);
+    // The listed-token select asks for its options at the same URL.
+    expect(manifest).toContain(`# message_menu_options_url: https://polbot.example.com${EVENTS_PATH}`);
   });
 
   it('keeps Slack limits: a long description of 175 to 4000 characters, a short one under 140', () => {
