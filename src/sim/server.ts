@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import FindMyWay from 'find-my-way';
 import type { GenerateOptions } from './data/generate.js';
+import { applyMove, MOVE_PATH, readMove } from './admin.js';
 import { SimStore } from './data/store.js';
 import { Faults, RequestCounter, type FaultSettings } from './faults.js';
 import { HttpError, notFound } from './rest/errors.js';
@@ -176,6 +177,17 @@ export function createSimulatorHandler(opts: { store: SimStore; faults: Faults; 
             break;
         }
         return await mcp(req, res);
+      }
+      if (url.pathname === MOVE_PATH) {
+        counter.count(counter.byRoute, `${req.method} ${MOVE_PATH}`);
+        if (req.method !== 'POST') return sendError(res, new HttpError(405, 'method_not_allowed', 'Only POST is supported'), { allow: 'POST' });
+        if (!authorize(req, res)) return;
+        try {
+          return sendJson(res, 200, applyMove(store, await readMove(req)));
+        } catch (err) {
+          if (err instanceof HttpError) return sendError(res, err);
+          throw err;
+        }
       }
       const found = router.find('GET', url.pathname);
       if (!found) return sendError(res, notFound(`No route ${url.pathname}`));
