@@ -1,0 +1,100 @@
+import { type Condition, RATING_LADDER } from './condition.js';
+
+/**
+ * Whether a condition holds, judged from what checks have seen of one entity: the reading now,
+ * the one before it (as stored, so a restart compares with what was last seen, not with nothing)
+ * and, for a rise within a window, the readings inside that window. A value the upstream sent
+ * unreadable (null here) neither fires an alert nor clears one: the verdict is "cannot tell".
+ */
+
+export interface Reading {
+  /** Unix seconds. */
+  at: number;
+  /** Probability of loss, 0..1; null when unavailable or unreadable. */
+  pol: number | null;
+  rating: string | null;
+  /** Red flags as shown; null when they could not be read (an empty list means none). */
+  flags: string[] | null;
+  /** Category quality scores, 0..100; null when they could not be read. */
+  categories: Record<string, number> | null;
+}
+
+export interface Verdict {
+  /** True or false, or null when the reading cannot tell (a value missing or unreadable). */
+  holds: boolean | null;
+  /** The value that matters, before and now, in the words the alert shows; with its direction. */
+  change?: { from: string | null; to: string; trend: 'worse' | 'better' | 'flat' };
+  /** The red flags that are new, for `new red flag` and `any change`. */
+  newFlags?: string[];
+}
+
+/** Level conditions stay true while the value is past the line, and clear by themselves when it is not. */
+export const isLevel = (c: Condition): boolean => c.kind === 'pol_above' || c.kind === 'rating_below' || c.kind === 'category_below';
+
+const rank = (rating: string | null | undefined): number | undefined => {
+  const i = RATING_LADDER.indexOf((rating ?? '').toUpperCase() as (typeof RATING_LADDER)[number]);
+  return i === -1 ? undefined : i;
+};
+
+const pct = (p: number) => `${(p * 100).toFixed(p < 0.01 ? 2 : 1)}%`;
+const trendOf = (from: number | undefined | null, to: number, worseWhenHigher: boolean): 'worse' | 'better' | 'flat' =>
+  from === undefined || from === null || from === to ? 'flat' : (to > from) === worseWhenHigher ? 'worse' : 'better';
+
+function polChange(previous: Reading | undefined, now: Reading): Verdict['change'] {
+  if (now.pol === null) return undefined;
+  const from = previous?.pol ?? null;
+  return { from: from === null ? null : pct(from), to: pct(now.pol), trend: trendOf(from, now.pol, true) };
+}
+
+function newFlags(previous: Reading | undefined, now: Reading): string[] | null {
+  if (!previous || previous.flags === null || now.flags === null) return null;
+  const before = new Set(previous.flags);
+  return now.flags.filter((f) => !before.has(f));
+}
+
+export function evaluate(c: Condition, previous: Reading | undefined, now: Reading, history: readonly Reading[] = []): Verdict {
+  switch (c.kind) {
+    case 'pol_above': {
+      if (now.pol === null) return { holds: null };
+      return { holds: now.pol >= c.threshold, change: polChange(previous, now) };
+    }
+    case 'pol_rises': {
+      if (now.pol === null) return { holds: null };
+      const since = now.at - c.windowSec;
+      const inWindow = [...history, ...(previous ? [previous] : [])].filter((r) => r.at >= since && r.at < now.at && r.pol !== null);
+      if (!inWindow.length) return { holds: null };
+      const low = inWindow.reduce((a, b) => (b.pol! < a.pol! ? b : a));
+      return { holds: now.pol - low.pol! >= c.by - 1e-12, change: { from: pct(low.pol!), to: pct(now.pol), trend: trendOf(low.pol, now.pol, true) } };
+    }
+    case 'rating_below': {
+      const r = rank(now.rating);
+      if (r === undefined) return { holds: null };
+      const from = rank(previous?.rating);
+      return { holds: r > rank(c.rating)!, change: { from: previous?.rating ?? null, to: now.rating!, trend: trendOf(from, r, true) } };
+    }
+    case 'downgrade': {
+      const [before, after] = [rank(previous?.rating), rank(now.rating)];
+      if (before === undefined || after === undefined) return { holds: null };
+      return { holds: after > before, change: { from: previous!.rating, to: now.rating!, trend: trendOf(before, after, true) } };
+    }
+    case 'new_red_flag': {
+      const added = newFlags(previous, now);
+      if (added === null) return { holds: null };
+      return { holds: added.length > 0, newFlags: added };
+    }
+    case 'category_below': {
+      const score = now.categories?.[c.category];
+      if (score === undefined) return { holds: null };
+      const from = previous?.categories?.[c.category];
+      return { holds: score < c.score, change: { from: from === undefined ? null : from.toFixed(1), to: score.toFixed(1), trend: trendOf(from, score, false) } };
+    }
+    case 'any_change': {
+      if (!previous) return { holds: null };
+      const added = newFlags(previous, now) ?? [];
+      const removed = previous.flags && now.flags ? previous.flags.filter((f) => !now.flags!.includes(f)) : [];
+      const polMoved = previous.pol !== null && now.pol !== null && Math.abs(now.pol - previous.pol) >= 0.00005;
+      const ratingMoved = previous.rating !== null && now.rating !== null && previous.rating !== now.rating;
+      return { holds: polMoved || ratingMoved || added.length > 0 || removed.length > 0, change: polChange(previous, now), newFlags: added };
+    }
+  }
+}
