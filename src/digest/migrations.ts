@@ -57,6 +57,63 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX digest_runs_open ON digest_runs (not_before) WHERE status IN ('pending', 'claimed')`,
     ],
   },
+  {
+    version: 2,
+    name: 'alert rules, what checks saw, and incidents',
+    statements: [
+      `CREATE TABLE alert_rules (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        platform text NOT NULL CHECK (platform IN ('slack', 'discord', 'console')),
+        workspace_id text,
+        channel_id text NOT NULL,
+        entities jsonb NOT NULL,
+        condition jsonb NOT NULL,
+        condition_text text NOT NULL,
+        every_sec integer NOT NULL CHECK (every_sec BETWEEN 60 AND 86400),
+        cooldown_sec integer NOT NULL CHECK (cooldown_sec BETWEEN 0 AND 604800),
+        state text NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'paused')),
+        state_reason text,
+        created_by text NOT NULL,
+        created_at timestamptz NOT NULL,
+        next_check timestamptz NOT NULL,
+        checked_by text,
+        check_lease_until timestamptz,
+        last_checked_at timestamptz
+      )`,
+      `CREATE INDEX alert_rules_by_channel ON alert_rules (platform, channel_id)`,
+      `CREATE INDEX alert_rules_by_workspace ON alert_rules (platform, workspace_id)`,
+      `CREATE INDEX alert_rules_due ON alert_rules (next_check) WHERE state = 'active'`,
+      // What the last check of a rule saw of each entity it watches: conditions are judged against
+      // it, so a restart neither repeats an alert nor misses a crossing that happened meanwhile.
+      `CREATE TABLE alert_rule_entities (
+        rule_id integer NOT NULL REFERENCES alert_rules (id) ON DELETE CASCADE,
+        kind text NOT NULL CHECK (kind IN ('project', 'exchange')),
+        slug text NOT NULL,
+        reading jsonb,
+        history jsonb NOT NULL DEFAULT '[]'::jsonb,
+        holds boolean,
+        checked_at timestamptz,
+        PRIMARY KEY (rule_id, kind, slug)
+      )`,
+      `CREATE TABLE alert_incidents (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        rule_id integer NOT NULL REFERENCES alert_rules (id) ON DELETE CASCADE,
+        kind text NOT NULL,
+        slug text NOT NULL,
+        status text NOT NULL CHECK (status IN ('open', 'acknowledged', 'snoozed', 'resolved', 'cleared')),
+        verdict jsonb NOT NULL,
+        opened_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        acknowledged_by text,
+        snoozed_until timestamptz,
+        closed_by text,
+        closed_at timestamptz,
+        message_ref text
+      )`,
+      // At most one incident open per rule and entity, whatever the number of replicas checking.
+      `CREATE UNIQUE INDEX alert_incidents_one_open ON alert_incidents (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed')`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

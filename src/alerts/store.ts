@@ -1,0 +1,262 @@
+import type { EntityKind, EntityRef } from '../api/domain.js';
+import { ms, msOrNull, type Db } from '../digest/db.js';
+import type { Platform } from '../digest/store.js';
+import type { Condition } from './condition.js';
+import type { Reading, Verdict } from './evaluate.js';
+
+/**
+ * Alert rules of a channel, what the last check of each rule saw of each entity, and incidents.
+ * Lives in the same database as digests (PGlite, or PostgreSQL for several replicas); every step a
+ * replica takes is claimed in a transaction, so two replicas never check a rule twice in one cycle
+ * and never open two incidents for one crossing.
+ */
+
+export type RuleState = 'active' | 'paused';
+
+export interface AlertRule {
+  id: number;
+  platform: Platform;
+  workspaceId: string | null;
+  channelId: string;
+  entities: EntityRef[];
+  condition: Condition;
+  /** The condition as the person wrote it, for listing. */
+  conditionText: string;
+  everySec: number;
+  cooldownSec: number;
+  state: RuleState;
+  /** Why it is paused, safe to show in the channel. */
+  stateReason: string | null;
+  createdBy: string;
+  createdAt: number;
+  nextCheck: number;
+  lastCheckedAt: number | null;
+}
+
+export interface NewRule {
+  platform: Platform;
+  workspaceId: string | null;
+  channelId: string;
+  entities: EntityRef[];
+  condition: Condition;
+  conditionText: string;
+  everySec: number;
+  cooldownSec: number;
+  createdBy: string;
+}
+
+export interface RuleLimits {
+  perChannel: number;
+  perWorkspace: number;
+}
+
+export type CreateRuleResult = { ok: true; rule: AlertRule } | { ok: false; reason: 'channel_full' | 'workspace_full'; count: number };
+
+export interface EntityCheck {
+  kind: EntityKind;
+  slug: string;
+  reading: Reading | null;
+  /** Earlier readings, oldest first, kept as long as the longest window a condition may use. */
+  history: Reading[];
+  holds: boolean | null;
+}
+
+export type IncidentStatus = 'open' | 'acknowledged' | 'snoozed' | 'resolved' | 'cleared';
+
+export interface Incident {
+  id: number;
+  ruleId: number;
+  kind: EntityKind;
+  slug: string;
+  status: IncidentStatus;
+  verdict: Verdict;
+  openedAt: number;
+}
+
+/** Readings older than the longest window a condition may name (30 days) are dropped. */
+const HISTORY_SEC = 30 * 86_400;
+const MAX_HISTORY = 2_000;
+
+type Row = Record<string, unknown>;
+
+function toRule(r: Row): AlertRule {
+  return {
+    id: Number(r.id),
+    platform: r.platform as Platform,
+    workspaceId: (r.workspace_id as string | null) ?? null,
+    channelId: String(r.channel_id),
+    entities: r.entities as EntityRef[],
+    condition: r.condition as Condition,
+    conditionText: String(r.condition_text),
+    everySec: Number(r.every_sec),
+    cooldownSec: Number(r.cooldown_sec),
+    state: r.state as RuleState,
+    stateReason: (r.state_reason as string | null) ?? null,
+    createdBy: String(r.created_by),
+    createdAt: ms(r.created_at),
+    nextCheck: ms(r.next_check),
+    lastCheckedAt: msOrNull(r.last_checked_at),
+  };
+}
+
+function toIncident(r: Row): Incident {
+  return {
+    id: Number(r.id),
+    ruleId: Number(r.rule_id),
+    kind: r.kind as EntityKind,
+    slug: String(r.slug),
+    status: r.status as IncidentStatus,
+    verdict: r.verdict as Verdict,
+    openedAt: ms(r.opened_at),
+  };
+}
+
+const at = (t: number) => new Date(t);
+const json = (v: unknown) => JSON.stringify(v);
+
+export class AlertStore {
+  constructor(readonly db: Db) {}
+
+  /**
+   * Inserts a rule unless its channel or workspace is at its limit; the counts and the insert
+   * share a transaction holding a lock per workspace, so two people adding at once cannot both
+   * squeeze past a limit.
+   */
+  async create(input: NewRule, now: number, limits: RuleLimits): Promise<CreateRuleResult> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('polbot:alerts:' || $1 || ':' || $2))`, [input.platform, input.workspaceId ?? input.channelId]);
+      const [channel] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE platform = $1 AND channel_id = $2', [input.platform, input.channelId]);
+      if (Number(channel?.n ?? 0) >= limits.perChannel) return { ok: false, reason: 'channel_full', count: Number(channel?.n ?? 0) } as const;
+      if (input.workspaceId !== null) {
+        const [workspace] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE platform = $1 AND workspace_id = $2', [input.platform, input.workspaceId]);
+        if (Number(workspace?.n ?? 0) >= limits.perWorkspace) return { ok: false, reason: 'workspace_full', count: Number(workspace?.n ?? 0) } as const;
+      }
+      const [row] = await tx.query<Row>(
+        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10) RETURNING *`,
+        [input.platform, input.workspaceId, input.channelId, json(input.entities), json(input.condition), input.conditionText, input.everySec, input.cooldownSec, input.createdBy, at(now)],
+      );
+      const rule = toRule(row!);
+      for (const e of input.entities) {
+        await tx.query('INSERT INTO alert_rule_entities (rule_id, kind, slug) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [rule.id, e.kind, e.slug]);
+      }
+      return { ok: true, rule } as const;
+    });
+  }
+
+  /** A rule only as seen from its own channel: ids from elsewhere are "not found". */
+  async getInChannel(id: number, platform: Platform, channelId: string): Promise<AlertRule | null> {
+    const [row] = await this.db.query<Row>('SELECT * FROM alert_rules WHERE id = $1 AND platform = $2 AND channel_id = $3', [id, platform, channelId]);
+    return row ? toRule(row) : null;
+  }
+
+  async listChannel(platform: Platform, channelId: string): Promise<AlertRule[]> {
+    return (await this.db.query<Row>('SELECT * FROM alert_rules WHERE platform = $1 AND channel_id = $2 ORDER BY id', [platform, channelId])).map(toRule);
+  }
+
+  async remove(id: number, platform: Platform, channelId: string): Promise<boolean> {
+    return (await this.db.query('DELETE FROM alert_rules WHERE id = $1 AND platform = $2 AND channel_id = $3 RETURNING id', [id, platform, channelId])).length > 0;
+  }
+
+  async pause(id: number, platform: Platform, channelId: string, reason: string | null): Promise<AlertRule | null> {
+    const [row] = await this.db.query<Row>(
+      `UPDATE alert_rules SET state = 'paused', state_reason = $4 WHERE id = $1 AND platform = $2 AND channel_id = $3 RETURNING *`,
+      [id, platform, channelId, reason],
+    );
+    return row ? toRule(row) : null;
+  }
+
+  /** Resuming checks again at once; what changed while paused is judged against what was last seen. */
+  async resume(id: number, platform: Platform, channelId: string, now: number): Promise<AlertRule | null> {
+    const [row] = await this.db.query<Row>(
+      `UPDATE alert_rules SET state = 'active', state_reason = NULL, next_check = $4 WHERE id = $1 AND platform = $2 AND channel_id = $3 RETURNING *`,
+      [id, platform, channelId, at(now)],
+    );
+    return row ? toRule(row) : null;
+  }
+
+  /** Pauses every rule of a channel that is gone, saying why; returns how many. */
+  async pauseChannel(platform: Platform, channelId: string, reason: string): Promise<number> {
+    return (await this.db.query(`UPDATE alert_rules SET state = 'paused', state_reason = $3 WHERE platform = $1 AND channel_id = $2 AND state = 'active' RETURNING id`, [platform, channelId, reason])).length;
+  }
+
+  /**
+   * Claims the rules due for a check: each is moved to its next check and leased to `instance`
+   * in one statement over rows locked with SKIP LOCKED, so replicas claiming at the same moment
+   * take disjoint sets. A lease that ran out (a replica died mid-check) is claimable again.
+   */
+  async claimDue(opts: { now: number; instance: string; leaseMs: number; limit: number }): Promise<AlertRule[]> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<Row>(
+        `SELECT id FROM alert_rules
+          WHERE state = 'active' AND next_check <= $1 AND (check_lease_until IS NULL OR check_lease_until <= $1)
+          ORDER BY next_check LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [at(opts.now), opts.limit],
+      );
+      const claimed: AlertRule[] = [];
+      for (const r of rows) {
+        const [row] = await tx.query<Row>(
+          `UPDATE alert_rules SET checked_by = $2, check_lease_until = $3, next_check = $4::timestamptz + make_interval(secs => every_sec)
+            WHERE id = $1 RETURNING *`,
+          [r.id, opts.instance, at(opts.now + opts.leaseMs), at(opts.now)],
+        );
+        claimed.push(toRule(row!));
+      }
+      return claimed;
+    });
+  }
+
+  /** What the last check of a rule saw of each of its entities. */
+  async entityChecks(ruleId: number): Promise<EntityCheck[]> {
+    const rows = await this.db.query<Row>('SELECT kind, slug, reading, history, holds FROM alert_rule_entities WHERE rule_id = $1 ORDER BY kind, slug', [ruleId]);
+    return rows.map((r) => ({
+      kind: r.kind as EntityKind,
+      slug: String(r.slug),
+      reading: (r.reading as Reading | null) ?? null,
+      history: (r.history as Reading[] | null) ?? [],
+      holds: (r.holds as boolean | null) ?? null,
+    }));
+  }
+
+  /**
+   * Stores what a check saw, only while `instance` still holds the rule's lease: after a takeover
+   * the old holder's late write matches nothing. The previous reading moves into the history.
+   */
+  async recordCheck(ruleId: number, instance: string, now: number, seen: readonly { kind: EntityKind; slug: string; reading: Reading; holds: boolean | null }[]): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [lease] = await tx.query<Row>('SELECT 1 FROM alert_rules WHERE id = $1 AND checked_by = $2 FOR UPDATE', [ruleId, instance]);
+      if (!lease) return false;
+      for (const s of seen) {
+        const [current] = await tx.query<Row>('SELECT reading, history FROM alert_rule_entities WHERE rule_id = $1 AND kind = $2 AND slug = $3', [ruleId, s.kind, s.slug]);
+        const previous = (current?.reading as Reading | null) ?? null;
+        const kept = [...((current?.history as Reading[] | null) ?? []), ...(previous ? [previous] : [])].filter((r) => r.at >= s.reading.at - HISTORY_SEC).slice(-MAX_HISTORY);
+        await tx.query(
+          `INSERT INTO alert_rule_entities (rule_id, kind, slug, reading, history, holds, checked_at) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)
+           ON CONFLICT (rule_id, kind, slug) DO UPDATE SET reading = EXCLUDED.reading, history = EXCLUDED.history, holds = EXCLUDED.holds, checked_at = EXCLUDED.checked_at`,
+          [ruleId, s.kind, s.slug, json(s.reading), json(kept), s.holds, at(now)],
+        );
+      }
+      await tx.query('UPDATE alert_rules SET last_checked_at = $2, checked_by = NULL, check_lease_until = NULL WHERE id = $1', [ruleId, at(now)]);
+      return true;
+    });
+  }
+
+  /**
+   * Opens an incident for a rule and an entity unless one is open already; the partial unique
+   * index makes this exactly once however many replicas saw the same crossing.
+   */
+  async openIncident(ruleId: number, kind: EntityKind, slug: string, verdict: Verdict, now: number): Promise<{ incident: Incident; opened: boolean }> {
+    const [inserted] = await this.db.query<Row>(
+      `INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at) VALUES ($1, $2, $3, 'open', $4::jsonb, $5, $5)
+       ON CONFLICT (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed') DO NOTHING RETURNING *`,
+      [ruleId, kind, slug, json(verdict), at(now)],
+    );
+    if (inserted) return { incident: toIncident(inserted), opened: true };
+    const [open] = await this.db.query<Row>(`SELECT * FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3 AND status IN ('open', 'acknowledged', 'snoozed')`, [ruleId, kind, slug]);
+    return { incident: toIncident(open!), opened: false };
+  }
+
+  async openIncidents(ruleId: number): Promise<Incident[]> {
+    return (await this.db.query<Row>(`SELECT * FROM alert_incidents WHERE rule_id = $1 AND status IN ('open', 'acknowledged', 'snoozed') ORDER BY id`, [ruleId])).map(toIncident);
+  }
+}
