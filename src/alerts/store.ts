@@ -33,17 +33,7 @@ export interface AlertRule {
   lastCheckedAt: number | null;
 }
 
-export interface NewRule {
-  platform: Platform;
-  workspaceId: string | null;
-  channelId: string;
-  entities: EntityRef[];
-  condition: Condition;
-  conditionText: string;
-  everySec: number;
-  cooldownSec: number;
-  createdBy: string;
-}
+export type NewRule = Pick<AlertRule, 'platform' | 'workspaceId' | 'channelId' | 'entities' | 'condition' | 'conditionText' | 'everySec' | 'cooldownSec' | 'createdBy'>;
 
 export interface RuleLimits {
   perChannel: number;
