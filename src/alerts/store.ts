@@ -246,6 +246,15 @@ export class AlertStore {
     return { incident: toIncident(open!), opened: false };
   }
 
+  /** Closes an open incident whose condition cleared by itself; false when it was closed already. */
+  async clearIncident(id: number, verdict: Verdict, now: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE alert_incidents SET status = 'cleared', verdict = $2::jsonb, closed_at = $3, updated_at = $3 WHERE id = $1 AND status IN ('open', 'acknowledged', 'snoozed') RETURNING id`,
+      [id, json(verdict), at(now)],
+    );
+    return rows.length > 0;
+  }
+
   async openIncidents(ruleId: number): Promise<Incident[]> {
     return (await this.db.query<Row>(`SELECT * FROM alert_incidents WHERE rule_id = $1 AND status IN ('open', 'acknowledged', 'snoozed') ORDER BY id`, [ruleId])).map(toIncident);
   }

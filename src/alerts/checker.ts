@@ -1,0 +1,96 @@
+import type { EntityRef } from '../api/domain.js';
+import type { DataSource } from '../api/source.js';
+import { evaluate, isLevel, type Reading, type Verdict } from './evaluate.js';
+import { needsOf, readEntity } from './readings.js';
+import type { AlertRule, AlertStore, Incident } from './store.js';
+
+/**
+ * One check cycle: claims the rules that are due, reads each entity they watch once (however many
+ * rules and channels watch it), judges every rule against what it saw last time, and says what
+ * happened: an incident opened, a further crossing while one is open, or a level that cleared by
+ * itself. Delivering those is the caller's: the checker decides, it never posts.
+ */
+
+export type AlertEvent =
+  | { type: 'opened'; rule: AlertRule; entity: EntityRef; incident: Incident; verdict: Verdict }
+  | { type: 'again'; rule: AlertRule; entity: EntityRef; incident: Incident; verdict: Verdict }
+  | { type: 'cleared'; rule: AlertRule; entity: EntityRef; incident: Incident; verdict: Verdict };
+
+export interface CheckerOptions {
+  instance: string;
+  /** How long a claimed rule stays with this replica before another may take it over. */
+  leaseMs: number;
+  /** Rules claimed per cycle at most. */
+  batch: number;
+  now: () => number;
+}
+
+export interface CycleReport {
+  rules: number;
+  /** Distinct entities read this cycle: the upstream is asked once per entity, not per rule. */
+  entities: number;
+  events: AlertEvent[];
+}
+
+const keyOf = (e: { kind: string; slug: string }) => `${e.kind}:${e.slug}`;
+
+export class AlertChecker {
+  constructor(
+    private readonly store: AlertStore,
+    private readonly source: DataSource,
+    private readonly options: CheckerOptions,
+  ) {}
+
+  async cycle(): Promise<CycleReport> {
+    const now = this.options.now();
+    const rules = await this.store.claimDue({ now, instance: this.options.instance, leaseMs: this.options.leaseMs, limit: this.options.batch });
+    // Every entity once, with what all the rules watching it need.
+    const watched = new Map<string, { entity: EntityRef; rules: AlertRule[] }>();
+    for (const rule of rules) {
+      for (const entity of rule.entities) {
+        const w = watched.get(keyOf(entity)) ?? { entity, rules: [] };
+        w.rules.push(rule);
+        watched.set(keyOf(entity), w);
+      }
+    }
+    const readings = new Map<string, Reading>();
+    await Promise.all(
+      [...watched.values()].map(async ({ entity, rules: watching }) => {
+        readings.set(keyOf(entity), await readEntity(this.source, entity, needsOf(watching.map((r) => r.condition)), Math.floor(now / 1000)));
+      }),
+    );
+    const events: AlertEvent[] = [];
+    for (const rule of rules) events.push(...(await this.judge(rule, readings, now)));
+    return { rules: rules.length, entities: watched.size, events };
+  }
+
+  private async judge(rule: AlertRule, readings: ReadonlyMap<string, Reading>, now: number): Promise<AlertEvent[]> {
+    const events: AlertEvent[] = [];
+    const checks = new Map((await this.store.entityChecks(rule.id)).map((c) => [keyOf(c), c]));
+    const open = new Map((await this.store.openIncidents(rule.id)).map((i) => [keyOf(i), i]));
+    const seen: { kind: EntityRef['kind']; slug: string; reading: Reading; holds: boolean | null }[] = [];
+    for (const entity of rule.entities) {
+      const reading = readings.get(keyOf(entity));
+      if (!reading) continue;
+      const before = checks.get(keyOf(entity));
+      const verdict = evaluate(rule.condition, before?.reading ?? undefined, reading, before?.history ?? []);
+      // What cannot be told keeps the last judgement: a blip neither opens nor closes anything.
+      seen.push({ kind: entity.kind, slug: entity.slug, reading, holds: verdict.holds ?? before?.holds ?? null });
+      const incident = open.get(keyOf(entity));
+      if (verdict.holds === true) {
+        if (!incident) {
+          const { incident: opened, opened: isNew } = await this.store.openIncident(rule.id, entity.kind, entity.slug, verdict, now);
+          events.push({ type: isNew ? 'opened' : 'again', rule, entity, incident: opened, verdict });
+        } else if (!isLevel(rule.condition) || before?.holds === false) {
+          events.push({ type: 'again', rule, entity, incident, verdict });
+        }
+      } else if (verdict.holds === false && incident && isLevel(rule.condition)) {
+        if (await this.store.clearIncident(incident.id, verdict, now)) events.push({ type: 'cleared', rule, entity, incident, verdict });
+      }
+    }
+    // A replica whose lease ran out meanwhile records no reading (the one that took over will),
+    // but an incident it opened stays its to announce: only the replica that opened it hears so.
+    await this.store.recordCheck(rule.id, this.options.instance, now, seen);
+    return events;
+  }
+}
