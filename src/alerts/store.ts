@@ -101,6 +101,26 @@ function toIncident(r: Row): Incident {
   };
 }
 
+/** An incident with who did what to it, for drawing its message. */
+export interface IncidentView extends Incident {
+  acknowledgedBy: string | null;
+  snoozedUntil: number | null;
+  closedBy: string | null;
+  closedAt: number | null;
+  messageRef: string | null;
+}
+
+function toView(r: Row): IncidentView {
+  return {
+    ...toIncident(r),
+    acknowledgedBy: (r.acknowledged_by as string | null) ?? null,
+    snoozedUntil: msOrNull(r.snoozed_until),
+    closedBy: (r.closed_by as string | null) ?? null,
+    closedAt: msOrNull(r.closed_at),
+    messageRef: (r.message_ref as string | null) ?? null,
+  };
+}
+
 const at = (t: number) => new Date(t);
 const json = (v: unknown) => JSON.stringify(v);
 
@@ -253,6 +273,47 @@ export class AlertStore {
       [id, json(verdict), at(now)],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * A person's step on an incident from its channel: acknowledge, snooze until a time, or resolve.
+   * Only an incident still open moves; the incident as it now stands comes back (null when it is
+   * not this channel's, or closed already), so the message can be redrawn from the stored truth.
+   */
+  async act(
+    id: number,
+    where: { platform: Platform; channelId: string },
+    step: { kind: 'acknowledge'; by: string } | { kind: 'snooze'; by: string; until: number } | { kind: 'resolve'; by: string },
+    now: number,
+  ): Promise<IncidentView | null> {
+    const set =
+      step.kind === 'acknowledge'
+        ? `status = 'acknowledged', acknowledged_by = $4, updated_at = $5`
+        : step.kind === 'snooze'
+          ? `status = 'snoozed', snoozed_until = $6, acknowledged_by = COALESCE(acknowledged_by, $4), updated_at = $5`
+          : `status = 'resolved', closed_by = $4, closed_at = $5, updated_at = $5`;
+    const [row] = await this.db.query<Row>(
+      `UPDATE alert_incidents i SET ${set}
+         FROM alert_rules r
+        WHERE i.id = $1 AND r.id = i.rule_id AND r.platform = $2 AND r.channel_id = $3 AND i.status IN ('open', 'acknowledged', 'snoozed')
+        RETURNING i.*`,
+      [id, where.platform, where.channelId, step.by, at(now), ...(step.kind === 'snooze' ? [at(step.until)] : [])],
+    );
+    return row ? toView(row) : null;
+  }
+
+  /** An incident as its channel sees it; null for another channel's. */
+  async incidentInChannel(id: number, platform: Platform, channelId: string): Promise<IncidentView | null> {
+    const [row] = await this.db.query<Row>(
+      `SELECT i.* FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id WHERE i.id = $1 AND r.platform = $2 AND r.channel_id = $3`,
+      [id, platform, channelId],
+    );
+    return row ? toView(row) : null;
+  }
+
+  /** Where the incident's message is, once posted: later steps update it and further crossings go in its thread. */
+  async setMessageRef(id: number, ref: string): Promise<void> {
+    await this.db.query('UPDATE alert_incidents SET message_ref = $2 WHERE id = $1', [id, ref]);
   }
 
   async openIncidents(ruleId: number): Promise<Incident[]> {

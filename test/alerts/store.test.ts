@@ -111,4 +111,25 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     expect(new Set(opened.map((o) => o.incident.id)).size).toBe(1);
     expect(await a.openIncidents(id)).toEqual([expect.objectContaining({ ruleId: id, kind: 'exchange', slug: 'kraken', status: 'open', verdict })]);
   });
+
+  it('moves an incident by people’s steps from its own channel only: acknowledge, snooze, resolve, then nothing more', async () => {
+    const created = await a.create(rule('C40', { workspaceId: 'T40' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const { incident } = await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW);
+    const here = { platform: 'slack' as const, channelId: 'C40' };
+    expect(await a.act(incident.id, { platform: 'slack', channelId: 'C41' }, { kind: 'acknowledge', by: 'U9' }, NOW)).toBeNull();
+    expect(await a.act(incident.id, here, { kind: 'acknowledge', by: 'U2' }, NOW + MINUTE)).toMatchObject({ status: 'acknowledged', acknowledgedBy: 'U2' });
+    expect(await b.act(incident.id, here, { kind: 'snooze', by: 'U3', until: NOW + 61 * MINUTE }, NOW + MINUTE)).toMatchObject({
+      status: 'snoozed',
+      snoozedUntil: NOW + 61 * MINUTE,
+      acknowledgedBy: 'U2',
+    });
+    await a.setMessageRef(incident.id, '1763800000.000100');
+    expect(await a.act(incident.id, here, { kind: 'resolve', by: 'U4' }, NOW + 2 * MINUTE)).toMatchObject({ status: 'resolved', closedBy: 'U4', closedAt: NOW + 2 * MINUTE, messageRef: '1763800000.000100' });
+    // Closed: a late click changes nothing, and the incident reads as it was left.
+    expect(await b.act(incident.id, here, { kind: 'acknowledge', by: 'U5' }, NOW + 3 * MINUTE)).toBeNull();
+    expect(await a.incidentInChannel(incident.id, 'slack', 'C40')).toMatchObject({ status: 'resolved', closedBy: 'U4', acknowledgedBy: 'U2' });
+    // A new crossing may open a new incident once the last one is closed.
+    expect((await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW + 4 * MINUTE)).opened).toBe(true);
+  });
 });
