@@ -199,11 +199,15 @@ describe('fake Slack Web API driven by the real @slack/web-api WebClient', () =>
     expect(failure).toMatchObject({ code: webApi.ErrorCode.PlatformError, data: { ok: false, error: 'not_in_channel' } });
     await expect(client.chat.postMessage({ channel: 'C0RISK0001', text: 'x' })).resolves.toMatchObject({ ok: true });
 
+    const { ts } = await client.chat.postMessage({ channel: 'C1', text: 'x' });
     fake.failNext('chat.update', { error: 'channel_not_found', times: 2 });
     for (let i = 0; i < 2; i += 1) {
-      await expect(client.chat.update({ channel: 'C1', ts: '1.000001', text: 'y' })).rejects.toMatchObject({ data: { error: 'channel_not_found' } });
+      await expect(client.chat.update({ channel: 'C1', ts: ts!, text: 'y' })).rejects.toMatchObject({ data: { error: 'channel_not_found' } });
     }
-    await expect(client.chat.update({ channel: 'C1', ts: '1.000001', text: 'y' })).resolves.toMatchObject({ ok: true, ts: '1.000001' });
+    await expect(client.chat.update({ channel: 'C1', ts: ts!, text: 'y' })).resolves.toMatchObject({ ok: true, ts });
+    // As Slack: only a message that exists in that channel can be updated.
+    await expect(client.chat.update({ channel: 'C1', ts: '1.000001', text: 'y' })).rejects.toMatchObject({ data: { error: 'message_not_found' } });
+    await expect(client.chat.update({ channel: 'C2', ts: ts!, text: 'y' })).rejects.toMatchObject({ data: { error: 'message_not_found' } });
   });
 
   it('fails every call aimed at a channel marked with failChannel until it is restored', async () => {

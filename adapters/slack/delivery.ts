@@ -147,6 +147,19 @@ export async function postToChannel(
   }
 }
 
+/**
+ * Redraws a message the bot posted, in place (an alert acknowledged or resolved): the blocks
+ * change, the files posted with it stay. Throws SlackDeliveryError (`message_not_found`...).
+ */
+export async function updateInChannel(client: webApi.WebClient, channel: string, ts: string, reply: Reply): Promise<void> {
+  const message = renderReply(withoutImage(reply));
+  try {
+    await client.chat.update({ channel, ts, text: message.text, blocks: message.blocks });
+  } catch (err) {
+    throw new SlackDeliveryError(slackErrorCode(err) ?? 'unknown_error', channel);
+  }
+}
+
 export interface InteractionTarget {
   client: webApi.WebClient;
   respond: RespondFn;

@@ -31,6 +31,8 @@ const MESSAGE_FAILURES: Record<string, string> = {
   invalid_blocks_format: 'Slack refused the digest layout',
   no_text: 'the digest was empty',
   invalid_arguments: 'Slack refused the digest',
+  message_not_found: 'the message is gone from the channel (deleted)',
+  cant_update_message: 'polbot cannot edit that message',
 };
 
 export function toDeliveryError(err: unknown): DeliveryError {

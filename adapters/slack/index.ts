@@ -4,7 +4,7 @@ import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import { buildApp, checkBotToken, EVENTS_PATH, type BotIdentity, type CommandRunner, type SlackMode } from './app.js';
-import { postToChannel, slackErrorCode, type Posted } from './delivery.js';
+import { postToChannel, updateInChannel, slackErrorCode, type Posted } from './delivery.js';
 
 export { renderReply, type SlackMessage } from './blocks.js';
 export { SlackDeliveryError, type Posted } from './delivery.js';
@@ -35,6 +35,8 @@ export interface SlackAdapter {
    * digests. Throws SlackDeliveryError carrying Slack's error code (`not_in_channel`...).
    */
   postReply(channelId: string, reply: Reply, opts?: { threadTs?: string }): Promise<Posted>;
+  /** Redraws a message the bot posted (its `ts`), in place; its files stay as they were. */
+  updateReply(channelId: string, ts: string, reply: Reply): Promise<void>;
   /**
    * Whether one of the channel's recent messages contains `needle` (a digest's delivery key), so a
    * digest part that reached Slack before a crash is not posted twice. Needs `channels:history`.
@@ -111,6 +113,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     mode: mode.kind,
     ...(port !== undefined ? { port } : {}),
     postReply: (channelId, reply, opts) => postToChannel(app.client, log, channelId, reply, opts?.threadTs),
+    updateReply: (channelId, ts, reply) => updateInChannel(app.client, channelId, ts, reply),
     async hasRecentMessage(channelId, needle) {
       const res = await app.client.conversations.history({ channel: channelId, limit: 100 });
       return (res.messages ?? []).some((m) => JSON.stringify(m).includes(needle));

@@ -159,7 +159,13 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
       const ts = str(ctx.args.ts);
       if (!channel) return fail('channel_not_found');
       if (!ts) return fail('invalid_arguments');
+      // Slack updates only a message that exists in that channel, and never to nothing.
+      const list = ctx.history.get(channel) ?? [];
+      const at = list.findIndex((m) => m.ts === ts);
+      if (at === -1) return fail('message_not_found');
+      if (!hasContent(ctx.args)) return fail('no_text');
       const message = botMessage(ctx, ts);
+      list[at] = { ...list[at], ...message };
       return { ok: true, channel, ts, text: message.text, message };
     },
   },
