@@ -5,6 +5,7 @@ import {
   type ChatInputCommandInteraction,
   Client,
   type ClientOptions,
+  DiscordAPIError,
   Events,
   GatewayIntentBits,
   type Interaction,
@@ -31,7 +32,7 @@ import { decodeInvocation, encodeInvocation } from './custom-id.js';
 import { CommandMentions } from './mentions.js';
 import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
 import { describeError, isExpiredInteraction, maskTokens } from './errors.js';
-import { clip, escapeText } from './escape.js';
+import { clip, escapeText, plainText } from './escape.js';
 import type { DiscordSettings } from './register.js';
 import { restOptions } from './rest.js';
 
@@ -352,6 +353,28 @@ export class DiscordAdapter {
       files: msg.files.map((f) => ({ name: f.name, data: f.attachment, contentType: 'image/png' })),
     })) as { id?: string };
     return res.id ? { id: res.id } : {};
+  }
+
+  /**
+   * Redraws a message the bot posted, in place. No files go with the edit: the ones posted with
+   * the message stay, and the embed's `attachment://` image keeps pointing at its chart.
+   */
+  async updateReply(channelId: string, messageId: string, reply: Reply): Promise<void> {
+    const msg = this.renderMessage(reply);
+    await this.client.rest.patch(Routes.channelMessage(channelId, messageId), {
+      body: { content: msg.content ?? '', embeds: msg.embeds, components: msg.components, allowed_mentions: msg.allowedMentions },
+    });
+  }
+
+  /** Posts in the thread of a message, starting the thread (named `name`) the first time. */
+  async threadReply(channelId: string, messageId: string, name: string, reply: Reply): Promise<void> {
+    try {
+      await this.client.rest.post(Routes.threads(channelId, messageId), { body: { name: plainText(name).slice(0, 100) || 'polbot', auto_archive_duration: 1440 } });
+    } catch (err) {
+      // The thread was started by an earlier follow-up: it has the message's id.
+      if (!(err instanceof DiscordAPIError && err.code === 160004)) throw err;
+    }
+    await this.postReply(messageId, reply);
   }
 
   private logSendFailure(err: unknown, what: string): void {

@@ -24,6 +24,10 @@ export interface StartDiscordOptions {
 export interface DiscordHandle {
   /** Posts any Reply to a channel (digests). Works from any shard: it goes through REST. */
   postReply(channelId: string, reply: Reply): Promise<{ id?: string }>;
+  /** Redraws a message the bot posted, in place; its files stay. */
+  updateReply(channelId: string, messageId: string, reply: Reply): Promise<void>;
+  /** Posts in the thread of a message, starting it (named `name`) the first time. */
+  threadReply(channelId: string, messageId: string, name: string, reply: Reply): Promise<void>;
   /**
    * Whether one of the channel's recent messages contains `needle` (a digest's delivery key), so a
    * digest part that reached Discord before a crash is not posted twice. Needs Read Message History.
@@ -88,6 +92,8 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
   let stopped = false;
   return {
     postReply: (channelId, reply) => adapter.postReply(channelId, reply),
+    updateReply: (channelId, messageId, reply) => adapter.updateReply(channelId, messageId, reply),
+    threadReply: (channelId, messageId, name, reply) => adapter.threadReply(channelId, messageId, name, reply),
     async hasRecentMessage(channelId, needle) {
       const messages = (await client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: '50' }) })) as unknown[];
       return messages.some((m) => JSON.stringify(m).includes(needle));

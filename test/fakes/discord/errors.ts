@@ -26,6 +26,7 @@ export const invalidJson = (detail: string): ApiError => ({
   code: 50109,
   message: `The request body contains invalid JSON. (${detail})`,
 });
+export const threadExists = (): ApiError => ({ status: 400, code: 160004, message: 'A thread has already been created for this message' });
 export const tooLarge = (): ApiError => ({ status: 413, code: 40005, message: 'Request entity too large' });
 
 export function invalidForm(errors: Record<string, unknown>): ApiError {

@@ -11,6 +11,7 @@ import {
   unauthorized,
   unknownChannel,
   unknownCommand,
+  threadExists,
   unknownMessage,
 } from './errors.js';
 import {
@@ -287,6 +288,15 @@ export class RestApi {
       if (!message) return error(unknownMessage());
       const invalid = validateMessage(c.body as MessageBody, c.files, true);
       return invalid ? error(invalid) : json(200, deps.world.editMessage(message, (c.body ?? {}) as MessageBody, c.files));
+    });
+    // Start Thread from Message: a name of 1 to 100 characters, one thread per message.
+    r.add('POST', '/channels/:channelId/messages/:messageId/threads', (c) => {
+      const message = this.#channelMessage(c);
+      if (!message) return error(unknownMessage());
+      const name = (c.body as { name?: unknown } | undefined)?.name;
+      if (typeof name !== 'string' || name.length < 1 || name.length > 100) return error(invalidForm(fieldError('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.')));
+      if (deps.world.channels.has(message.id)) return error(threadExists());
+      return json(201, deps.world.channelPayload(deps.world.startThread(message, name)));
     });
     r.add('DELETE', '/channels/:channelId/messages/:messageId', (c) => {
       const message = this.#channelMessage(c);

@@ -15,6 +15,7 @@ import { snowflake } from './ids.js';
 import type { RecordedFile } from './recorder.js';
 
 const GUILD_TEXT = 0;
+const PUBLIC_THREAD = 11;
 
 export interface FakeUserInput {
   id?: string;
@@ -26,6 +27,8 @@ export interface ChannelRecord {
   id: string;
   guildId: string;
   name: string;
+  /** For a thread started from a message: the channel it lives in (its id is the message's). */
+  parentId?: string;
 }
 
 export interface GuildRecord {
@@ -83,16 +86,25 @@ export class World {
     return undefined;
   }
 
+  /** Starts a thread from a message, as Discord does: the thread's id is the message's id. */
+  startThread(message: APIMessage, name: string): ChannelRecord {
+    const parent = this.channels.get(message.channel_id)!;
+    const thread: ChannelRecord = { id: message.id, guildId: parent.guildId, name, parentId: parent.id };
+    this.channels.set(thread.id, thread);
+    this.messages.set(message.id, { ...message, thread: this.channelPayload(thread) as unknown as APIMessage['thread'] });
+    return thread;
+  }
+
   channelPayload(channel: ChannelRecord): APIGuildTextChannel<ChannelType.GuildText> {
     return {
       id: channel.id,
-      type: GUILD_TEXT,
+      type: (channel.parentId ? PUBLIC_THREAD : GUILD_TEXT) as typeof GUILD_TEXT,
       guild_id: channel.guildId,
       name: channel.name,
       position: 0,
       permission_overwrites: [],
       nsfw: false,
-      parent_id: null,
+      parent_id: channel.parentId ?? null,
       topic: null,
       last_message_id: null,
       rate_limit_per_user: 0,
