@@ -8,7 +8,8 @@ import type { AlertRule, AlertStore, Incident } from './store.js';
  * One check cycle: claims the rules that are due, reads each entity they watch once (however many
  * rules and channels watch it), judges every rule against what it saw last time, and says what
  * happened: an incident opened, a further crossing while one is open, or a level that cleared by
- * itself. Delivering those is the caller's: the checker decides, it never posts.
+ * itself. The checker decides, it never posts: a new incident waits in the store until a replica
+ * claims its delivery (`claimUndelivered`), so a replica killed between opening and posting loses nothing.
  */
 
 export type AlertEvent =
@@ -88,8 +89,8 @@ export class AlertChecker {
         if (await this.store.clearIncident(incident.id, verdict, now)) events.push({ type: 'cleared', rule, entity, incident, verdict });
       }
     }
-    // A replica whose lease ran out meanwhile records no reading (the one that took over will),
-    // but an incident it opened stays its to announce: only the replica that opened it hears so.
+    // A replica whose lease ran out meanwhile records no reading (the one that took over will);
+    // an incident it opened is in the store either way, waiting for its delivery to be claimed.
     await this.store.recordCheck(rule.id, this.options.instance, now, seen);
     return events;
   }

@@ -316,6 +316,65 @@ export class AlertStore {
     await this.db.query('UPDATE alert_incidents SET message_ref = $2 WHERE id = $1', [id, ref]);
   }
 
+  /**
+   * Claims incidents whose message is not out yet: new ones, and ones whose deliverer's lease ran
+   * out (a replica killed mid-delivery). Rows are locked with SKIP LOCKED, so replicas claiming at
+   * once take disjoint sets; each comes with its rule, for the channel and the words.
+   */
+  async claimUndelivered(opts: { now: number; instance: string; leaseMs: number; limit: number }): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<Row>(
+        `SELECT id FROM alert_incidents
+          WHERE delivery_state = 'pending' OR (delivery_state = 'claimed' AND delivery_lease_until <= $1)
+          ORDER BY opened_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [at(opts.now), opts.limit],
+      );
+      const claimed: { incident: IncidentView; rule: AlertRule }[] = [];
+      for (const r of rows) {
+        const [row] = await tx.query<Row>(
+          `UPDATE alert_incidents SET delivery_state = 'claimed', delivery_by = $2, delivery_lease_until = $3, delivery_attempts = delivery_attempts + 1
+            WHERE id = $1 RETURNING *`,
+          [r.id, opts.instance, at(opts.now + opts.leaseMs)],
+        );
+        const [rule] = await tx.query<Row>('SELECT * FROM alert_rules WHERE id = $1', [row!.rule_id]);
+        claimed.push({ incident: toView(row!), rule: toRule(rule!) });
+      }
+      return claimed;
+    });
+  }
+
+  /**
+   * Extends a delivery's lease while it is still this replica's: a long delivery (a slow platform,
+   * Retry-After) keeps its claim instead of letting another replica post the same alert.
+   */
+  async renewDelivery(id: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE alert_incidents SET delivery_lease_until = $3 WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
+      [id, instance, at(now + leaseMs)],
+    );
+    return rows.length > 0;
+  }
+
+  /** Records where the message went, if the claim is still this replica's; false after a takeover. */
+  async delivered(id: number, instance: string, ref: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE alert_incidents SET delivery_state = 'delivered', message_ref = $3, delivery_lease_until = NULL, delivery_error = NULL
+        WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
+      [id, instance, ref],
+    );
+    return rows.length > 0;
+  }
+
+  /** A failed delivery: tried again after the lease (transient) or given up on with its reason (permanent). */
+  async deliveryFailed(id: number, instance: string, reason: string, permanent: boolean): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE alert_incidents SET delivery_state = $4, delivery_error = $3
+        WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
+      [id, instance, reason.slice(0, 300), permanent ? 'failed' : 'claimed'],
+    );
+    return rows.length > 0;
+  }
+
   async openIncidents(ruleId: number): Promise<Incident[]> {
     return (await this.db.query<Row>(`SELECT * FROM alert_incidents WHERE rule_id = $1 AND status IN ('open', 'acknowledged', 'snoozed') ORDER BY id`, [ruleId])).map(toIncident);
   }

@@ -108,8 +108,14 @@ export const MIGRATIONS: readonly Migration[] = [
         snoozed_until timestamptz,
         closed_by text,
         closed_at timestamptz,
-        message_ref text
+        message_ref text,
+        delivery_state text NOT NULL DEFAULT 'pending' CHECK (delivery_state IN ('pending', 'claimed', 'delivered', 'failed')),
+        delivery_by text,
+        delivery_lease_until timestamptz,
+        delivery_attempts integer NOT NULL DEFAULT 0,
+        delivery_error text
       )`,
+      `CREATE INDEX alert_incidents_to_deliver ON alert_incidents (opened_at) WHERE delivery_state IN ('pending', 'claimed')`,
       // At most one incident open per rule and entity, whatever the number of replicas checking.
       `CREATE UNIQUE INDEX alert_incidents_one_open ON alert_incidents (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed')`,
     ],

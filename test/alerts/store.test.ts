@@ -132,4 +132,45 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     // A new crossing may open a new incident once the last one is closed.
     expect((await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW + 4 * MINUTE)).opened).toBe(true);
   });
+
+  it('hands each new incident to one replica to post, keeps a renewed claim, and lets another take over a claim that lapsed', async () => {
+    const created = await a.create(rule('C50', { workspaceId: 'T50' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const { incident } = await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW);
+    const mine = (claimed: { incident: { id: number } }[]) => claimed.filter((c) => c.incident.id === incident.id);
+    const [x, y] = await Promise.all([
+      claimDeliveryFor(a, 'r1'),
+      claimDeliveryFor(b, 'r2'),
+    ]);
+    expect(mine(x).length + mine(y).length).toBe(1);
+    const holder = mine(x).length ? 'r1' : 'r2';
+    const other = holder === 'r1' ? 'r2' : 'r1';
+    expect(mine([...x, ...y])[0]).toMatchObject({ incident: { id: incident.id }, rule: { channelId: 'C50' } });
+    // A long delivery renews its claim: nobody takes it meanwhile.
+    expect(await a.renewDelivery(incident.id, holder, NOW + 50_000, MINUTE)).toBe(true);
+    expect(mine(await b.claimUndelivered({ now: NOW + 70_000, instance: other, leaseMs: MINUTE, limit: 100 }))).toEqual([]);
+    // The holder dies: once its lease lapses another replica takes it, and the late write of the first is refused.
+    expect(mine(await b.claimUndelivered({ now: NOW + 200_000, instance: other, leaseMs: MINUTE, limit: 100 }))).toHaveLength(1);
+    expect(await a.delivered(incident.id, holder, 'stale-ts')).toBe(false);
+    expect(await b.delivered(incident.id, other, '1763800000.000200')).toBe(true);
+    expect(await a.incidentInChannel(incident.id, 'slack', 'C50')).toMatchObject({ messageRef: '1763800000.000200' });
+    // Delivered: never claimed again.
+    expect(mine(await a.claimUndelivered({ now: NOW + 900_000, instance: 'r9', leaseMs: MINUTE, limit: 100 }))).toEqual([]);
+  });
+
+  it('tries a delivery that failed for a while again after its lease, and gives up on one that cannot succeed', async () => {
+    const created = await a.create(rule('C60', { workspaceId: 'T60' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const first = (await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW)).incident;
+    const second = (await a.openIncident(created.rule.id, 'project', 'aave', { holds: true }, NOW)).incident;
+    const ids = (claimed: { incident: { id: number } }[]) => claimed.map((c) => c.incident.id).filter((id) => id === first.id || id === second.id).sort();
+    expect(ids(await a.claimUndelivered({ now: NOW, instance: 'r1', leaseMs: MINUTE, limit: 100 }))).toEqual([first.id, second.id].sort());
+    expect(await a.deliveryFailed(first.id, 'r1', 'Slack did not accept the message; it will be retried', false)).toBe(true);
+    expect(await a.deliveryFailed(second.id, 'r1', 'the channel is archived', true)).toBe(true);
+    expect(ids(await b.claimUndelivered({ now: NOW + 2 * MINUTE, instance: 'r2', leaseMs: MINUTE, limit: 100 }))).toEqual([first.id]);
+  });
+
+  async function claimDeliveryFor(store: AlertStore, instance: string) {
+    return store.claimUndelivered({ now: NOW, instance, leaseMs: MINUTE, limit: 100 });
+  }
 });
