@@ -1,7 +1,8 @@
 import { footerOf } from '../src/reply/footer.js';
-import type { Action, Reply, ReplyFile, TableReply } from '../src/reply/model.js';
+import type { Reply, ReplyFile, TableReply } from '../src/reply/model.js';
 import { type EntityKind, type RatingEntry, type RatingsQuery, readable } from '../src/api/domain.js';
 import { toCsv } from '../src/reply/csv.js';
+import { pairValue } from './kit/pairs.js';
 import { readRatingsQuery, type ReadQuery } from './kit/ratings-query.js';
 import { pickTokens, TOKENS_FILTER } from './kit/ratings-tokens.js';
 import type { CommandContext } from './kit/context.js';
@@ -9,6 +10,7 @@ import { defineCommand, str } from './kit/spec.js';
 import { skippedRows } from './kit/entity-table.js';
 import { RATING_COLUMNS, ratingPicks, ratingRows } from './kit/ratings-table.js';
 import { ratingsMenus } from './kit/ratings-menus.js';
+import { allRows, pageActions, pastTheLast } from './kit/paging.js';
 
 /** Rows per page: a table a chat window shows whole. */
 const PAGE_SIZE = 10;
@@ -58,16 +60,11 @@ export default defineCommand({
     const filtersText = applied.length ? applied.join(' ') : 'no filters';
     if (items.length === 0) {
       if (page > 1 && totalPages !== null && page > totalPages) {
-        return { kind: 'error', message: `There ${totalPages === 1 ? 'is 1 page' : `are ${totalPages} pages`} of ${list} for ${filtersText}; page ${page} is past the last.`, hint: `For example: ratings ${list} ${[...applied, `page=${totalPages}`].join(' ')}` };
+        return { kind: 'error', message: pastTheLast(list, page, totalPages, filtersText), hint: `For example: ratings ${list} ${[...applied, `page=${totalPages}`].join(' ')}` };
       }
       return { kind: 'text', title: `Ratings of ${list}`, text: `No ${list} match ${filtersText}.`, footer };
     }
-    const withPage = (p: number) => ({ list, filters: [...applied, ...(p > 1 ? [`page=${p}`] : [])].join(' ') });
-    const nav: Action[] = [
-      ...(page > 1 ? [{ label: 'Previous page', run: { command: 'ratings', args: withPage(page - 1) } }] : []),
-      ...(totalPages !== null && page < totalPages ? [{ label: 'Next page', run: { command: 'ratings', args: withPage(page + 1) } }] : []),
-      ...(exportCsv ? [] : [{ label: 'Export CSV', run: { command: 'ratings', args: { list, filters: [...applied, 'export=csv'].join(' ') } } }]),
-    ];
+    const nav = pageActions(page, totalPages, exportCsv, (pairs) => ({ command: 'ratings', args: { list, filters: [...applied, ...pairs].join(' ') } }));
     const pages = totalPages !== null ? ` of ${totalPages}` : '';
     const count = total !== null ? ` · ${total} ${list}` : '';
     return {
@@ -94,7 +91,7 @@ async function withTokenIds(ctx: CommandContext, read: ReadQuery): Promise<{ ok:
   const tokens = await ctx.source.ratingTokens();
   const picked = pickTokens(wanted.map(String), tokens.data);
   if (!picked.ok) return picked;
-  const tickers = picked.tokens.map((t) => (/\s/.test(t.ticker) ? `"${t.ticker}"` : t.ticker)).join(',');
+  const tickers = picked.tokens.map((t) => pairValue(t.ticker)).join(',');
   return {
     ok: true,
     read: {
@@ -105,20 +102,9 @@ async function withTokenIds(ctx: CommandContext, read: ReadQuery): Promise<{ ok:
   };
 }
 
-/** The service's largest page, and how many an export reads at most (2,500 rows). */
-const EXPORT_PAGE_SIZE = 50;
-const EXPORT_MAX_PAGES = 50;
-
-/**
- * The whole filtered list as CSV: the first page says how many there are, the rest are asked for
- * together. PoL goes in as the probability the service gives (0..1), not as display text.
- */
+/** The whole filtered list as CSV. PoL goes in as the probability the service gives (0..1), not as display text. */
 async function exportFile(ctx: CommandContext, kind: EntityKind, query: RatingsQuery, applied: string[]): Promise<ReplyFile> {
-  const ask = (page: number) => ctx.source.ratings(kind, { ...query, page, pageSize: EXPORT_PAGE_SIZE });
-  const first = await ask(1);
-  const pages = Math.min(first.data.totalPages ?? 1, EXPORT_MAX_PAGES);
-  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => ask(i + 2)));
-  const items: RatingEntry[] = [first, ...rest].flatMap((p) => p.data.items);
+  const items: RatingEntry[] = await allRows((page, pageSize) => ctx.source.ratings(kind, { ...query, page, pageSize }));
   const amount = kind === 'project' ? 'market_cap_usd' : 'trading_volume_usd';
   const rows = items.map((r) => [
     readable(r.rank ?? undefined) ?? null,

@@ -10,10 +10,10 @@ import type { Action } from '../../src/reply/model.js';
 import { CONSOLE_CALLER, type Caller, type CommandContext } from '../kit/context.js';
 import type { Invocation } from '../kit/spec.js';
 import { completeRatingsQuery } from '../kit/ratings-query.js';
-import { TOKENS_FILTER, tokensSearchFilters, tokenValues } from '../kit/ratings-tokens.js';
+import { tokenOptions } from '../kit/ratings-tokens.js';
 import { COMMANDS } from './commands.js';
 import { Registry } from './registry.js';
-import { invoke, runText, type RunResult } from './run.js';
+import { invoke, runText, typedAction, type RunResult } from './run.js';
 
 /**
  * The command core as adapters see it: text or a typed invocation in, a Reply out; entity
@@ -137,18 +137,8 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
       if (kind === 'exchange' && !tokens && source.supports('ratingTokens', kind)) void source.ratingTokens().catch(() => undefined);
       return cached ? completeRatingsQuery(typed, cached.data, tokens?.data ?? []) : [];
     },
-    lookup: async (search, typed, limit) => {
-      const filters = tokensSearchFilters(search);
-      if (filters === undefined || !upstream.source.supports('ratingTokens', 'exchange')) return [];
-      const tokens = await upstream.source.ratingTokens().catch(() => undefined);
-      if (!tokens) return [];
-      const tickers = tokenValues(typed, tokens.data).slice(0, limit);
-      return tickers.map((ticker) => {
-        const token = tokens.data.find((t) => t.ticker === ticker)!;
-        const run = { command: 'ratings', args: { list: 'exchanges', filters: [filters, `${TOKENS_FILTER}=${/\s/.test(ticker) ? `"${ticker}"` : ticker}`].filter(Boolean).join(' ') } };
-        return { label: `${token.name} (${token.ticker})`, run: { ...run, text: registry.text(run) }, command: registry.text(run) };
-      });
-    },
+    // Each option carries its typed form, as every command a reply names does.
+    lookup: async (search, typed, limit) => (await tokenOptions(upstream.source, search, typed, limit)).map((a) => typedAction(registry, a)),
     close: () => upstream.close(),
   };
 }

@@ -55,9 +55,14 @@ export function usageError(message: string, spec: CommandSpec | undefined, regis
  * Every command a reply names carries its typed form too, for the console, Slack and scripts
  * (`actions[].command`); Discord writes the same references from their arguments.
  */
+/** An action with its command's typed form, as `actions[].command` promises. */
+export function typedAction(registry: Registry, a: Action): Action {
+  return { ...a, run: { ...a.run, text: registry.text(a.run) }, command: registry.text(a.run) };
+}
+
 function withCommandText(reply: Reply, registry: Registry): Reply {
   const typed = (r: CommandRef): CommandRef => ({ ...r, text: registry.text(r) });
-  const fill = (a: Action): Action => ({ ...a, run: typed(a.run), command: registry.text(a.run) });
+  const fill = (a: Action): Action => typedAction(registry, a);
   const text = <T extends Inline | undefined>(t: T): T =>
     (typeof t === 'string' || t === undefined ? t : t.map((p) => (typeof p === 'string' ? p : { ref: typed(p.ref) }))) as T;
   switch (reply.kind) {

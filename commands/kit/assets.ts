@@ -7,7 +7,8 @@ import { inline, ref } from '../../src/reply/inline.js';
 import type { Action, Menu, Reply, ReplyFile, TableReply } from '../../src/reply/model.js';
 import type { CommandContext } from './context.js';
 import { skippedRows } from './entity-table.js';
-import { splitPairs } from './ratings-query.js';
+import { allRows, pageActions, pastTheLast } from './paging.js';
+import { pairKey, pairValue, splitPairs } from './pairs.js';
 import { resolveTarget } from './resolve-target.js';
 import { exchangeSectionActions, exchangeSectionsOf } from './sections.js';
 import { type Args, type HandlerContext, str } from './spec.js';
@@ -20,8 +21,6 @@ import { parseTarget, targetRef } from './target.js';
  */
 
 const PAGE_SIZE = 10;
-const EXPORT_PAGE_SIZE = 50;
-const EXPORT_MAX_PAGES = 50;
 export const ASSET_SORTS = ['name', 'marketCap', 'polScore'] as const;
 type Sort = (typeof ASSET_SORTS)[number];
 const SORT_WORDS: Record<string, Sort> = { name: 'name', marketcap: 'marketCap', cap: 'marketCap', polscore: 'polScore', pol: 'polScore' };
@@ -34,8 +33,6 @@ interface AssetsQuery {
   exportCsv: boolean;
 }
 
-const key = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '');
-const quoted = (v: string) => (/\s/.test(v) ? `"${v}"` : v);
 
 /** `search=sol category=DeFi sort=marketCap order=desc page=2 export=csv`, checked against the exchange's categories. */
 export function readAssetsQuery(text: string, categories: readonly AssetCategory[]): { ok: true; read: AssetsQuery } | { ok: false; message: string } {
@@ -47,29 +44,29 @@ export function readAssetsQuery(text: string, categories: readonly AssetCategory
   let page = 1;
   let exportCsv = false;
   for (const [rawName, rawValue] of pairs) {
-    const name = key(rawName);
+    const name = pairKey(rawName);
     if (name === 'search') {
       const text = rawValue.trim().slice(0, 60);
       if (!text) return { ok: false, message: 'search needs some text, for example search=sol.' };
       query.search = text;
-      applied.push(`search=${quoted(text)}`);
+      applied.push(`search=${pairValue(text)}`);
     } else if (name === 'category' || name === 'categories') {
       const picked = [];
       for (const wanted of rawValue.split(',').map((v) => v.trim()).filter(Boolean)) {
-        const found = categories.find((c) => key(c.name) === key(wanted) || key(c.id) === key(wanted));
+        const found = categories.find((c) => pairKey(c.name) === pairKey(wanted) || pairKey(c.id) === pairKey(wanted));
         if (!found) return { ok: false, message: `This exchange lists no '${wanted.slice(0, 30)}' assets: its categories are ${categories.map((c) => c.name).join(', ') || 'none'}.` };
         picked.push(found);
       }
       if (!picked.length) return { ok: false, message: 'category needs a value, for example category=DeFi.' };
       query.categories = picked.map((c) => c.id);
-      applied.push(`category=${picked.map((c) => quoted(c.name)).join(',')}`);
+      applied.push(`category=${picked.map((c) => pairValue(c.name)).join(',')}`);
     } else if (name === 'sort') {
-      const sort = SORT_WORDS[key(rawValue)];
+      const sort = SORT_WORDS[pairKey(rawValue)];
       if (!sort) return { ok: false, message: `Unknown sort '${rawValue.slice(0, 20)}': use one of ${ASSET_SORTS.join(', ')}.` };
       query.sortBy = sort;
       applied.push(`sort=${sort}`);
     } else if (name === 'order') {
-      const order = key(rawValue) === 'asc' ? 'ASC' : key(rawValue) === 'desc' ? 'DESC' : undefined;
+      const order = pairKey(rawValue) === 'asc' ? 'ASC' : pairKey(rawValue) === 'desc' ? 'DESC' : undefined;
       if (!order) return { ok: false, message: `Unknown order '${rawValue.slice(0, 10)}': use asc or desc.` };
       query.sortDirection = order;
       applied.push(`order=${order.toLowerCase()}`);
@@ -77,7 +74,7 @@ export function readAssetsQuery(text: string, categories: readonly AssetCategory
       if (!/^\d{1,4}$/.test(rawValue) || Number(rawValue) < 1) return { ok: false, message: `'${rawValue.slice(0, 10)}' is not a page number.` };
       page = Number(rawValue);
     } else if (name === 'export') {
-      if (key(rawValue) !== 'csv') return { ok: false, message: `Unknown export '${rawValue.slice(0, 10)}': use export=csv.` };
+      if (pairKey(rawValue) !== 'csv') return { ok: false, message: `Unknown export '${rawValue.slice(0, 10)}': use export=csv.` };
       exportCsv = true;
     } else return { ok: false, message: `Unknown filter '${rawName.slice(0, 30)}': use ${names}.` };
   }
@@ -109,18 +106,13 @@ async function assetsTable(ctx: CommandContext, entity: EntityRef, filters: stri
   const heading = `Assets listed on ${named.name}`;
   if (items.length === 0) {
     if (page > 1 && totalPages !== null && page > totalPages) {
-      return { kind: 'error', message: `There ${totalPages === 1 ? 'is 1 page' : `are ${totalPages} pages`} of assets${filtersText ? ` for ${filtersText}` : ''}; page ${page} is past the last.` };
+      return { kind: 'error', message: pastTheLast('assets', page, totalPages, filtersText) };
     }
     const none = filtersText ? `No asset listed on ${named.name} matches ${filtersText}.` : `${named.name} lists no assets.`;
     return { kind: 'text', title: heading, text: none, footer };
   }
   const name = targetRef('exchange', entity.slug);
-  const withFilters = (extra: string[]) => ({ command: 'assets', args: { name, ...([...applied, ...extra].length ? { filters: [...applied, ...extra].join(' ') } : {}) } });
-  const nav: Action[] = [
-    ...(page > 1 ? [{ label: 'Previous page', run: withFilters(page > 2 ? [`page=${page - 1}`] : []) }] : []),
-    ...(totalPages !== null && page < totalPages ? [{ label: 'Next page', run: withFilters([`page=${page + 1}`]) }] : []),
-    ...(exportCsv ? [] : [{ label: 'Export CSV', run: withFilters(['export=csv']) }]),
-  ];
+  const nav = pageActions(page, totalPages, exportCsv, (pairs) => ({ command: 'assets', args: { name, ...([...applied, ...pairs].length ? { filters: [...applied, ...pairs].join(' ') } : {}) } }));
   const pages = totalPages !== null ? ` of ${totalPages}` : '';
   const count = total !== null ? ` · ${fmt.count(total)} assets` : '';
   const rankOffset = (page - 1) * PAGE_SIZE;
@@ -151,11 +143,11 @@ function assetMenus(name: string, categories: readonly AssetCategory[], applied:
   const menus: Menu[] = [];
   if (categories.length) {
     const label = (c: AssetCategory) => (c.count !== null ? `${c.name} (${fmt.count(c.count)})` : c.name);
-    const selected = categories.find((c) => quoted(c.name) === current);
+    const selected = categories.find((c) => pairValue(c.name) === current);
     menus.push({
       label: 'Category',
       typed: 'category=',
-      options: [...(current ? [{ label: 'Any', run: run(others) }] : []), ...categories.map((c) => ({ label: label(c), run: run([...others, `category=${quoted(c.name)}`]) }))],
+      options: [...(current ? [{ label: 'Any', run: run(others) }] : []), ...categories.map((c) => ({ label: label(c), run: run([...others, `category=${pairValue(c.name)}`]) }))],
       ...(selected ? { selected: label(selected) } : {}),
     });
   }
@@ -177,11 +169,7 @@ function assetMenus(name: string, categories: readonly AssetCategory[], applied:
 
 /** The whole filtered list as CSV; PoL as the probability the service gives (0..1), not display text. */
 async function exportFile(ctx: CommandContext, entity: EntityRef, query: ListedAssetsQuery, applied: readonly string[]): Promise<ReplyFile> {
-  const ask = (page: number) => ctx.source.listedAssets(entity.slug, { ...query, page, pageSize: EXPORT_PAGE_SIZE });
-  const first = await ask(1);
-  const pages = Math.min(first.data.totalPages ?? 1, EXPORT_MAX_PAGES);
-  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => ask(i + 2)));
-  const items: ListedAsset[] = [first, ...rest].flatMap((p) => p.data.items);
+  const items: ListedAsset[] = await allRows((page, pageSize) => ctx.source.listedAssets(entity.slug, { ...query, page, pageSize }));
   const rows = items.map((a) => [a.name, a.ticker, a.categories.join('; '), readable(a.marketCap ?? undefined) ?? null, readable(a.polScore ?? undefined) ?? null]);
   return {
     filename: `assets-${entity.slug}.csv`,

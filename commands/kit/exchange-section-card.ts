@@ -1,7 +1,7 @@
 import { type EntityRef, type ExchangeDashboard, type ExchangeSecurity, type ExchangeSolvency, type ExchangeTransparency, isUnreadable, type ReservesPoint } from '../../src/api/domain.js';
 import { unreadableText } from '../../src/api/rules.js';
-import { okValue, settle, type Settled } from '../../src/api/settle.js';
-import type { DataMethod, Fetched } from '../../src/api/source.js';
+import { okValue, type Settled } from '../../src/api/settle.js';
+import type { Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
 import type { CardReply, Field, Headline, Section, TextReply } from '../../src/reply/model.js';
@@ -9,6 +9,7 @@ import { categoryLabel, partMissing, scoreDetail } from './card.js';
 import { chartImage } from './chart-image.js';
 import type { CommandContext } from './context.js';
 import { EXCHANGE_SECTION_TITLE, exchangeSectionActions, exchangeSectionsOf } from './sections.js';
+import { ifSupported, missingPart, type Part } from './parts.js';
 import { scoreHeadline } from './score-headline.js';
 import { targetRef } from './target.js';
 
@@ -23,17 +24,6 @@ export type ExchangeSection = 'transparency' | 'security' | 'solvency' | 'dashbo
 
 const CHART_DAYS = 90;
 
-type Part = Settled<Fetched<unknown>>;
-
-/** A part fetched when the configured source has it; undefined when it has no operation for it. */
-function ifSupported<T>(ctx: CommandContext, method: DataMethod, fetch: () => Promise<Fetched<T>>): Promise<Settled<Fetched<T>> | undefined> {
-  return ctx.source.supports(method, 'exchange') ? settle(fetch()) : Promise.resolve(undefined);
-}
-
-function missing(title: string, part: Part | undefined): Section {
-  return { title, items: [], empty: part ? (part.ok ? 'none reported' : partMissing(part.error)) : 'needs the REST service' };
-}
-
 export async function exchangeSectionCard(ctx: CommandContext, entity: EntityRef, section: ExchangeSection): Promise<CardReply | TextReply> {
   const { source } = ctx;
   const slug = entity.slug;
@@ -42,15 +32,16 @@ export async function exchangeSectionCard(ctx: CommandContext, entity: EntityRef
   }
   const category = section === 'dashboard' ? undefined : section;
   const [score, record, facts, reserves] = await Promise.all([
-    category ? ifSupported(ctx, 'categoryScore', () => source.categoryScore('exchange', slug, category)) : undefined,
-    ifSupported(ctx, 'record', () => source.record('exchange', slug)),
+    category ? ifSupported(ctx.source, 'exchange', 'categoryScore', () => source.categoryScore('exchange', slug, category)) : undefined,
+    // The dashboard carries the exchange's record itself.
+    section === 'dashboard' ? undefined : ifSupported(ctx.source, 'exchange', 'record', () => source.record('exchange', slug)),
     factsOf(ctx, slug, section),
-    section === 'solvency' ? ifSupported(ctx, 'liabilitiesReservesChart', () => source.liabilitiesReservesChart(slug, CHART_DAYS)) : undefined,
+    section === 'solvency' ? ifSupported(ctx.source, 'exchange', 'liabilitiesReservesChart', () => source.liabilitiesReservesChart(slug, CHART_DAYS)) : undefined,
   ]);
   const parts = [score, record, facts, reserves].filter((p): p is Part => p !== undefined);
   const failures = parts.flatMap((p) => (p.ok ? [] : [p.error]));
   if (parts.length > 0 && failures.length === parts.length) throw failures.find((e) => e.kind !== 'not_available') ?? failures[0]!;
-  const rec = record ? okValue(record)?.data : undefined;
+  const rec = record ? okValue(record)?.data : section === 'dashboard' && facts?.ok ? (facts.value.data as ExchangeDashboard).record : undefined;
   const named: EntityRef = { ...entity, name: rec?.name ?? entity.name };
   const footer = footerOf(parts.flatMap((p) => (p.ok ? [p.value] : [])), ctx.now());
   const series = reserves?.ok ? reserves.value.data : [];
@@ -79,13 +70,13 @@ function factsOf(ctx: CommandContext, slug: string, section: ExchangeSection): P
   const { source } = ctx;
   switch (section) {
     case 'transparency':
-      return ifSupported(ctx, 'exchangeTransparency', () => source.exchangeTransparency(slug));
+      return ifSupported(ctx.source, 'exchange', 'exchangeTransparency', () => source.exchangeTransparency(slug));
     case 'security':
-      return ifSupported(ctx, 'exchangeSecurity', () => source.exchangeSecurity(slug));
+      return ifSupported(ctx.source, 'exchange', 'exchangeSecurity', () => source.exchangeSecurity(slug));
     case 'solvency':
-      return ifSupported(ctx, 'exchangeSolvency', () => source.exchangeSolvency(slug));
+      return ifSupported(ctx.source, 'exchange', 'exchangeSolvency', () => source.exchangeSolvency(slug));
     case 'dashboard':
-      return ifSupported(ctx, 'dashboard', () => source.dashboard(slug));
+      return ifSupported(ctx.source, 'exchange', 'dashboard', () => source.dashboard(slug));
   }
 }
 
@@ -96,7 +87,7 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
   switch (section) {
     case 'transparency': {
       const t = data as ExchangeTransparency | undefined;
-      if (!t) return [missing('Disclosures', part)];
+      if (!t) return [missingPart('Disclosures', part)];
       return [
         {
           title: 'Disclosures',
@@ -111,7 +102,7 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
     }
     case 'security': {
       const s = data as ExchangeSecurity | undefined;
-      if (!s) return [missing('Safeguards', part)];
+      if (!s) return [missingPart('Safeguards', part)];
       const bounty = s.bugBounty === true && s.bugBountyMaxUsd !== null ? `yes, up to ${fmt.usd(s.bugBountyMaxUsd)}` : fmt.yesNo(s.bugBounty);
       return [
         {
@@ -128,7 +119,7 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
     case 'solvency': {
       const s = data as ExchangeSolvency | undefined;
       const out: Section[] = [];
-      if (!s) out.push(missing('Reserves against liabilities', part));
+      if (!s) out.push(missingPart('Reserves against liabilities', part));
       else if (s.proofOfReserves === false) out.push({ title: 'Reserves against liabilities', items: [], empty: 'no proof of reserves published, so there is nothing to compare' });
       else {
         out.push({
@@ -151,7 +142,7 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
     }
     case 'dashboard': {
       const d = data as ExchangeDashboard | undefined;
-      if (!d) return [missing('Dashboard', part)];
+      if (!d) return [missingPart('Dashboard', part)];
       const about: Field[] = [];
       if (d.record.type) about.push({ label: 'Type', value: d.record.type === 'dex' ? 'decentralized' : 'centralized' });
       if (d.record.country) about.push({ label: 'Jurisdiction', value: d.record.country });

@@ -1,5 +1,6 @@
 import type { RatingParameters } from '../../src/api/domain.js';
 import type { Action, Menu } from '../../src/reply/model.js';
+import { pairValue } from './pairs.js';
 import { TOKENS_FILTER, tokensSearch } from './ratings-tokens.js';
 
 /**
@@ -23,9 +24,9 @@ export function ratingsMenus(list: 'projects' | 'exchanges', params: RatingParam
     }
     if (!values?.length) continue;
     const current = applied.find((a) => a.startsWith(prefix))?.slice(prefix.length);
-    const options: Action[] = values.map((v) => ({ label: v, run: run([...others, `${prefix}${quoted(v)}`]) }));
+    const options: Action[] = values.map((v) => ({ label: v, run: run([...others, `${prefix}${pairValue(v)}`]) }));
     if (current !== undefined) options.unshift({ label: 'Any', run: run(others) });
-    const selected = values.find((v) => quoted(v) === current);
+    const selected = values.find((v) => pairValue(v) === current);
     menus.push({ label: filterLabel(filter.name), options, typed: prefix, ...(selected ? { selected } : {}) });
   }
   if (params.sortBy.length) {
@@ -46,7 +47,6 @@ export function ratingsMenus(list: 'projects' | 'exchanges', params: RatingParam
   return menus;
 }
 
-const quoted = (v: string): string => (/\s/.test(v) ? `"${v}"` : v);
 
 /** `market_cap` is "Market cap"; `is_bug_bounty_present` is "Bug bounty". */
 function filterLabel(name: string): string {

@@ -1,4 +1,5 @@
 import type { RatingParameters, RatingsQuery, RatingToken } from '../../src/api/domain.js';
+import { pairKey, pairValue, splitPairs } from './pairs.js';
 import { TOKENS_FILTER, tokenValues } from './ratings-tokens.js';
 
 /**
@@ -19,25 +20,10 @@ export interface ReadQuery {
 
 export type QueryResult = { ok: true; read: ReadQuery } | { ok: false; message: string };
 
-/** Case, spaces, hyphens and underscores aside: `bnb-chain` is `BNB Chain`, `market-cap` is `market_cap`. */
-const key = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, '');
 const MAX_LISTED = 20;
 
 function listOf(values: readonly string[]): string {
   return values.length > MAX_LISTED ? `${values.slice(0, MAX_LISTED).join(', ')} and ${values.length - MAX_LISTED} more` : values.join(', ');
-}
-
-/** Pairs from text: `a=b c=d,e` and `a = b` alike; a quoted value may hold spaces (`chains="BNB Chain"`). */
-export function splitPairs(text: string): { pairs: [string, string][]; stray?: string } {
-  const pairs: [string, string][] = [];
-  const re = /([^\s=]+)\s*=\s*(?:"([^"]*)"|“([^”]*)”|(\S+))/g;
-  let rest = text;
-  for (const m of text.matchAll(re)) {
-    pairs.push([m[1]!, (m[2] ?? m[3] ?? m[4] ?? '').trim()]);
-    rest = rest.replace(m[0], ' ');
-  }
-  const stray = rest.trim();
-  return stray ? { pairs, stray } : { pairs };
 }
 
 /** Every name a pair may have: the service's filters, then the words every listing takes. */
@@ -48,7 +34,7 @@ function valuesOf(params: RatingParameters, name: string): readonly string[] {
   if (name === 'sort') return params.sortBy;
   if (name === 'order') return ['asc', 'desc'];
   if (name === 'export') return ['csv'];
-  const filter = params.filters.find((f) => key(f.name) === name);
+  const filter = params.filters.find((f) => pairKey(f.name) === name);
   return filter?.type === 'boolean' ? ['yes', 'no'] : (filter?.values ?? []);
 }
 
@@ -62,20 +48,20 @@ export function completeRatingsQuery(typed: string, params: RatingParameters, to
   const head = typed.slice(0, lastSpace + 1);
   const tail = typed.slice(lastSpace + 1);
   const eq = tail.indexOf('=');
-  if (eq < 0) return namesOf(params).filter((n) => key(n).startsWith(key(tail))).map((n) => `${head}${n}=`);
+  if (eq < 0) return namesOf(params).filter((n) => pairKey(n).startsWith(pairKey(tail))).map((n) => `${head}${n}=`);
   const typedValues = tail.slice(eq + 1).split(',');
   const last = typedValues.pop() ?? '';
-  const partial = key(last);
-  const name = key(tail.slice(0, eq));
+  const partial = pairKey(last);
+  const name = pairKey(tail.slice(0, eq));
   // Tokens are picked by ticker or name from the service's token list, and go in by ticker.
   const matching =
-    name === key(TOKENS_FILTER)
+    name === pairKey(TOKENS_FILTER)
       ? tokenValues(last, tokens)
       : (() => {
           const values = valuesOf(params, name);
-          return [...values.filter((v) => key(v).startsWith(partial)), ...values.filter((v) => !key(v).startsWith(partial) && key(v).includes(partial))];
+          return [...values.filter((v) => pairKey(v).startsWith(partial)), ...values.filter((v) => !pairKey(v).startsWith(partial) && pairKey(v).includes(partial))];
         })();
-  return matching.map((v) => `${head}${tail.slice(0, eq)}=${[...typedValues, /\s/.test(v) ? `"${v}"` : v].join(',')}`);
+  return matching.map((v) => `${head}${tail.slice(0, eq)}=${[...typedValues, pairValue(v)].join(',')}`);
 }
 
 export function readRatingsQuery(text: string, params: RatingParameters): QueryResult {
@@ -89,9 +75,9 @@ export function readRatingsQuery(text: string, params: RatingParameters): QueryR
   let page = 1;
   let exportCsv = false;
   for (const [rawName, rawValue] of pairs) {
-    const name = key(rawName);
+    const name = pairKey(rawName);
     if (name === 'export') {
-      if (key(rawValue) !== 'csv') return { ok: false, message: `Unknown export '${rawValue.slice(0, 10)}': use export=csv.` };
+      if (pairKey(rawValue) !== 'csv') return { ok: false, message: `Unknown export '${rawValue.slice(0, 10)}': use export=csv.` };
       exportCsv = true;
       continue;
     }
@@ -101,25 +87,25 @@ export function readRatingsQuery(text: string, params: RatingParameters): QueryR
       continue;
     }
     if (name === 'sort') {
-      const sort = params.sortBy.find((s) => key(s) === key(rawValue));
+      const sort = params.sortBy.find((s) => pairKey(s) === pairKey(rawValue));
       if (!sort) return { ok: false, message: `Unknown sort '${rawValue.slice(0, 30)}': use one of ${params.sortBy.join(', ')}.` };
       query.sortBy = sort;
       applied.push(`sort=${sort}`);
       continue;
     }
     if (name === 'order') {
-      const order = key(rawValue) === 'asc' ? 'ASC' : key(rawValue) === 'desc' ? 'DESC' : undefined;
+      const order = pairKey(rawValue) === 'asc' ? 'ASC' : pairKey(rawValue) === 'desc' ? 'DESC' : undefined;
       if (!order) return { ok: false, message: `Unknown order '${rawValue.slice(0, 10)}': use asc or desc.` };
       query.sortDirection = order;
       applied.push(`order=${order.toLowerCase()}`);
       continue;
     }
     // A singular (`category`) stands for the service's plural filter name (`categories`).
-    const filter = params.filters.find((f) => key(f.name) === name || key(f.name) === `${name}s` || key(f.name) === name.replace(/y$/, 'ies'));
+    const filter = params.filters.find((f) => pairKey(f.name) === name || pairKey(f.name) === `${name}s` || pairKey(f.name) === name.replace(/y$/, 'ies'));
     if (!filter) return { ok: false, message: `Unknown filter '${rawName.slice(0, 30)}': use one of ${names.join(', ')}.` };
     if (filter.type === 'boolean') {
-      const yes = ['yes', 'true', '1'].includes(key(rawValue));
-      const no = ['no', 'false', '0'].includes(key(rawValue));
+      const yes = ['yes', 'true', '1'].includes(pairKey(rawValue));
+      const no = ['no', 'false', '0'].includes(pairKey(rawValue));
       if (!yes && !no) return { ok: false, message: `${filter.name} takes yes or no, not '${rawValue.slice(0, 20)}'.` };
       filters[filter.name] = yes;
       applied.push(`${filter.name}=${yes ? 'yes' : 'no'}`);
@@ -129,13 +115,13 @@ export function readRatingsQuery(text: string, params: RatingParameters): QueryR
     const picked: string[] = [];
     for (const w of wanted) {
       // Without a list of values from the service, a value is passed on as given.
-      const found = filter.values ? filter.values.find((v) => key(v) === key(w)) : w;
+      const found = filter.values ? filter.values.find((v) => pairKey(v) === pairKey(w)) : w;
       if (!found) return { ok: false, message: `Unknown ${filter.name} '${w.slice(0, 30)}': use one of ${listOf(filter.values ?? [])}.` };
       picked.push(found);
     }
     if (picked.length === 0) return { ok: false, message: `${filter.name} needs a value, ${example}.` };
     filters[filter.name] = picked;
-    applied.push(`${filter.name}=${picked.map((v) => (/\s/.test(v) ? `"${v}"` : v)).join(',')}`);
+    applied.push(`${filter.name}=${picked.map(pairValue).join(',')}`);
   }
   if (Object.keys(filters).length) query.filters = filters;
   return { ok: true, read: { query, applied, page, exportCsv } };

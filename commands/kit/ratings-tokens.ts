@@ -1,4 +1,7 @@
 import type { RatingToken } from '../../src/api/domain.js';
+import type { DataSource } from '../../src/api/source.js';
+import type { Action } from '../../src/reply/model.js';
+import { pairValue } from './pairs.js';
 
 /**
  * Listed tokens named the way people name them (`BTC`, `bitcoin`, `Wrapped Bitcoin`), turned into
@@ -38,12 +41,33 @@ export function pickTokens(wanted: readonly string[], tokens: readonly RatingTok
   return { ok: true, tokens: picked };
 }
 
-/** Completions for a tokens value: tickers whose ticker or name starts with (then holds) what is typed. */
-export function tokenValues(typed: string, tokens: readonly RatingToken[]): string[] {
+/** Tokens whose ticker or name starts with what is typed, then those whose name holds it. */
+function matchingTokens(typed: string, tokens: readonly RatingToken[]): RatingToken[] {
   const w = fold(typed);
   const starts = tokens.filter((t) => fold(t.ticker).startsWith(w) || fold(t.name).startsWith(w));
   const holds = tokens.filter((t) => !starts.includes(t) && fold(t.name).includes(w));
-  return [...starts, ...holds].map((t) => t.ticker);
+  return [...starts, ...holds];
+}
+
+/** Completions for a tokens value: the matching tokens' tickers. */
+export const tokenValues = (typed: string, tokens: readonly RatingToken[]): string[] => matchingTokens(typed, tokens).map((t) => t.ticker);
+
+/**
+ * The options of a tokens menu as the person types (`Menu.search`): each the exchange ratings
+ * with the lookup's other filters and that token. Empty when the source has no token list or
+ * cannot be reached: a menu offers nothing rather than failing.
+ */
+export async function tokenOptions(source: DataSource, search: string, typed: string, limit: number): Promise<Action[]> {
+  const filters = tokensSearchFilters(search);
+  if (filters === undefined || !source.supports('ratingTokens', 'exchange')) return [];
+  const tokens = await source.ratingTokens().catch(() => undefined);
+  if (!tokens) return [];
+  return matchingTokens(typed, tokens.data)
+    .slice(0, limit)
+    .map((t) => ({
+      label: `${t.name} (${t.ticker})`,
+      run: { command: 'ratings', args: { list: 'exchanges', filters: [filters, `${TOKENS_FILTER}=${pairValue(t.ticker)}`].filter(Boolean).join(' ') } },
+    }));
 }
 
 /** The lookup for a tokens menu: the exchange ratings' other filters, kept when a token is picked. */
@@ -56,6 +80,6 @@ export function tokensSearch(otherFilters: readonly string[]): string | undefine
 }
 
 /** The other filters a tokens lookup was made for, or undefined when `search` is no tokens lookup. */
-export function tokensSearchFilters(search: string): string | undefined {
+function tokensSearchFilters(search: string): string | undefined {
   return search.startsWith(SEARCH_PREFIX) ? search.slice(SEARCH_PREFIX.length) : undefined;
 }

@@ -10,7 +10,7 @@ import {
 import { UpstreamError } from '../../src/api/errors.js';
 import { unreadableText } from '../../src/api/rules.js';
 import { okValue, settle, type Settled } from '../../src/api/settle.js';
-import type { DataMethod, DataSource, Fetched } from '../../src/api/source.js';
+import type { DataMethod, Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
 import type { CardReply, Field, Headline, Reply, Section } from '../../src/reply/model.js';
@@ -38,6 +38,7 @@ import {
   type SectionWord,
 } from './sections.js';
 import { exchangeSectionCard } from './exchange-section-card.js';
+import { ifSupported, missingPart, type Part } from './parts.js';
 import { scoreHeadline } from './score-headline.js';
 import { showAssets } from './assets.js';
 
@@ -53,7 +54,6 @@ const CHART_DAYS = 90;
 const REVIEW_EXCERPT = 220;
 const MAX_REVIEWS = 3;
 
-type Part = Settled<Fetched<unknown>>;
 
 export async function sectionCard(ctx: CommandContext, entity: EntityRef, section: SectionWord): Promise<CardReply> {
   const { source } = ctx;
@@ -61,8 +61,8 @@ export async function sectionCard(ctx: CommandContext, entity: EntityRef, sectio
 
   // One parallel round: the score, the section's own facts and the parts behind it.
   const [score, facts, record, body] = await Promise.all([
-    section === 'voice' ? undefined : ifSupported(source, 'categoryScore', () => source.categoryScore('project', slug, section)),
-    ifSupported(source, 'projectSection', () => source.projectSection(slug, UPSTREAM[section])),
+    section === 'voice' ? undefined : ifSupported(source, 'project', 'categoryScore', () => source.categoryScore('project', slug, section)),
+    ifSupported(source, 'project', 'projectSection', () => source.projectSection(slug, UPSTREAM[section])),
     settle(source.record('project', slug)),
     sectionBody(ctx, slug, section),
   ]);
@@ -118,21 +118,11 @@ interface Body {
   seriesLabel?: string;
 }
 
-/** A part fetched when the configured source has an operation for it; undefined when it has none. */
-function ifSupported<T>(source: DataSource, method: DataMethod, fetch: () => Promise<Fetched<T>>): Promise<Settled<Fetched<T>> | undefined> {
-  return source.supports(method, 'project') ? settle(fetch()) : Promise.resolve(undefined);
-}
-
 const present = (...parts: (Part | undefined)[]): Part[] => parts.filter((p): p is Part => p !== undefined);
-
-/** A part the configured source has no operation for says so; one that failed says why. */
-function missing(title: string, part: Part | undefined): Section {
-  return { title, items: [], empty: part ? (part.ok ? 'none reported' : partMissing(part.error)) : 'needs the REST service' };
-}
 
 async function sectionBody(ctx: CommandContext, slug: string, section: SectionWord): Promise<Body> {
   const { source } = ctx;
-  const get = <T>(method: DataMethod, fetch: () => Promise<Fetched<T>>) => ifSupported(source, method, fetch);
+  const get = <T>(method: DataMethod, fetch: () => Promise<Fetched<T>>) => ifSupported(source, 'project', method, fetch);
   switch (section) {
     case 'security': {
       const certs = await get('certifications', () => source.certifications(slug));
@@ -148,10 +138,10 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
                   { label: 'SOC 2', value: fmt.yesNo(certs.value.data.soc2, 'audited', 'not audited') },
                 ],
               }
-            : missing('Certifications', certs),
+            : missingPart('Certifications', certs),
           facts
             ? { title: 'Security audits', items: facts.audits.map((a) => `${fmt.oneLine(a.auditor, 60)}${a.date ? `, ${a.date.slice(0, 10)}` : ''}`), empty: 'none reported' }
-            : missing('Security audits', factsPart),
+            : missingPart('Security audits', factsPart),
         ],
       };
     }
@@ -173,8 +163,8 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
             : [];
           const inflation: Field[] = facts && facts.inflationRate !== null ? [{ label: 'Supply inflation', value: `${signedPercent(facts.inflationRate)} a year` }] : [];
           return [
-            m ? { title: 'Market', fields } : missing('Market', market),
-            inflation.length ? { title: 'Supply', fields: inflation } : facts ? { title: 'Supply', items: [], empty: 'no inflation figure reported' } : missing('Supply', factsPart),
+            m ? { title: 'Market', fields } : missingPart('Market', market),
+            inflation.length ? { title: 'Supply', fields: inflation } : facts ? { title: 'Supply', items: [], empty: 'no inflation figure reported' } : missingPart('Supply', factsPart),
           ];
         },
       };
@@ -193,7 +183,7 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
                   { label: 'Protocol launched', value: dateText(age.value.data.protocolLaunchedAt) },
                 ],
               }
-            : missing('Age', age),
+            : missingPart('Age', age),
           team?.ok
             ? {
                 title: 'Team track record',
@@ -203,8 +193,8 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
                   { label: 'Relevant business experience', value: fmt.yesNo(team.value.data.businessExperienceRelevant) },
                 ],
               }
-            : missing('Team track record', team),
-          github?.ok ? { title: 'GitHub activity', fields: githubFields(github.value.data.commitsCount7d, github.value.data.heatmap) } : missing('GitHub activity', github),
+            : missingPart('Team track record', team),
+          github?.ok ? { title: 'GitHub activity', fields: githubFields(github.value.data.commitsCount7d, github.value.data.heatmap) } : missingPart('GitHub activity', github),
         ],
       };
     }
@@ -213,13 +203,13 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
       return {
         parts: present(flags, social),
         sections: () => [
-          flags ? flagsSection(flags) : missing('Red flags', flags),
+          flags ? flagsSection(flags) : missingPart('Red flags', flags),
           social?.ok
             ? (() => {
                 const fields = socialFields(social.value.data.metrics);
                 return fields.length ? { title: 'Social-fraud signals', fields } : { title: 'Social-fraud signals', items: [], empty: 'none reported' };
               })()
-            : missing('Social-fraud signals', social),
+            : missingPart('Social-fraud signals', social),
         ],
       };
     }
@@ -227,7 +217,7 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
       const registration = await get('registration', () => source.registration(slug));
       return {
         parts: present(registration),
-        sections: () => [registration?.ok ? { title: 'Registration', fields: registrationFields(registration.value.data) } : missing('Registration', registration)],
+        sections: () => [registration?.ok ? { title: 'Registration', fields: registrationFields(registration.value.data) } : missingPart('Registration', registration)],
       };
     }
     case 'voice': {
@@ -242,9 +232,9 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
         chartKind: 'voice',
         seriesLabel: 'Proof of Voice',
         sections: () => [
-          prosCons?.ok ? findingsSection('Pros', prosCons.value.data.pros) : missing('Pros', prosCons),
-          prosCons?.ok ? findingsSection('Cons', prosCons.value.data.cons) : missing('Cons', prosCons),
-          reviews?.ok ? reviewsSection(reviews.value.data) : missing('Expert reviews', reviews),
+          prosCons?.ok ? findingsSection('Pros', prosCons.value.data.pros) : missingPart('Pros', prosCons),
+          prosCons?.ok ? findingsSection('Cons', prosCons.value.data.cons) : missingPart('Cons', prosCons),
+          reviews?.ok ? reviewsSection(reviews.value.data) : missingPart('Expert reviews', reviews),
         ],
       };
     }

@@ -1,4 +1,5 @@
 import { PROJECT_CATEGORIES, EXCHANGE_CATEGORIES, type EntityKind } from '../api/domain.js';
+import { RATING_SCALE } from '../api/rules.js';
 
 /**
  * What an alert watches for, as a person writes it after `when`:
@@ -25,7 +26,6 @@ export type Condition =
 
 export type ConditionResult = { ok: true; condition: Condition } | { ok: false; message: string };
 
-export const RATING_LADDER = ['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'CCC', 'CC', 'C', 'D'] as const;
 
 export const CONDITION_GRAMMAR =
   'pol above 5% · pol rises by 2pp in 7d · rating below A · downgrade · new red flag · <category> below 60 · any change';
@@ -104,9 +104,9 @@ export function parseCondition(text: string, kinds: readonly EntityKind[]): Cond
   m = /^rating (?:below|under|worse than|<) (\S+)$/.exec(t);
   if (m) {
     const rating = m[1]!.toUpperCase();
-    const at = RATING_LADDER.indexOf(rating as (typeof RATING_LADDER)[number]);
-    if (at === -1) return fail(`'${m[1]!.slice(0, 10)}' is not a rating: ratings run ${RATING_LADDER.join(', ')}.`);
-    if (at === RATING_LADDER.length - 1) return fail('Nothing is rated below D.');
+    const at = RATING_SCALE.indexOf(rating as (typeof RATING_SCALE)[number]);
+    if (at === -1) return fail(`'${m[1]!.slice(0, 10)}' is not a rating: ratings run ${RATING_SCALE.join(', ')}.`);
+    if (at === RATING_SCALE.length - 1) return fail('Nothing is rated below D.');
     return { ok: true, condition: { kind: 'rating_below', rating } };
   }
   m = /^([a-z_ ]+?) (?:score )?(?:below|under|<) (\S+)$/.exec(t);
@@ -153,7 +153,7 @@ export function describeCondition(c: Condition): string {
     case 'pol_rises':
       return `PoL up by ${(c.by * 100).toFixed(1)} percentage points or more within ${windowText(c.windowSec)}`;
     case 'rating_below': {
-      const next = RATING_LADDER[RATING_LADDER.indexOf(c.rating as (typeof RATING_LADDER)[number]) + 1]!;
+      const next = RATING_SCALE[RATING_SCALE.indexOf(c.rating as (typeof RATING_SCALE)[number]) + 1]!;
       return `rating below ${c.rating} (${next} or worse)`;
     }
     case 'downgrade':

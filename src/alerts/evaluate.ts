@@ -1,4 +1,5 @@
-import { type Condition, RATING_LADDER } from './condition.js';
+import { ratingRank as rank } from '../api/rules.js';
+import type { Condition } from './condition.js';
 
 /**
  * Whether a condition holds, judged from what checks have seen of one entity: the reading now,
@@ -30,11 +31,6 @@ export interface Verdict {
 
 /** Level conditions stay true while the value is past the line, and clear by themselves when it is not. */
 export const isLevel = (c: Condition): boolean => c.kind === 'pol_above' || c.kind === 'rating_below' || c.kind === 'category_below';
-
-const rank = (rating: string | null | undefined): number | undefined => {
-  const i = RATING_LADDER.indexOf((rating ?? '').toUpperCase() as (typeof RATING_LADDER)[number]);
-  return i === -1 ? undefined : i;
-};
 
 const pct = (p: number) => `${(p * 100).toFixed(p < 0.01 ? 2 : 1)}%`;
 const trendOf = (from: number | undefined | null, to: number, worseWhenHigher: boolean): 'worse' | 'better' | 'flat' =>

@@ -12,6 +12,14 @@ import { type Checked, type Readable, type Unreadable, type UnreadableReason, is
 export const RATING_SCALE = ['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'CCC', 'CC', 'C', 'D'] as const;
 export const CONFIDENCE_LEVELS = ['Exceptional', 'High', 'Moderate', 'Low'] as const;
 
+/** Position on the rating scale, larger is worse (A- below A); undefined for a rating not on it. */
+export function ratingRank(rating: string | null | undefined): number | undefined {
+  const m = /^(AAA|AA|A|BBB|BB|B|CCC|CC|C|D)([+-])?$/i.exec((rating ?? '').trim());
+  if (!m) return undefined;
+  const base = RATING_SCALE.indexOf(m[1]!.toUpperCase() as (typeof RATING_SCALE)[number]) * 3 + 1;
+  return m[2] === '+' ? base - 1 : m[2] === '-' ? base + 1 : base;
+}
+
 /** Bitcoin's genesis year: no risk data is older. */
 const EARLIEST_SECONDS = Date.UTC(2009, 0, 1) / 1000;
 const DAY_SECONDS = 86_400;

@@ -43,18 +43,18 @@ export function createChartRenderer(options: ChartRendererOptions): StatefulChar
     renders++;
     if (mode === 'quickchart') {
       const built = describeChart(spec, { maxPoints: QUICKCHART_MAX_POINTS });
-      const height = heightOf(built);
-      const target = { baseUrl: options.quickchartUrl, width, height, pixelRatio };
+      const drawn = heightOf(built);
+      const target = { baseUrl: options.quickchartUrl, width, height: drawn, pixelRatio };
       // Loaded when first used: a bot drawing locally never needs the QuickChart client.
       const { quickChart } = await import('./quickchart.js');
       const chart = await quickChart(built.config, target, options.maxImageUrl);
-      if ('url' in chart) return { kind: 'url', url: chart.url, width, height, alt: built.alt };
-      return { kind: 'png', png: chart.png, width, height, pixelRatio, filename: filenameFor(spec), alt: built.alt };
+      if ('url' in chart) return { kind: 'url', url: chart.url, width, height: drawn, alt: built.alt };
+      return { kind: 'png', png: chart.png, width, height: drawn, pixelRatio, filename: filenameFor(spec), alt: built.alt };
     }
     const built = describeChart(spec);
-    const height = heightOf(built);
-    const png = await drawPng(built.config, { width, height, pixelRatio });
-    return { kind: 'png', png, width, height, pixelRatio, filename: filenameFor(spec), alt: built.alt };
+    const drawn = heightOf(built);
+    const png = await drawPng(built.config, { width, height: drawn, pixelRatio });
+    return { kind: 'png', png, width, height: drawn, pixelRatio, filename: filenameFor(spec), alt: built.alt };
   };
 
   const cache = new LRUCache<string, ChartImage, { spec: ChartSpec }>({

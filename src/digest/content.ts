@@ -1,5 +1,6 @@
 import { type EntityRef, isUnreadable, type PolPoint, type PolValue, readable, type RedFlags } from '../api/domain.js';
 import type { DataSource, Fetched } from '../api/source.js';
+import { ratingRank } from '../api/rules.js';
 import type { ChartRenderer, WatchlistChartSpec } from '../charts/index.js';
 import * as fmt from '../reply/format.js';
 import type { Column, Footer, ReplyImage, Section, TableReply } from '../reply/model.js';
@@ -87,16 +88,6 @@ export function chartDays(digest: Pick<Digest, 'cron' | 'timezone'>, now: number
   const interval = typicalInterval(digest.cron, digest.timezone, now);
   const day = 86_400_000;
   return interval <= 1.5 * day ? 30 : interval <= 8 * day ? 90 : 365;
-}
-
-const LADDER = ['AAA', 'AA', 'A', 'BBB', 'BB', 'B', 'CCC', 'CC', 'C', 'D'];
-
-/** Position on the rating ladder, larger is worse; undefined for a rating we do not know. */
-export function ratingRank(rating: string | null | undefined): number | undefined {
-  const m = /^(AAA|AA|A|BBB|BB|B|CCC|CC|C|D)([+-])?$/i.exec((rating ?? '').trim());
-  if (!m) return undefined;
-  const base = LADDER.indexOf(m[1]!.toUpperCase()) * 3 + 1;
-  return m[2] === '+' ? base - 1 : m[2] === '-' ? base + 1 : base;
 }
 
 const refKey = (e: { kind: string; slug: string }) => `${e.kind}:${e.slug}`;

@@ -281,6 +281,11 @@ export function titlePlugin(title: string) {
   return { display: title.length > 0, text: title, align: 'start' as const, color: INK.title, font: { size: 17, weight: 600 }, padding: { top: 0, bottom: 4 } };
 }
 
+/** The line under the title: what the chart measures, which way is better, the simulated-data mark. */
+export function subtitlePlugin(text: string) {
+  return { display: text.length > 0, text, align: 'start' as const, color: INK.muted, font: { size: 12 }, padding: { top: 0, bottom: 14 } };
+}
+
 /** The shared look of every line chart. `aligned.values[i]` feeds `datasets[i]`. */
 export function lineChart(parts: LineChartParts): LineConfig {
   const aligned = thin(parts.aligned, Math.max(3, parts.maxPoints ?? MAX_POINTS));
@@ -313,14 +318,7 @@ export function lineChart(parts: LineChartParts): LineConfig {
       normalized: true,
       plugins: {
         title: titlePlugin(parts.title),
-        subtitle: {
-          display: parts.subtitle.length > 0,
-          text: parts.subtitle,
-          align: 'start',
-          color: INK.muted,
-          font: { size: 12 },
-          padding: { top: 0, bottom: 14 },
-        },
+        subtitle: subtitlePlugin(parts.subtitle),
         legend: parts.legend
           ? {
               position: 'bottom',

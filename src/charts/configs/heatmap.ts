@@ -1,5 +1,5 @@
 import { portable } from '../portable.js';
-import { altSuffix, background, chartHeading, INK, noDataChart, still, subtitleText, tickFont, titlePlugin, type BuiltChart, type ChartTextOptions } from './common.js';
+import { altSuffix, background, chartHeading, INK, noDataChart, still, subtitlePlugin, subtitleText, tickFont, titlePlugin, type BuiltChart, type ChartTextOptions } from './common.js';
 
 /**
  * A project's GitHub activity as the familiar grid: one column a week (oldest on the left), one
@@ -64,7 +64,7 @@ export function describeHeatmapChart(weeks: readonly (readonly number[])[], opts
         layout,
         plugins: {
           title: titlePlugin(title),
-          subtitle: { display: true, text: subtitleText([`Commits a day over the last ${weeksLabel}: ${total} in all, ${most} on the busiest day; darker is more`], opts.simulated), align: 'start', color: INK.muted, font: { size: 12 }, padding: { top: 0, bottom: 14 } },
+          subtitle: subtitlePlugin(subtitleText([`Commits a day over the last ${weeksLabel}: ${total} in all, ${most} on the busiest day; darker is more`], opts.simulated)),
           legend: { display: false },
           tooltip: { enabled: false },
         },

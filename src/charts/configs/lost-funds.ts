@@ -1,5 +1,5 @@
 import { formatUsd } from '../format.js';
-import { altSuffix, background, INK, noDataChart, SERIES_COLOR, still, subtitleText, tickFont, titlePlugin, usdTickCallback, type BuiltChart, type ChartTextOptions } from './common.js';
+import { altSuffix, background, INK, noDataChart, SERIES_COLOR, still, subtitlePlugin, subtitleText, tickFont, titlePlugin, usdTickCallback, type BuiltChart, type ChartTextOptions } from './common.js';
 
 /** One year of funds lost at exchanges: the amount in USD and how many incidents it came from. */
 export interface LostFundsYear {
@@ -21,7 +21,8 @@ export function describeLostFundsChart(years: readonly LostFundsYear[], opts: Ch
   // A year missing from the list lost nothing on record; drawn as an empty slot, so that the
   // spacing of the bars is the spacing of the years.
   const first = clean[0]!.year;
-  const span = Math.min(50, clean[clean.length - 1]!.year - first + 1);
+  const lastYear = clean[clean.length - 1]!.year;
+  const span = Math.min(50, lastYear - first + 1);
   const filled = Array.from({ length: span }, (_, i) => clean.find((y) => y.year === first + i) ?? { year: first + i, amountUsd: 0, incidents: 0 });
   const total = clean.reduce((s, y) => s + y.amountUsd, 0);
   const worst = clean.reduce((a, b) => (b.amountUsd > a.amountUsd ? b : a));
@@ -36,14 +37,7 @@ export function describeLostFundsChart(years: readonly LostFundsYear[], opts: Ch
       ...still(),
       plugins: {
         title: titlePlugin(title),
-        subtitle: {
-          display: true,
-          text: subtitleText([`USD a year (lower is better)`, `${formatUsd(total)} in ${clean[0]!.year === clean[clean.length - 1]!.year ? clean[0]!.year : `${clean[0]!.year}–${clean[clean.length - 1]!.year}`}`, `worst ${worst.year}: ${formatUsd(worst.amountUsd)}`], opts.simulated),
-          align: 'start' as const,
-          color: INK.muted,
-          font: { size: 12 },
-          padding: { top: 0, bottom: 14 },
-        },
+        subtitle: subtitlePlugin(subtitleText(['USD a year (lower is better)', `${formatUsd(total)} in ${first === lastYear ? first : `${first}–${lastYear}`}`, `worst ${worst.year}: ${formatUsd(worst.amountUsd)}`], opts.simulated)),
         legend: { display: false },
         tooltip: { enabled: false },
       },
