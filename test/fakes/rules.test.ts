@@ -92,6 +92,41 @@ describe('fake Slack refuses what Slack refuses', () => {
     expect(await send(stale)).toEqual({ status: 404, body: 'expired_url' });
   });
 
+  it('reads channel history as Slack does: newest first, 100 a page unless asked, a cursor to the next, no thread replies, only with channels:history', async () => {
+    // Read methods take form-encoded arguments, as the Web API clients send them.
+    const history = (fake: FakeSlack, args: Record<string, string>, token = fake.botToken) =>
+      fetch(`${fake.url}conversations.history`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(args).toString(),
+      }).then(async (r) => (await r.json()) as { ok: boolean; error?: string; needed?: string; has_more?: boolean; messages?: { text: string; ts: string }[]; response_metadata?: { next_cursor?: string } });
+    const texts = (r: { messages?: { text: string }[] }) => r.messages?.map((m) => m.text);
+
+    const first = await post(slack, 'chat.postMessage', { channel: 'C-HIST', text: 'one' });
+    await post(slack, 'chat.postMessage', { channel: 'C-HIST', text: 'reply to one', thread_ts: (first.body as { ts?: string }).ts });
+    await post(slack, 'chat.postMessage', { channel: 'C-HIST', text: 'two' });
+    await post(slack, 'chat.postMessage', { channel: 'C-HIST', text: 'three' });
+    const page1 = await history(slack, { channel: 'C-HIST', limit: '2' });
+    expect(page1).toMatchObject({ ok: true, has_more: true });
+    expect(texts(page1)).toEqual(['three', 'two']);
+    const page2 = await history(slack, { channel: 'C-HIST', limit: '2', cursor: page1.response_metadata!.next_cursor! });
+    expect(page2).toMatchObject({ ok: true, has_more: false });
+    expect(texts(page2)).toEqual(['one']);
+    expect(await history(slack, { channel: 'C-HIST', cursor: 'bm90IGEgY3Vyc29y' })).toMatchObject({ ok: false, error: 'invalid_cursor' });
+
+    for (let i = 0; i < 101; i++) await post(slack, 'chat.postMessage', { channel: 'C-BUSY-HISTORY', text: `m${i}` });
+    const unasked = await history(slack, { channel: 'C-BUSY-HISTORY' });
+    expect(unasked.messages).toHaveLength(100);
+    expect(unasked).toMatchObject({ has_more: true });
+    expect(texts(unasked)?.[0]).toBe('m100');
+    expect((await history(slack, { channel: 'C-BUSY-HISTORY', limit: '200' })).messages).toHaveLength(101);
+
+    expect(await history(slack, { channel: 'C-HIST' }, 'xoxb-not-the-bot-token')).toMatchObject({ ok: false, error: 'invalid_auth' });
+    const unscoped = await startFakeSlack({ scopes: ['commands', 'chat:write', 'files:write'] });
+    onTestFinished(() => unscoped.close());
+    expect(await history(unscoped, { channel: 'C-HIST' })).toMatchObject({ ok: false, error: 'missing_scope', needed: 'channels:history' });
+  });
+
   it('answers 429 with Retry-After past a rate tier, per channel for chat.postMessage', async () => {
     const results = [];
     for (let i = 0; i < 6; i++) results.push(await post(limited, 'chat.postMessage', message([section(`m${i}`)], 'C-BUSY')));
@@ -156,6 +191,33 @@ describe('fake Discord refuses what Discord refuses', () => {
       expect(await send({ embeds: [over] }), `over ${what}`).toMatchObject({ status: 400, body: { code: 50035 } });
       expect((await send({ embeds: [at] })).status, `at ${what}`).toBe(200);
     }
+  });
+
+  it('lists a channel’s messages as Discord does: newest first, 50 unless asked, 1 to 100 at a time, only with the bot token', async () => {
+    const CHANNEL = '1200000000000000777';
+    discord.addChannel(CHANNEL, GUILD, 'history');
+    const list = (query: string, channel = CHANNEL, token = discord.token) =>
+      fetch(`${discord.apiUrl}/v10/channels/${channel}/messages${query}`, { headers: { authorization: `Bot ${token}` } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { content: string }[] & { code?: number; errors?: unknown },
+      }));
+    for (let i = 0; i < 51; i++) {
+      const res = await fetch(`${discord.apiUrl}/v10/channels/${CHANNEL}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bot ${discord.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: `m${i}` }),
+      });
+      expect(res.status).toBe(200);
+    }
+    const unasked = await list('');
+    expect(unasked.body.map((m) => m.content)).toEqual(Array.from({ length: 50 }, (_, i) => `m${50 - i}`));
+    expect((await list('?limit=2')).body.map((m) => m.content)).toEqual(['m50', 'm49']);
+    expect((await list('?limit=100')).body).toHaveLength(51);
+    expect(await list('?limit=101')).toMatchObject({ status: 400, body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_MAX' }] } } } });
+    expect(await list('?limit=0')).toMatchObject({ status: 400, body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_MIN' }] } } } });
+    expect(await list('?limit=many')).toMatchObject({ status: 400, body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } } });
+    expect(await list('', '1200000000000000404')).toMatchObject({ status: 404, body: { code: 10003 } });
+    expect((await list('', CHANNEL, 'not-the-bot-token')).status).toBe(401);
   });
 
   const callback = (id: string, token: string, body: Record<string, unknown>) =>

@@ -276,7 +276,12 @@ export class RestApi {
     r.add('GET', '/channels/:channelId/messages', (c) => {
       const channelId = c.params.channelId ?? '';
       if (!deps.world.channels.has(channelId)) return error(unknownChannel());
-      const limit = Math.min(100, Number(c.query.get('limit') ?? 50) || 50);
+      // Discord's limit: 50 unless asked, 1 to 100 a page; anything else is an invalid form.
+      const asked = c.query.get('limit');
+      const limit = asked === null ? 50 : Number(asked);
+      if (!Number.isInteger(limit)) return error(invalidForm(fieldError('limit', 'NUMBER_TYPE_COERCE', `Value "${asked}" is not int.`)));
+      if (limit > 100) return error(invalidForm(fieldError('limit', 'NUMBER_TYPE_MAX', 'int value should be less than or equal to 100.')));
+      if (limit < 1) return error(invalidForm(fieldError('limit', 'NUMBER_TYPE_MIN', 'int value should be greater than or equal to 1.')));
       return json(200, [...deps.world.channelMessages(channelId)].reverse().slice(0, limit));
     });
     r.add('GET', '/channels/:channelId/messages/:messageId', (c) => {

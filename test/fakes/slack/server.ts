@@ -23,7 +23,11 @@ export interface FakeSlackOptions {
   /** The only app-level token apps.connections.open accepts. */
   appToken?: string;
   identity?: Partial<FakeIdentity>;
-  /** Reported in `x-oauth-scopes`, which @slack/web-api copies into `response_metadata.scopes`. */
+  /**
+   * The bot token's scopes, reported in `x-oauth-scopes` (which @slack/web-api copies into
+   * `response_metadata.scopes`) and required by the methods that name one. Default: the scopes
+   * polbot's manifest asks for.
+   */
   scopes?: string[];
   /** Server pings on Socket Mode connections, as Slack sends them; off by default. */
   socketPingIntervalMs?: number;
@@ -76,7 +80,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   secretWatch.secret(botToken, 'fake Slack bot token');
   secretWatch.secret(appToken, 'fake Slack app-level token');
   const identity: FakeIdentity = { ...DEFAULT_IDENTITY, ...options.identity };
-  const scopes = (options.scopes ?? ['chat:write', 'commands', 'files:write']).join(',');
+  const granted = options.scopes ?? ['commands', 'chat:write', 'files:write', 'channels:history', 'groups:history'];
+  const scopes = granted.join(',');
   const recorder = new CallRecorder();
   const failures = new FailurePlan();
   const files = new FileStore();
@@ -123,6 +128,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const planned = failures.take(method);
     if (planned) return [fromPlan(planned), args];
     if (!spec) return [json(200, { ok: false, error: 'unknown_method', req_method: method }), args];
+    if (spec.scopes && !spec.scopes.some((s) => granted.includes(s))) {
+      return [json(200, { ok: false, error: 'missing_scope', needed: spec.scopes.join(','), provided: scopes }, { 'x-oauth-scopes': scopes }), args];
+    }
     const channelError = failures.channelError(args.channel ?? args.channel_id);
     if (channelError) return [json(200, { ok: false, error: channelError }), args];
     const wait = rateTiers?.take(method, stringArg(args.channel ?? args.channel_id), now());

@@ -20,6 +20,8 @@ export type TokenKind = 'bot' | 'app';
 
 interface MethodSpec {
   token: TokenKind;
+  /** Scopes of which the bot token needs one, else `missing_scope`; set on the methods whose scope the fake checks. */
+  scopes?: readonly string[];
   handle: (ctx: ApiContext) => ApiBody;
 }
 
@@ -133,12 +135,32 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
 
   'conversations.history': {
     token: 'bot',
+    // The fake's channels are public channels; a private one would need groups:history instead.
+    scopes: ['channels:history'],
     handle: (ctx) => {
       const channel = str(ctx.args.channel);
       if (!channel) return fail('channel_not_found');
+      // Slack's limit: 100 unless asked, at most 999 a page.
       const limit = Math.min(999, Number(ctx.args.limit ?? 100) || 100);
-      const messages = [...(ctx.history.get(channel) ?? [])].reverse().slice(0, limit);
-      return { ok: true, messages, has_more: false };
+      // The channel's own messages, newest first: thread replies stay in their threads.
+      const messages = [...(ctx.history.get(channel) ?? [])].filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts).reverse();
+      // A page goes on from the cursor the previous page handed out (`next_ts:<ts>`, base64).
+      let start = 0;
+      const cursor = str(ctx.args.cursor);
+      if (cursor) {
+        const ts = /^next_ts:(\d+\.\d+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'))?.[1];
+        start = ts === undefined ? -1 : messages.findIndex((m) => m.ts === ts);
+        if (start === -1) return fail('invalid_cursor');
+      }
+      const page = messages.slice(start, start + limit);
+      const next = messages[start + limit];
+      return {
+        ok: true,
+        messages: page,
+        has_more: next !== undefined,
+        pin_count: 0,
+        ...(next ? { response_metadata: { next_cursor: Buffer.from(`next_ts:${String(next.ts)}`).toString('base64') } } : {}),
+      };
     },
   },
 
