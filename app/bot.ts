@@ -1,5 +1,11 @@
-import { discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
-import { slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
+import { discordAlertDeliverer, discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
+import { slackAlertDeliverer, slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
+import type { AlertDeliverer } from '../src/alerts/deliver.js';
+import { AlertService } from '../src/alerts/service.js';
+import { AlertStore } from '../src/alerts/store.js';
+import type { DemoMove } from '../src/alerts/demo.js';
+import type { EntityRef } from '../src/api/domain.js';
+import { applyMove, type Move } from '../src/sim/admin.js';
 import type { Config } from '../src/config.js';
 import { createDigests, DeliveryError, type Deliverer, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
@@ -15,6 +21,7 @@ export interface Bot {
   slack: SlackAdapter | null;
   discord: DiscordHandle | null;
   digests: Digests;
+  alerts: AlertService;
   /** The port serving `/healthz` and `/metrics` (and Slack events in HTTP mode). */
   port: number | undefined;
   /** Stops taking new work, finishes what is under way (bounded), stops the scheduler, closes the database. */
@@ -31,6 +38,30 @@ function lateDeliverer(platform: 'slack' | 'discord', get: () => Deliverer | nul
       return d ? d.post(channelId, reply, key) : Promise.reject(notYet());
     },
     alreadyDelivered: async (channelId, key) => (await get()?.alreadyDelivered?.(channelId, key)) ?? false,
+  };
+}
+
+/** The same for alerts: until the adapter is up, a delivery fails in a way that is retried. */
+function lateAlertDeliverer(platform: 'slack' | 'discord', get: () => AlertDeliverer | null): AlertDeliverer {
+  const ready = (): AlertDeliverer => {
+    const d = get();
+    if (!d) throw new DeliveryError(`${platform} is not connected yet`, { permanent: false });
+    return d;
+  };
+  return {
+    platform,
+    post: async (channelId, reply) => ready().post(channelId, reply),
+    update: async (channelId, ref, reply) => ready().update(channelId, ref, reply),
+    followUp: async (channelId, ref, reply) => ready().followUp(channelId, ref, reply),
+  };
+}
+
+/** Demo mode: `alert test` moves the in-process simulator, and the cache forgets what it held. */
+function demoMover(core: Core) {
+  const sim = core.upstream.sim!;
+  return async (entity: EntityRef, move: DemoMove) => {
+    applyMove(sim.store, { kind: entity.kind, slug: entity.slug, ...move } as Move);
+    core.upstream.source.cache.clear();
   };
 }
 
@@ -60,6 +91,20 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     const digests = await createDigests({ config, ctx: core.ctx, deliverers, log });
     stoppers.unshift(() => digests.stop());
     core.ctx.digests = digests.service;
+    const alertDeliverers: AlertDeliverer[] = [];
+    if (config.slack) alertDeliverers.push(lateAlertDeliverer('slack', () => (slack ? slackAlertDeliverer(slack) : null)));
+    if (config.discord) alertDeliverers.push(lateAlertDeliverer('discord', () => (discord ? discordAlertDeliverer(discord) : null)));
+    const alerts = new AlertService({
+      store: new AlertStore(digests.db),
+      deps: core.ctx,
+      deliverers: alertDeliverers,
+      complete: core.complete,
+      log: log.child({ component: 'alerts' }),
+      ...(core.upstream.sim ? { demo: demoMover(core) } : {}),
+    });
+    // Stopped before the digests, whose stop closes the database both use.
+    stoppers.unshift(() => alerts.stop());
+    core.ctx.alerts = alerts;
     health.register('database', async () => {
       await digests.db.query('select 1');
       return { ok: true };
@@ -84,7 +129,10 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
 
     // Under Discord sharding every process runs this; only one should schedule. Slack replicas
     // all may: each slot is claimed in the database.
-    if (!discord || discord.primary) digests.start();
+    if (!discord || discord.primary) {
+      digests.start();
+      alerts.start();
+    }
 
     let stopping: Promise<void> | null = null;
     return {
@@ -94,6 +142,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
       slack,
       discord,
       digests,
+      alerts,
       port: slack?.port ?? own?.port,
       stop() {
         health.stopping = true;

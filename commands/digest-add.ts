@@ -1,14 +1,10 @@
-import type { EntityRef } from '../src/api/domain.js';
-import { UpstreamError } from '../src/api/errors.js';
 import { buildSchedule, formatSlot, WEEKDAYS, type ScheduleSpec } from '../src/digest/schedule.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply, TextReply } from '../src/reply/model.js';
-import type { CommandContext } from './kit/context.js';
 import { channelFull, mayManage, withDigests } from './kit/digest.js';
 import { parseAddArgs } from './kit/digest-args.js';
-import { resolveTarget } from './kit/resolve-target.js';
+import { resolveWatchlist } from './kit/resolve-watchlist.js';
 import { defineCommand, list, str, type Args } from './kit/spec.js';
-import { parseTarget } from './kit/target.js';
 
 const SCHEDULES = ['daily', 'weekdays', 'weekly'] as const;
 
@@ -89,20 +85,9 @@ export default defineCommand({
       const existing = await service.store.listChannel(ctx.caller.platform, ctx.caller.channelId);
       if (existing.length >= maxPerChannel) return channelFull(maxPerChannel);
 
-      // Every name is resolved now: a digest never guesses later. The first name that needs a choice
-      // is asked about; the choice re-runs the whole command with that name made explicit.
-      const rebuild = (i: number) => (name: string) => ({ command: 'digest-add', args: { ...stringArgs(args), names: names.map((n, j) => (j === i ? name : n)) } });
-      const results = await Promise.all(names.map((n, i) => resolveTarget(ctx, parseTarget(n), rebuild(i))));
-      const pending = results.find((r) => !r.ok);
-      if (pending && !pending.ok) return pending.reply;
-      const entities: EntityRef[] = [];
-      for (const r of results) {
-        if (!r.ok) continue;
-        const named = await withRealName(ctx, r.entity);
-        if ('kind' in named && named.kind === 'error') return named;
-        const e = named as EntityRef;
-        if (!entities.some((x) => x.kind === e.kind && x.slug === e.slug)) entities.push(e);
-      }
+      const resolved = await resolveWatchlist(ctx, names, (chosen) => ({ command: 'digest-add', args: { ...stringArgs(args), names: chosen } }));
+      if (!resolved.ok) return resolved.reply;
+      const { entities } = resolved;
 
       const { platform, channelId, userId } = ctx.caller;
       const created = await service.store.create({ platform, channelId, entities, schedule: schedule.value, createdBy: userId }, now, maxPerChannel);
@@ -124,18 +109,4 @@ function usage(message: string): ErrorReply {
 
 function stringArgs(args: Args): Record<string, string> {
   return Object.fromEntries(Object.entries(args).filter((e): e is [string, string] => typeof e[1] === 'string'));
-}
-
-/** A chosen button carries only a slug; the stored name must be the real one (and the entity real). */
-async function withRealName(ctx: CommandContext, e: EntityRef): Promise<EntityRef | ErrorReply> {
-  if (e.name !== e.slug) return e;
-  try {
-    const rec = await ctx.source.record(e.kind, e.slug);
-    return { ...e, name: rec.data.name, ...(rec.data.kind === 'project' && rec.data.ticker ? { ticker: rec.data.ticker } : {}) };
-  } catch (err) {
-    if (err instanceof UpstreamError && err.kind === 'not_found') {
-      return { kind: 'error', message: `There is no ${e.kind} '${e.slug}'.`, hint: ctx.source.supports('search') ? inline`Check the name with ${ref('search', { text: { placeholder: 'text' } })}.` : undefined };
-    }
-    throw err;
-  }
 }

@@ -20,6 +20,7 @@ import { LRUCache } from 'lru-cache';
 import type { Core } from '../../commands/core/core.js';
 import type { EntityKind } from '../../src/api/domain.js';
 import type { Logger } from '../../src/log.js';
+import { conditionSuggestions } from '../../src/alerts/condition.js';
 import { within } from '../../src/time/within.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { Caller } from '../../commands/kit/context.js';
@@ -27,7 +28,7 @@ import type { Invocation } from '../../commands/kit/spec.js';
 import type { RunResult } from '../../commands/core/run.js';
 import type { CommandRef } from '../../src/reply/model.js';
 import { entityChoices, listChoices, slugChoice, textChoices, timeZoneChoices, type Choice } from './autocomplete.js';
-import { POL_DIGEST, placeOf, toInvocation, type SlashInput } from './commands.js';
+import { isGated, placeOf, toInvocation, type SlashInput } from './commands.js';
 import { decodeInvocation, encodeInvocation } from './custom-id.js';
 import { CommandMentions } from './mentions.js';
 import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
@@ -214,6 +215,8 @@ export class DiscordAdapter {
         choices = listChoices(suggest, typed);
       } else if (option?.type === 'text' && option.autocomplete === 'timezones') {
         choices = timeZoneChoices(typed);
+      } else if (option?.type === 'text' && option.autocomplete === 'alert-conditions') {
+        choices = textChoices(conditionSuggestions(typed));
       } else if (option?.type === 'text' && option.autocomplete === 'ratings-filters') {
         choices = textChoices(this.core.completeRatings(i.options.getString('list') === 'exchanges' ? 'exchange' : 'project', typed));
       }
@@ -387,12 +390,19 @@ export class DiscordAdapter {
 }
 
 /**
- * Who asked, where. Discord itself gates /pol-digest (Manage Server by default, adjustable per
- * server under Integrations), so arriving through it is the permission to manage digests; /pol
- * never carries it.
+ * Who asked, where. Discord itself gates /pol-digest and /pol-alert (Manage Server by default,
+ * adjustable per server under Integrations), so arriving through one is the permission to manage
+ * digests and alert rules; /pol never carries it.
  */
 export function commandCaller(i: ChatInputCommandInteraction): Caller {
-  return { platform: 'discord', userId: i.user.id, channelId: i.channelId, canManageDigests: i.commandName === POL_DIGEST && i.inGuild() };
+  return {
+    platform: 'discord',
+    userId: i.user.id,
+    userName: displayName(i.user),
+    channelId: i.channelId,
+    ...(i.guildId ? { workspaceId: i.guildId } : {}),
+    canManageDigests: isGated(i.commandName) && i.inGuild(),
+  };
 }
 
 /**
@@ -403,10 +413,15 @@ export function componentCaller(i: ButtonInteraction | StringSelectMenuInteracti
   return {
     platform: 'discord',
     userId: i.user.id,
+    userName: displayName(i.user),
     channelId: i.channelId,
+    ...(i.guildId ? { workspaceId: i.guildId } : {}),
     canManageDigests: i.inGuild() && i.memberPermissions.has(PermissionFlagsBits.ManageGuild),
   };
 }
+
+/** How a person is named when an alert says who acknowledged it: their display name, as Discord shows it. */
+const displayName = (u: { globalName: string | null; username: string }) => u.globalName ?? u.username;
 
 /** The subcommand and its options as plain values, whatever discord.js wraps them in. */
 export function slashInput(i: ChatInputCommandInteraction): SlashInput {

@@ -13,14 +13,24 @@ import { MAX_NAME } from '../../commands/core/validate.js';
 
 /**
  * The Discord commands, generated from the command registry: every command is a subcommand of
- * `/pol`, except the digest group, which is `/pol-digest` because Discord's
- * `default_member_permissions` gates a whole command, never a subcommand: `/pol` is for everyone,
- * `/pol-digest` only for members who can manage the server (server admins may widen that under
- * Integrations).
+ * `/pol`, except the digest and alert groups, which are `/pol-digest` and `/pol-alert` because
+ * Discord's `default_member_permissions` gates a whole command, never a subcommand: `/pol` is for
+ * everyone, the groups only for members who can manage the server (server admins may widen that
+ * under Integrations). An alert's own buttons (acknowledge, snooze, resolve) are for everyone.
  */
 
 export const POL = 'pol';
 export const POL_DIGEST = 'pol-digest';
+export const POL_ALERT = 'pol-alert';
+
+/** The admin-gated commands: their groups' subcommands, for members who can manage the server. */
+const GATED: Readonly<Record<string, string>> = { digest: POL_DIGEST, alert: POL_ALERT };
+
+/** The admin-gated command a group lives under, if the spec belongs to one. */
+export const gatedCommand = (spec: CommandSpec): string | undefined => (spec.group ? GATED[spec.group] : undefined);
+
+/** Whether a command arrived through one of the admin-gated commands. */
+export const isGated = (commandName: string) => Object.values(GATED).includes(commandName);
 
 /** Compare's entities, one Discord option each. */
 const SLOTS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
@@ -35,7 +45,7 @@ export interface DiscordPlace {
 
 export function placeOf(spec: CommandSpec): DiscordPlace | undefined {
   if (spec.discord === false) return undefined;
-  if (spec.group === 'digest') return { command: POL_DIGEST, subcommand: spec.words[spec.words.length - 1]! };
+  if (spec.group) return { command: GATED[spec.group]!, subcommand: spec.words[spec.words.length - 1]! };
   return { command: POL, subcommand: spec.name };
 }
 
@@ -110,6 +120,14 @@ export function commandDefinitions(specs: readonly CommandSpec[] = COMMANDS): RE
       contexts: [InteractionContextType.Guild],
       integration_types: [ApplicationIntegrationType.GuildInstall],
       options: subs(POL_DIGEST),
+    },
+    {
+      name: POL_ALERT,
+      description: 'Alerts for this channel when watched names cross a line (server managers)',
+      default_member_permissions: String(PermissionFlagsBits.ManageGuild),
+      contexts: [InteractionContextType.Guild],
+      integration_types: [ApplicationIntegrationType.GuildInstall],
+      options: subs(POL_ALERT),
     },
   ];
 }

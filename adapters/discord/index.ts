@@ -9,6 +9,7 @@ import { registerDiscordCommands, type DiscordSettings } from './register.js';
 
 export { registerDiscordCommands, type RegisterResult, type DiscordSettings } from './register.js';
 export { discordDeliverer } from './digest-deliverer.js';
+export { discordAlertDeliverer } from './alert-deliverer.js';
 export type { DiscordAdapter } from './client.js';
 
 export interface StartDiscordOptions {

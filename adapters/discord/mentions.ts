@@ -1,6 +1,6 @@
 import type { CommandSpec } from '../../commands/kit/spec.js';
 import type { CommandHelp, CommandRef, RefArg } from '../../src/reply/model.js';
-import { discordOptionNames, placeOf } from './commands.js';
+import { discordOptionNames, gatedCommand, placeOf } from './commands.js';
 import { clean } from './escape.js';
 
 /**
@@ -19,7 +19,8 @@ export class CommandMentions {
   }
 
   private head(spec: CommandSpec): string {
-    const place = placeOf(spec) ?? (spec.group === 'digest' ? { command: 'pol-digest', subcommand: '' } : undefined);
+    const gated = gatedCommand(spec);
+    const place = placeOf(spec) ?? (gated ? { command: gated, subcommand: '' } : undefined);
     if (!place) return '`/pol`';
     const name = [place.command, place.subcommand].filter(Boolean).join(' ');
     const id = this.ids.get(place.command);

@@ -152,10 +152,12 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
   acknowledgeFirst(app, track, myTurn);
 
   const digestAdmins = options.digestAdmins ?? [];
-  const callerOf = (userId: string, channelId: string): Caller => ({
+  const callerOf = (userId: string, channelId: string, who: { userName?: string | undefined; teamId?: string | undefined } = {}): Caller => ({
     platform: 'slack',
     userId,
+    ...(who.userName ? { userName: who.userName } : {}),
     channelId,
+    ...(who.teamId ? { workspaceId: who.teamId } : {}),
     canManageDigests: slackCanManageDigests(digestAdmins, userId),
   });
   const run = (text: string, caller: Caller): Promise<RunResult> =>
@@ -171,7 +173,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
         // Already acknowledged (acknowledgeFirst); kept so the listener stands on its own.
         await ack();
         try {
-          const work = run(command.text, callerOf(command.user_id, command.channel_id));
+          const work = run(command.text, callerOf(command.user_id, command.channel_id, { userName: command.user_name, teamId: command.team_id }));
           let result = await within(work, progressMs);
           let progress = false;
           if (!result) {
@@ -240,7 +242,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
         const fromEphemeral = body.container.is_ephemeral === true;
         // Follow-ups on a message in the channel answer in that message's thread.
         const threadTs = fromEphemeral ? undefined : (stringOr(body.message?.thread_ts) ?? body.message?.ts ?? stringOr(body.container.message_ts));
-        const work = run(command, callerOf(body.user.id, channel));
+        const work = run(command, callerOf(body.user.id, channel, { userName: body.user.name ?? body.user.username, teamId: body.user.team_id ?? body.team?.id }));
         if (fromEphemeral && !(await within(work, progressMs))) {
           // The clicked choice turns into progress, so its other buttons cannot be clicked meanwhile.
           await respond({ replace_original: true, ...lookingUp(command) }).catch(() => undefined);

@@ -6,14 +6,14 @@ import type { ChartRenderer } from '../../src/charts/index.js';
 import { createChartRenderer } from '../../src/charts/index.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
-import type { Action } from '../../src/reply/model.js';
+import type { Action, Reply } from '../../src/reply/model.js';
 import { CONSOLE_CALLER, type Caller, type CommandContext } from '../kit/context.js';
 import type { Invocation } from '../kit/spec.js';
 import { completeRatingsQuery } from '../kit/ratings-query.js';
 import { tokenOptions } from '../kit/ratings-tokens.js';
 import { COMMANDS } from './commands.js';
 import { Registry } from './registry.js';
-import { invoke, runText, typedAction, type RunResult } from './run.js';
+import { invoke, runText, typedAction, withCommandText, type RunResult } from './run.js';
 
 /**
  * The command core as adapters see it: text or a typed invocation in, a Reply out; entity
@@ -48,6 +48,11 @@ export interface Core {
    * with its typed command; never throws (an upstream failure offers nothing).
    */
   lookup(search: string, typed: string, limit: number): Promise<Action[]>;
+  /**
+   * A reply built outside a command (an alert message) with every command it names written out
+   * typed, as `run` gives them, so that its buttons run on every surface.
+   */
+  complete(reply: Reply): Reply;
   close(): Promise<void>;
 }
 
@@ -138,6 +143,7 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
       return cached ? completeRatingsQuery(typed, cached.data, tokens?.data ?? []) : [];
     },
     // Each option carries its typed form, as every command a reply names does.
+    complete: (reply) => withCommandText(reply, registry),
     lookup: async (search, typed, limit) => (await tokenOptions(upstream.source, search, typed, limit)).map((a) => typedAction(registry, a)),
     close: () => upstream.close(),
   };

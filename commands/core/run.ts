@@ -60,7 +60,7 @@ export function typedAction(registry: Registry, a: Action): Action {
   return { ...a, run: { ...a.run, text: registry.text(a.run) }, command: registry.text(a.run) };
 }
 
-function withCommandText(reply: Reply, registry: Registry): Reply {
+export function withCommandText(reply: Reply, registry: Registry): Reply {
   const typed = (r: CommandRef): CommandRef => ({ ...r, text: registry.text(r) });
   const fill = (a: Action): Action => typedAction(registry, a);
   const text = <T extends Inline | undefined>(t: T): T =>

@@ -1,5 +1,6 @@
 import type { CachedDataSource } from '../../src/api/cache/cached-source.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
+import type { AlertService } from '../../src/alerts/service.js';
 import type { DigestService } from '../../src/digest/service.js';
 import type { Resolver } from '../../src/resolve/resolver.js';
 
@@ -8,8 +9,12 @@ export interface Caller {
   platform: 'slack' | 'discord' | 'console';
   userId: string;
   channelId: string;
-  /** Whether this person may add, remove, pause or resume digests here. */
+  /** Whether this person may add, remove, pause or resume digests and alert rules here. */
   canManageDigests: boolean;
+  /** How the person is shown when an alert says who acknowledged or resolved it. */
+  userName?: string;
+  /** The Slack workspace or Discord server, for limits on alert rules across its channels. */
+  workspaceId?: string;
 }
 
 /** Who asked when no caller is given: the local terminal, which has no channel to deliver digests to. */
@@ -24,4 +29,6 @@ export interface CommandContext {
   now: () => number;
   /** Scheduled digests; absent where no digest store is configured. */
   digests?: DigestService;
+  /** Alert rules and incidents; absent where alerts cannot be delivered. */
+  alerts?: AlertService;
 }

@@ -18,13 +18,13 @@ export function withDigests(ctx: HandlerContext, run: (service: DigestService) =
   };
 }
 
-export function mayManage(caller: Caller): ErrorReply | undefined {
+export function mayManage(caller: Caller, what: 'digests' | 'alert rules' = 'digests'): ErrorReply | undefined {
   if (caller.platform !== 'console' && caller.canManageDigests) return undefined;
-  if (caller.platform === 'console') return { kind: 'error', message: 'Digests post to a Slack or Discord channel: add and manage them from that channel.' };
+  if (caller.platform === 'console') return { kind: 'error', message: `${what.charAt(0).toUpperCase()}${what.slice(1)} post to a Slack or Discord channel: add and manage them from that channel.` };
   return {
     kind: 'error',
-    message: 'You are not allowed to add, remove, pause or resume digests here.',
-    hint: caller.platform === 'discord' ? 'Server managers use the admin digest command.' : 'Ask one of the digest admins of this workspace.',
+    message: `You are not allowed to add, remove, pause or resume ${what} here.`,
+    hint: caller.platform === 'discord' ? `Server managers use the admin ${what === 'digests' ? 'digest' : 'alert'} command.` : 'Ask one of the digest admins of this workspace.',
   };
 }
 

@@ -67,7 +67,7 @@ export interface TextOption extends OptionBase {
   maxLength: number;
   minLength?: number;
   /** Where Discord's autocomplete takes suggestions from. */
-  autocomplete?: 'timezones' | 'ratings-filters';
+  autocomplete?: 'timezones' | 'ratings-filters' | 'alert-conditions';
   /**
    * Typed as `<keyword> <value>` anywhere after the command (`from 2026-03-01`), one word; the
    * first keyword is the one written back. Without, the option is the main free text.
@@ -113,7 +113,7 @@ export interface Catalogue {
 export interface CommandSpec {
   /** Unique; what references and metrics name. */
   name: string;
-  /** Where help lists it: lookups first (10s), lists (20s), service (30s), digests (40s). */
+  /** Where help lists it: lookups first (10s), lists (20s), service (30s), digests (40s), alerts (50s). */
   order: number;
   /** How it is typed after `/pol`: `['chart']`, `['digest', 'add']`; empty for the default (a name alone). */
   words: readonly string[];
@@ -125,7 +125,7 @@ export interface CommandSpec {
   options: readonly OptionSpec[];
   text?: TextGrammar;
   /** Commands that belong together (digests) are grouped; an adapter may present a group apart. */
-  group?: 'digest';
+  group?: 'digest' | 'alert';
   /** Only people who may manage the channel's scheduled posts (digests) may run it. */
   managers?: boolean;
   /** Who sees the answer; by default choices and errors go to the asker and the rest to the channel. */

@@ -35,6 +35,15 @@ export interface CycleReport {
 
 const keyOf = (e: { kind: string; slug: string }) => `${e.kind}:${e.slug}`;
 
+/**
+ * A further crossing while an incident is open: an event condition firing again (another
+ * downgrade, another new flag), or a level crossed anew or worsening since the last check.
+ */
+function isFurther(rule: AlertRule, heldBefore: boolean | null, verdict: Verdict): boolean {
+  if (!isLevel(rule.condition)) return true;
+  return heldBefore === false || verdict.change?.trend === 'worse';
+}
+
 export class AlertChecker {
   constructor(
     private readonly store: AlertStore,
@@ -80,10 +89,13 @@ export class AlertChecker {
       const incident = open.get(keyOf(entity));
       if (verdict.holds === true) {
         if (!incident) {
+          // A rule's cooldown: after an incident closes, the same rule stays quiet on that entity for a while.
+          const closed = await this.store.lastClosedAt(rule.id, entity.kind, entity.slug);
+          if (closed !== null && now - closed < rule.cooldownSec * 1000) continue;
           const { incident: opened, opened: isNew } = await this.store.openIncident(rule.id, entity.kind, entity.slug, verdict, now);
-          events.push({ type: isNew ? 'opened' : 'again', rule, entity, incident: opened, verdict });
-        } else if (!isLevel(rule.condition) || before?.holds === false) {
-          events.push({ type: 'again', rule, entity, incident, verdict });
+          if (isNew) events.push({ type: 'opened', rule, entity, incident: opened, verdict });
+        } else if (isFurther(rule, before?.holds ?? null, verdict)) {
+          if (await this.store.addFollowup(incident.id, verdict, now, rule.cooldownSec)) events.push({ type: 'again', rule, entity, incident, verdict });
         }
       } else if (verdict.holds === false && incident && isLevel(rule.condition)) {
         if (await this.store.clearIncident(incident.id, verdict, now)) events.push({ type: 'cleared', rule, entity, incident, verdict });

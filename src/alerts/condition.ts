@@ -166,3 +166,24 @@ export function describeCondition(c: Condition): string {
       return 'any change in PoL, rating or red flags';
   }
 }
+
+/** Whole conditions to offer as a person types one (Discord's autocomplete): the grammar's forms, then the categories. */
+export function conditionSuggestions(typed: string, limit = 25): string[] {
+  const forms = [
+    'pol above 5%',
+    'pol above 10%',
+    'pol rises by 2pp in 7d',
+    'pol rises by 1pp in 24h',
+    'rating below B',
+    'rating below C',
+    'downgrade',
+    'new red flag',
+    'any change',
+    ...categoriesFor([]).map((c) => `${c.replace(/_/g, ' ')} below 60`),
+  ];
+  const t = typed.trim().toLowerCase();
+  const matches = t ? forms.filter((f) => f.startsWith(t) || f.includes(t)) : forms;
+  // What they typed comes first when it already reads as a condition of its own.
+  const own = t && !matches.includes(t) && parseCondition(t, []).ok ? [t] : [];
+  return [...own, ...matches].slice(0, limit);
+}

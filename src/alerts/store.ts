@@ -108,6 +108,24 @@ export interface IncidentView extends Incident {
   closedBy: string | null;
   closedAt: number | null;
   messageRef: string | null;
+  /** The incident whose message carries this one (coalesced in one check), or null for its own. */
+  leadId: number | null;
+  deliveryState: 'pending' | 'claimed' | 'delivered' | 'failed' | 'suppressed';
+  deliveryAttempts: number;
+}
+
+/** A follow-up waiting to be delivered in an incident's message thread, or as a redraw of it. */
+export interface Followup {
+  id: number;
+  kind: 'again' | 'cleared';
+  verdict: Verdict;
+  createdAt: number;
+  /** Claims so far, this one included. */
+  attempts: number;
+  incident: IncidentView;
+  rule: AlertRule;
+  /** The message the incident is shown in (its lead's), with how its delivery went. */
+  message: { leadId: number; ref: string | null; state: IncidentView['deliveryState'] };
 }
 
 function toView(r: Row): IncidentView {
@@ -118,10 +136,17 @@ function toView(r: Row): IncidentView {
     closedBy: (r.closed_by as string | null) ?? null,
     closedAt: msOrNull(r.closed_at),
     messageRef: (r.message_ref as string | null) ?? null,
+    leadId: r.lead_id === null || r.lead_id === undefined ? null : Number(r.lead_id),
+    deliveryState: r.delivery_state as IncidentView['deliveryState'],
+    deliveryAttempts: Number(r.delivery_attempts ?? 0),
   };
 }
 
+const OPEN = `('open', 'acknowledged', 'snoozed')`;
+
 const at = (t: number) => new Date(t);
+/** A row read back through to_jsonb: timestamps come as ISO strings, which `ms` reads too. */
+const jsonRow = (v: unknown): Row => (typeof v === 'string' ? (JSON.parse(v) as Row) : (v as Row));
 const json = (v: unknown) => JSON.stringify(v);
 
 export class AlertStore {
@@ -183,6 +208,31 @@ export class AlertStore {
       [id, platform, channelId, at(now)],
     );
     return row ? toRule(row) : null;
+  }
+
+  /** Resumes every paused rule of a channel (after the hourly ceiling, or a channel that is back); returns them. */
+  async resumeChannel(platform: Platform, channelId: string, now: number): Promise<AlertRule[]> {
+    return (
+      await this.db.query<Row>(
+        `UPDATE alert_rules SET state = 'active', state_reason = NULL, next_check = $3 WHERE platform = $1 AND channel_id = $2 AND state = 'paused' RETURNING *`,
+        [platform, channelId, at(now)],
+      )
+    ).map(toRule);
+  }
+
+  /** Open incidents per rule of a channel, for its list. */
+  async openCounts(platform: Platform, channelId: string): Promise<Map<number, number>> {
+    const rows = await this.db.query<{ rule_id: number; n: number }>(
+      `SELECT i.rule_id, count(*)::int AS n FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
+        WHERE r.platform = $1 AND r.channel_id = $2 AND i.status IN ${OPEN} GROUP BY i.rule_id`,
+      [platform, channelId],
+    );
+    return new Map(rows.map((r) => [Number(r.rule_id), Number(r.n)]));
+  }
+
+  /** Makes an active rule due now (after a demo move), without touching its state. */
+  async checkSoon(id: number, now: number): Promise<void> {
+    await this.db.query(`UPDATE alert_rules SET next_check = $2 WHERE id = $1 AND state = 'active'`, [id, at(now)]);
   }
 
   /** Pauses every rule of a channel that is gone, saying why; returns how many. */
@@ -262,17 +312,47 @@ export class AlertStore {
       [ruleId, kind, slug, json(verdict), at(now)],
     );
     if (inserted) return { incident: toIncident(inserted), opened: true };
-    const [open] = await this.db.query<Row>(`SELECT * FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3 AND status IN ('open', 'acknowledged', 'snoozed')`, [ruleId, kind, slug]);
+    const [open] = await this.db.query<Row>(`SELECT * FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3 AND status IN ${OPEN}`, [ruleId, kind, slug]);
     return { incident: toIncident(open!), opened: false };
   }
 
-  /** Closes an open incident whose condition cleared by itself; false when it was closed already. */
+  /**
+   * Closes an open incident whose condition cleared by itself, and queues the redraw of its message
+   * in the same transaction; false when it was closed already.
+   */
   async clearIncident(id: number, verdict: Verdict, now: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE alert_incidents SET status = 'cleared', verdict = $2::jsonb, closed_at = $3, updated_at = $3 WHERE id = $1 AND status IN ('open', 'acknowledged', 'snoozed') RETURNING id`,
-      [id, json(verdict), at(now)],
-    );
-    return rows.length > 0;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query(
+        `UPDATE alert_incidents SET status = 'cleared', verdict = $2::jsonb, closed_at = $3, updated_at = $3 WHERE id = $1 AND status IN ${OPEN} RETURNING id`,
+        [id, json(verdict), at(now)],
+      );
+      if (!rows.length) return false;
+      await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'cleared', $2::jsonb, $3)`, [id, json(verdict), at(now)]);
+      return true;
+    });
+  }
+
+  /**
+   * Queues a further crossing of an open incident for its thread, unless one was queued within
+   * `cooldownSec`: a value that keeps worsening every check makes one reply per cooldown, not one per check.
+   */
+  async addFollowup(incidentId: number, verdict: Verdict, now: number, cooldownSec: number): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT id FROM alert_incidents WHERE id = $1 FOR UPDATE', [incidentId]);
+      const [recent] = await tx.query(
+        `SELECT 1 FROM alert_followups WHERE incident_id = $1 AND kind = 'again' AND created_at > $2 AND state <> 'skipped' LIMIT 1`,
+        [incidentId, at(now - cooldownSec * 1000)],
+      );
+      if (recent) return false;
+      await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'again', $2::jsonb, $3)`, [incidentId, json(verdict), at(now)]);
+      return true;
+    });
+  }
+
+  /** When the last incident of a rule on an entity closed, for the rule's cooldown before a new one. */
+  async lastClosedAt(ruleId: number, kind: EntityKind, slug: string): Promise<number | null> {
+    const [row] = await this.db.query<Row>('SELECT max(closed_at) AS t FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3', [ruleId, kind, slug]);
+    return msOrNull(row?.t);
   }
 
   /**
@@ -292,14 +372,17 @@ export class AlertStore {
         : step.kind === 'snooze'
           ? `status = 'snoozed', snoozed_until = $6, acknowledged_by = COALESCE(acknowledged_by, $4), updated_at = $5`
           : `status = 'resolved', closed_by = $4, closed_at = $5, updated_at = $5`;
-    const [row] = await this.db.query<Row>(
+    // Incidents sharing one message move together: its buttons speak for all of them.
+    const rows = await this.db.query<Row>(
       `UPDATE alert_incidents i SET ${set}
          FROM alert_rules r
-        WHERE i.id = $1 AND r.id = i.rule_id AND r.platform = $2 AND r.channel_id = $3 AND i.status IN ('open', 'acknowledged', 'snoozed')
+        WHERE r.id = i.rule_id AND r.platform = $2 AND r.channel_id = $3 AND i.status IN ${OPEN}
+          AND COALESCE(i.lead_id, i.id) = (SELECT COALESCE(lead_id, id) FROM alert_incidents WHERE id = $1)
         RETURNING i.*`,
       [id, where.platform, where.channelId, step.by, at(now), ...(step.kind === 'snooze' ? [at(step.until)] : [])],
     );
-    return row ? toView(row) : null;
+    const views = rows.map(toView);
+    return views.find((v) => v.id === id) ?? views[0] ?? null;
   }
 
   /** An incident as its channel sees it; null for another channel's. */
@@ -321,13 +404,15 @@ export class AlertStore {
    * out (a replica killed mid-delivery). Rows are locked with SKIP LOCKED, so replicas claiming at
    * once take disjoint sets; each comes with its rule, for the channel and the words.
    */
-  async claimUndelivered(opts: { now: number; instance: string; leaseMs: number; limit: number }): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
+  async claimUndelivered(opts: { now: number; instance: string; leaseMs: number; limit: number; platforms?: readonly Platform[] }): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
     return this.db.transaction(async (tx) => {
+      // Only what this replica can post: one without Discord leaves Discord's alerts to another.
       const rows = await tx.query<Row>(
-        `SELECT id FROM alert_incidents
-          WHERE delivery_state = 'pending' OR (delivery_state = 'claimed' AND delivery_lease_until <= $1)
-          ORDER BY opened_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [at(opts.now), opts.limit],
+        `SELECT i.id FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
+          WHERE (i.delivery_state = 'pending' OR (i.delivery_state = 'claimed' AND i.delivery_lease_until <= $1))
+            AND r.platform = ANY($3::text[])
+          ORDER BY i.opened_at, i.id LIMIT $2 FOR UPDATE OF i SKIP LOCKED`,
+        [at(opts.now), opts.limit, opts.platforms ?? ['slack', 'discord', 'console']],
       );
       const claimed: { incident: IncidentView; rule: AlertRule }[] = [];
       for (const r of rows) {
@@ -355,12 +440,101 @@ export class AlertStore {
     return rows.length > 0;
   }
 
-  /** Records where the message went, if the claim is still this replica's; false after a takeover. */
-  async delivered(id: number, instance: string, ref: string): Promise<boolean> {
+  /**
+   * Records where the message went, if the claim is still this replica's; false after a takeover.
+   * An incident coalesced into another's message records that message and its lead.
+   */
+  async delivered(id: number, instance: string, ref: string, now: number = Date.now(), leadId: number | null = null): Promise<boolean> {
     const rows = await this.db.query(
-      `UPDATE alert_incidents SET delivery_state = 'delivered', message_ref = $3, delivery_lease_until = NULL, delivery_error = NULL
+      `UPDATE alert_incidents SET delivery_state = 'delivered', message_ref = $3, delivered_at = $4, lead_id = $5, delivery_lease_until = NULL, delivery_error = NULL
         WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
-      [id, instance, ref],
+      [id, instance, ref, at(now), leadId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Held back by the channel's hourly ceiling: counted in the ceiling's summary, never posted. */
+  async suppressed(id: number, instance: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE alert_incidents SET delivery_state = 'suppressed', delivery_lease_until = NULL WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
+      [id, instance],
+    );
+    return rows.length > 0;
+  }
+
+  /** Alert messages posted in a channel since a time (coalesced incidents share one), for the hourly ceiling. */
+  async messagesSince(platform: Platform, channelId: string, since: number): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
+        WHERE r.platform = $1 AND r.channel_id = $2 AND i.lead_id IS NULL AND i.delivered_at >= $3`,
+      [platform, channelId, at(since)],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** Every incident shown in one message (the lead's), oldest first, each with its rule. */
+  async message(leadId: number): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT i.*, to_jsonb(r.*) AS rule_row FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
+        WHERE i.id = $1 OR i.lead_id = $1 ORDER BY (i.id <> $1), i.id`,
+      [leadId],
+    );
+    return rows.map((r) => ({ incident: toView(r), rule: toRule(jsonRow(r.rule_row)) }));
+  }
+
+  /**
+   * Claims follow-ups whose incident's message is settled (posted, given up or held back): a
+   * further crossing or a clearing never overtakes the message it belongs to. SKIP LOCKED, leased, as deliveries are.
+   */
+  async claimFollowups(opts: { now: number; instance: string; leaseMs: number; limit: number; platforms?: readonly Platform[] }): Promise<Followup[]> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<Row>(
+        `SELECT f.id FROM alert_followups f
+           JOIN alert_incidents i ON i.id = f.incident_id
+           JOIN alert_incidents m ON m.id = COALESCE(i.lead_id, i.id)
+           JOIN alert_rules r ON r.id = i.rule_id
+          WHERE (f.state = 'pending' OR (f.state = 'claimed' AND f.lease_until <= $1))
+            AND (m.delivery_state IN ('delivered', 'failed', 'suppressed') OR i.delivery_state IN ('failed', 'suppressed'))
+            AND r.platform = ANY($3::text[])
+          ORDER BY f.id LIMIT $2 FOR UPDATE OF f SKIP LOCKED`,
+        [at(opts.now), opts.limit, opts.platforms ?? ['slack', 'discord', 'console']],
+      );
+      const claimed: Followup[] = [];
+      for (const r of rows) {
+        const [f] = await tx.query<Row>(
+          `UPDATE alert_followups SET state = 'claimed', claimed_by = $2, lease_until = $3, attempts = attempts + 1 WHERE id = $1 RETURNING *`,
+          [r.id, opts.instance, at(opts.now + opts.leaseMs)],
+        );
+        const [i] = await tx.query<Row>('SELECT * FROM alert_incidents WHERE id = $1', [f!.incident_id]);
+        const incident = toView(i!);
+        const [m] = await tx.query<Row>('SELECT * FROM alert_incidents WHERE id = $1', [incident.leadId ?? incident.id]);
+        const [rule] = await tx.query<Row>('SELECT * FROM alert_rules WHERE id = $1', [incident.ruleId]);
+        const lead = toView(m!);
+        claimed.push({
+          id: Number(f!.id),
+          kind: f!.kind as Followup['kind'],
+          verdict: f!.verdict as Verdict,
+          createdAt: ms(f!.created_at),
+          attempts: Number(f!.attempts),
+          incident,
+          rule: toRule(rule!),
+          message: { leadId: lead.id, ref: lead.messageRef, state: incident.deliveryState === 'delivered' ? lead.deliveryState : incident.deliveryState },
+        });
+      }
+      return claimed;
+    });
+  }
+
+  async renewFollowup(id: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
+    const rows = await this.db.query(`UPDATE alert_followups SET lease_until = $3 WHERE id = $1 AND claimed_by = $2 AND state = 'claimed' RETURNING id`, [id, instance, at(now + leaseMs)]);
+    return rows.length > 0;
+  }
+
+  /** Finishes a follow-up while still this replica's: done, skipped (snoozed, or no message to follow), failed, or back to claimed for a retry. */
+  async followupSettled(id: number, instance: string, state: 'done' | 'skipped' | 'failed' | 'retry', error?: string): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE alert_followups SET state = $3, error = $4 WHERE id = $1 AND claimed_by = $2 AND state = 'claimed' RETURNING id`,
+      [id, instance, state === 'retry' ? 'claimed' : state, error?.slice(0, 300) ?? null],
     );
     return rows.length > 0;
   }

@@ -120,6 +120,35 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE UNIQUE INDEX alert_incidents_one_open ON alert_incidents (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed')`,
     ],
   },
+  {
+    version: 3,
+    name: 'alert messages shared by incidents, follow-ups to deliver, and the channel ceiling',
+    statements: [
+      // Incidents opened in one check for one channel share one message: the lead's.
+      `ALTER TABLE alert_incidents ADD COLUMN lead_id integer REFERENCES alert_incidents (id) ON DELETE CASCADE`,
+      `ALTER TABLE alert_incidents ADD COLUMN delivered_at timestamptz`,
+      `ALTER TABLE alert_incidents DROP CONSTRAINT alert_incidents_delivery_state_check`,
+      // 'suppressed': held back by the channel's hourly ceiling and counted in its summary instead.
+      `ALTER TABLE alert_incidents ADD CONSTRAINT alert_incidents_delivery_state_check CHECK (delivery_state IN ('pending', 'claimed', 'delivered', 'failed', 'suppressed'))`,
+      `CREATE INDEX alert_incidents_by_lead ON alert_incidents (lead_id) WHERE lead_id IS NOT NULL`,
+      `CREATE INDEX alert_incidents_posted ON alert_incidents (delivered_at) WHERE lead_id IS NULL AND delivered_at IS NOT NULL`,
+      // What happens to an incident after its message is out (a further crossing, clearing by
+      // itself) waits here until a replica claims it, exactly as the first message does.
+      `CREATE TABLE alert_followups (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        incident_id integer NOT NULL REFERENCES alert_incidents (id) ON DELETE CASCADE,
+        kind text NOT NULL CHECK (kind IN ('again', 'cleared')),
+        verdict jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'claimed', 'done', 'skipped', 'failed')),
+        claimed_by text,
+        lease_until timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
+        error text
+      )`,
+      `CREATE INDEX alert_followups_to_deliver ON alert_followups (created_at) WHERE state IN ('pending', 'claimed')`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

@@ -94,7 +94,7 @@ describe('Discord from the registry', () => {
   it('registers every command as a subcommand, digests under /pol-digest, with options from the declarations', () => {
     const listed = COMMANDS.filter((c) => placeOf(c)).map((c) => placeOf(c)!);
     for (const place of listed) expect(sub(place.command, place.subcommand), `${place.command} ${place.subcommand}`).toBeDefined();
-    expect(definitions.map((d) => d.name)).toEqual(['pol', 'pol-digest']);
+    expect(definitions.map((d) => d.name)).toEqual(['pol', 'pol-digest', 'pol-alert']);
     expect(definitions[1]!.default_member_permissions).toBe('32');
     expect(sub('pol', 'exchange')?.options).toEqual([
       expect.objectContaining({ name: 'name', required: true, autocomplete: true }),

@@ -23,9 +23,9 @@ afterEach(async () => {
 const puts = (route: string) => fake.calls({ method: 'PUT', route });
 
 describe('register-discord', () => {
-  it('registers /pol and the admin-only /pol-digest in the guild, with the grammar as options', async () => {
+  it('registers /pol and the admin-only /pol-digest and /pol-alert in the guild, with the grammar as options', async () => {
     const result = await registerDiscordCommands({ discord: settingsFor(fake, GUILD_ID) });
-    expect(result).toMatchObject({ scope: 'guild', guildId: GUILD_ID, changed: true, added: ['pol', 'pol-digest'], removed: [], updated: [] });
+    expect(result).toMatchObject({ scope: 'guild', guildId: GUILD_ID, changed: true, added: ['pol', 'pol-digest', 'pol-alert'], removed: [], updated: [] });
     expect(puts(GUILD_ROUTE)).toHaveLength(1);
     expect(puts(GLOBAL_ROUTE)).toHaveLength(0);
     expect(fake.commands()).toEqual([]);
@@ -69,6 +69,14 @@ describe('register-discord', () => {
 
     const digestSubs = ((digest!.options ?? []) as Option[]).map((s) => s.name);
     expect(digestSubs).toEqual(['add', 'list', 'remove', 'pause', 'resume', 'preview']);
+    const alert = fake.commands(GUILD_ID).find((c) => c.name === 'pol-alert');
+    expect(alert).toMatchObject({ default_member_permissions: String(1n << 5n) });
+    // Acknowledge, snooze and resolve are the alert message's buttons, open to everyone; not here.
+    expect(((alert!.options ?? []) as Option[]).map((s) => s.name)).toEqual(['add', 'list', 'remove', 'pause', 'resume', 'test']);
+    const add = ((alert!.options ?? []) as Option[]).find((s) => s.name === 'add')!.options as Option[];
+    expect(add.map((o) => o.name)).toEqual(['names', 'when', 'every', 'cooldown']);
+    expect(add.find((o) => o.name === 'when')).toMatchObject({ required: true, autocomplete: true });
+    expect(add.find((o) => o.name === 'every')?.choices?.map((c) => c.value)).toEqual(['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h']);
   });
 
   it('changes nothing when the registered definitions already match', async () => {
@@ -99,11 +107,12 @@ describe('register-discord', () => {
     const { log, lines } = memoryLogger();
 
     const dry = await registerDiscordCommands({ discord, log, dryRun: true });
-    expect(dry).toMatchObject({ changed: true, dryRun: true, added: ['pol-digest'], removed: ['old'], updated: [{ name: 'pol', paths: ['description'] }] });
+    expect(dry).toMatchObject({ changed: true, dryRun: true, added: ['pol-digest', 'pol-alert'], removed: ['old'], updated: [{ name: 'pol', paths: ['description'] }] });
     expect(puts(GUILD_ROUTE)).toHaveLength(1);
     expect(summarise(dry)).toEqual([
       `Would register Discord commands in guild ${GUILD_ID}:`,
       '  + /pol-digest (new)',
+      '  + /pol-alert (new)',
       '  - /old (removed)',
       '  ~ /pol (changed: description)',
     ]);
@@ -111,7 +120,7 @@ describe('register-discord', () => {
     const real = await registerDiscordCommands({ discord, log });
     expect(real.changed).toBe(true);
     expect(puts(GUILD_ROUTE)).toHaveLength(2);
-    expect(fake.commands(GUILD_ID).map((c) => c.name)).toEqual(['pol', 'pol-digest']);
+    expect(fake.commands(GUILD_ID).map((c) => c.name)).toEqual(['pol', 'pol-digest', 'pol-alert']);
     expect(lines.some((l) => l.includes('discord commands registered'))).toBe(true);
     expect(lines.join('')).not.toContain(fake.token);
   });
@@ -120,7 +129,7 @@ describe('register-discord', () => {
     const result = await registerDiscordCommands({ discord: settingsFor(fake) });
     expect(result).toMatchObject({ scope: 'global', changed: true });
     expect(puts(GLOBAL_ROUTE)).toHaveLength(1);
-    expect(fake.commands().map((c) => c.name)).toEqual(['pol', 'pol-digest']);
+    expect(fake.commands().map((c) => c.name)).toEqual(['pol', 'pol-digest', 'pol-alert']);
     expect(fake.commands(GUILD_ID)).toEqual([]);
     expect((await registerDiscordCommands({ discord: settingsFor(fake) })).changed).toBe(false);
     expect(puts(GLOBAL_ROUTE)).toHaveLength(1);
@@ -158,7 +167,7 @@ describe('register-discord', () => {
     expect(await runRegisterDiscord([], env)).toBe(0);
     vi.restoreAllMocks();
     expect(out.join('')).toBe(
-      `Registered Discord commands in guild ${GUILD_ID}:\n  + /pol (new)\n  + /pol-digest (new)\n` +
+      `Registered Discord commands in guild ${GUILD_ID}:\n  + /pol (new)\n  + /pol-digest (new)\n  + /pol-alert (new)\n` +
         `Discord commands in guild ${GUILD_ID} are up to date; nothing written.\n`,
     );
     expect(puts(GUILD_ROUTE)).toHaveLength(1);

@@ -1,0 +1,110 @@
+import { CONDITION_GRAMMAR, describeCondition, parseCondition } from '../src/alerts/condition.js';
+import { inline, ref } from '../src/reply/inline.js';
+import type { ErrorReply, Reply } from '../src/reply/model.js';
+import { durationSec, durationText, withAlerts } from './kit/alert.js';
+import { mayManage } from './kit/digest.js';
+import { resolveWatchlist } from './kit/resolve-watchlist.js';
+import { defineCommand, list, str, type Args } from './kit/spec.js';
+
+const EVERY = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h'] as const;
+const COOLDOWN = ['none', '15m', '30m', '1h', '6h', '24h'] as const;
+const USAGE = '<names...> when <condition> [every 5m] [cooldown 30m]';
+
+/** `binance, kraken when pol above 5% every 15m`: names, `when`, the condition, then optional settings at the end. */
+function parseAdd(rest: string): { ok: true; args: Args } | { ok: false; message: string } {
+  const m = /^(.*?)\s+when\s+(.+)$/is.exec(rest.trim());
+  if (!m) return { ok: false, message: `Say when to alert: alert add ${USAGE}. Conditions: ${CONDITION_GRAMMAR}.` };
+  const names = (m[1]!.includes(',') ? m[1]!.split(',') : m[1]!.split(/\s+/)).map((n) => n.trim()).filter(Boolean);
+  let condition = m[2]!.trim();
+  const settings: Record<string, string> = {};
+  for (let t = /\s+(every|cooldown)\s+(\S+)$/i.exec(condition); t; t = /\s+(every|cooldown)\s+(\S+)$/i.exec(condition)) {
+    const key = t[1]!.toLowerCase();
+    if (settings[key]) return { ok: false, message: `'${key}' is given twice; give it once.` };
+    settings[key] = t[2]!.toLowerCase();
+    condition = condition.slice(0, t.index).trim();
+  }
+  const parsed = parseCondition(condition, []);
+  if (!parsed.ok) return parsed;
+  return { ok: true, args: { names, when: condition, ...settings } };
+}
+
+/** Typed durations that mean one of the choices. */
+function aliases(values: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = { '0': 'none', off: 'none', '1d': '24h', '60m': '1h', '1440m': '24h' };
+  for (const v of values) {
+    const sec = durationSec(v);
+    if (sec !== undefined) out[`${sec}s`] = v;
+  }
+  return out;
+}
+
+export default defineCommand({
+  name: 'alert-add',
+  order: 51,
+  words: ['alert', 'add'],
+  aliases: [
+    ['alert', 'new'],
+    ['alert', 'create'],
+  ],
+  summary: 'Alert this channel when names cross a line (PoL, rating, red flags, a category)',
+  examples: ['alert add binance, kraken when pol above 5%', 'alert add aave when rating below B every 15m', 'alert add uniswap when new red flag'],
+  group: 'alert',
+  managers: true,
+  options: [
+    { type: 'entities', name: 'names', description: 'Projects and exchanges, separated by commas', required: true, min: 1, max: 25, discord: 'joined', missing: 'Name at least one project or exchange to watch.' },
+    { type: 'text', name: 'when', description: 'pol above 5% · pol rises by 2pp in 7d · rating below B · downgrade · new red flag …', required: true, maxLength: 100, autocomplete: 'alert-conditions', missing: `When should it alert? Conditions: ${CONDITION_GRAMMAR}.` },
+    { type: 'choice', name: 'every', description: 'How often to check (default 5m)', choices: EVERY.map((value) => ({ value })), aliases: aliases(EVERY) },
+    { type: 'choice', name: 'cooldown', description: 'Quiet time after an alert closes (default 30m)', choices: COOLDOWN.map((value) => ({ value })), aliases: aliases(COOLDOWN) },
+  ],
+  text: {
+    usage: USAGE,
+    parse: parseAdd,
+    format: (args) =>
+      [list(args, 'names').map((n) => n.replace(/,/g, ' ')).join(', '), `when ${str(args, 'when')}`, str(args, 'every') && `every ${str(args, 'every')}`, str(args, 'cooldown') && `cooldown ${str(args, 'cooldown')}`]
+        .filter(Boolean)
+        .join(' '),
+  },
+  handler: (ctx, args) =>
+    withAlerts(ctx, async (service): Promise<Reply> => {
+      const refused = mayManage(ctx.caller, 'alert rules');
+      if (refused) return refused;
+      const { limits } = service;
+      const everySec = str(args, 'every') ? durationSec(str(args, 'every'))! : limits.defaultEverySec;
+      if (everySec < limits.minEverySec || everySec > limits.maxEverySec) return usage(`Checks run every ${durationText(limits.minEverySec)} at the most often and every ${durationText(limits.maxEverySec)} at the least.`);
+      const cooldownSec = str(args, 'cooldown') === 'none' ? 0 : str(args, 'cooldown') ? durationSec(str(args, 'cooldown'))! : limits.defaultCooldownSec;
+
+      const names = list(args, 'names');
+      const resolved = await resolveWatchlist(ctx, names, (chosen) => ({ command: 'alert-add', args: { ...stringArgs(args), names: chosen } }));
+      if (!resolved.ok) return resolved.reply;
+      const { entities } = resolved;
+      const condition = parseCondition(str(args, 'when'), entities.map((e) => e.kind));
+      if (!condition.ok) return usage(condition.message);
+
+      const { platform, channelId, userId, workspaceId } = ctx.caller;
+      const created = await service.store.create(
+        { platform, workspaceId: workspaceId ?? null, channelId, entities, condition: condition.condition, conditionText: str(args, 'when'), everySec, cooldownSec, createdBy: userId },
+        ctx.now(),
+        limits,
+      );
+      if (!created.ok) {
+        return created.reason === 'channel_full'
+          ? { kind: 'error', message: `This channel already has ${limits.perChannel} alert rules, the most it can have.`, hint: inline`Remove one first: see them with ${ref('alert-list')}.` }
+          : { kind: 'error', message: `This workspace already has ${limits.perWorkspace} alert rules across its channels, the most it can have.`, hint: 'Remove rules that are no longer needed, in the channels that have them.' };
+      }
+      const rule = created.rule;
+      return {
+        kind: 'text',
+        title: `Alert rule #${rule.id} added`,
+        text: inline`Alerting this channel on ${describeCondition(rule.condition)}. Checked every ${durationText(everySec)}; after an alert closes, quiet for ${durationText(cooldownSec)}. See a sample with ${ref('alert-test', { id: String(rule.id) })}.`,
+        sections: [{ title: 'Watching', items: entities.map((e) => `${e.name}${e.ticker ? ` (${e.ticker})` : ''} · ${e.kind}`) }],
+      };
+    }),
+});
+
+function usage(message: string): ErrorReply {
+  return { kind: 'error', message, hint: inline`For example: ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%', every: '15m' })}` };
+}
+
+function stringArgs(args: Args): Record<string, string> {
+  return Object.fromEntries(Object.entries(args).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}

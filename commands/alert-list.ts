@@ -1,0 +1,53 @@
+import { describeCondition } from '../src/alerts/condition.js';
+import { inline, ref } from '../src/reply/inline.js';
+import type { Action, TableReply } from '../src/reply/model.js';
+import { durationText, watchingText, withAlerts } from './kit/alert.js';
+import { defineCommand } from './kit/spec.js';
+
+export default defineCommand({
+  name: 'alert-list',
+  order: 52,
+  words: ['alert', 'list'],
+  aliases: [['alert', 'ls']],
+  summary: 'The alert rules of this channel',
+  examples: ['alert list'],
+  group: 'alert',
+  options: [],
+  handler: (ctx) =>
+    withAlerts(ctx, async (service) => {
+      const { platform, channelId } = ctx.caller;
+      const [rules, open] = await Promise.all([service.store.listChannel(platform, channelId), service.store.openCounts(platform, channelId)]);
+      if (rules.length === 0) {
+        return { kind: 'text', title: 'No alert rules in this channel yet', text: inline`Add one with ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%' })}` };
+      }
+      const paused = rules.filter((r) => r.state === 'paused');
+      const table: TableReply = {
+        kind: 'table',
+        title: `Alert rules in this channel (${rules.length} of at most ${service.limits.perChannel})`,
+        note: paused.length
+          ? inline`${paused.length === 1 ? 'A paused rule is' : 'Paused rules are'} not checked: fix the cause if one is given, then ${ref('alert-resume', { id: paused.length === 1 ? String(paused[0]!.id) : 'all' })}.`
+          : 'Each rule posts one message per alert; further crossings go in its thread.',
+        columns: [
+          { key: 'id', label: '#', align: 'right' },
+          { key: 'watch', label: 'Watching' },
+          { key: 'when', label: 'When' },
+          { key: 'every', label: 'Every' },
+          { key: 'open', label: 'Open alerts', align: 'right' },
+          { key: 'state', label: 'State' },
+        ],
+        rows: rules.map((r) => ({
+          id: String(r.id),
+          watch: watchingText(r),
+          when: describeCondition(r.condition),
+          every: durationText(r.everySec),
+          open: String(open.get(r.id) ?? 0),
+          state: r.state === 'paused' ? `paused${r.stateReason ? `: ${r.stateReason.replace(/^paused: /, '')}` : ''}` : 'active',
+        })),
+        actions: [
+          ...(paused.length > 1 ? [{ label: 'Resume all', run: { command: 'alert-resume', args: { id: 'all' } } }] : []),
+          ...rules.slice(0, 4).map((r): Action => ({ label: `Test #${r.id}`, run: { command: 'alert-test', args: { id: String(r.id) } } })),
+        ],
+      };
+      return table;
+    }),
+});

@@ -1,0 +1,48 @@
+import type { IncidentView } from '../../src/alerts/store.js';
+import { statusOf } from '../../src/alerts/message.js';
+import type { Reply } from '../../src/reply/model.js';
+import { INCIDENT_ID_OPTION, withAlerts } from './alert.js';
+import { defineCommand, int, type Args, type ChoiceOption, type CommandSpec } from './spec.js';
+
+type Step = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve' };
+
+/**
+ * A step on an alert (acknowledge, snooze, resolve): what its buttons run, and what anyone in the
+ * channel may type. The alert's message is redrawn in place; the person gets a word only for them.
+ */
+export function alertStepCommand(o: {
+  verb: string;
+  order: number;
+  aliases?: string[];
+  summary: string;
+  examples: string[];
+  extra?: ChoiceOption;
+  step(args: Args, now: number): Step;
+}): CommandSpec {
+  return defineCommand({
+    name: `alert-${o.verb}`,
+    order: o.order,
+    words: ['alert', o.verb],
+    aliases: (o.aliases ?? []).map((a) => ['alert', a]),
+    summary: o.summary,
+    examples: o.examples,
+    group: 'alert',
+    // Reached from the alert message's buttons on Discord; /pol-alert is for managing rules.
+    discord: false,
+    options: [INCIDENT_ID_OPTION, ...(o.extra ? [o.extra] : [])],
+    handler: (ctx, args) =>
+      withAlerts(ctx, async (service): Promise<Reply> => {
+        const id = int(args, 'id')!;
+        const { platform, channelId, userId, userName } = ctx.caller;
+        if (platform === 'console') return { kind: 'error', message: 'Alerts are worked from the Slack or Discord channel they were posted in.' };
+        const moved = await service.act(id, { platform, channelId }, userName ?? userId, o.step(args, ctx.now()));
+        if (!moved) return notOpen(id, await service.store.incidentInChannel(id, platform, channelId), ctx.now());
+        return { kind: 'text', audience: 'asker', title: `Alert #${id}: ${statusOf(moved, ctx.now()).replace(/ by [^ ]+/, '')}`, text: 'The alert message shows it to everyone in the channel.' };
+      }),
+  });
+}
+
+function notOpen(id: number, incident: IncidentView | null, now: number): Reply {
+  if (!incident) return { kind: 'error', message: `There is no alert #${id} in this channel.` };
+  return { kind: 'error', message: `Alert #${id} is closed already: ${statusOf(incident, now)}.` };
+}

@@ -1,0 +1,73 @@
+import type { AlertService } from '../../src/alerts/service.js';
+import type { AlertRule } from '../../src/alerts/store.js';
+import { inline, ref } from '../../src/reply/inline.js';
+import type { ErrorReply, Reply } from '../../src/reply/model.js';
+import { mayManage } from './digest.js';
+import { defineCommand, int, type CommandSpec, type HandlerContext } from './spec.js';
+
+/** Alert commands need the alert service, and only a chat channel can receive an alert. */
+export function withAlerts(ctx: HandlerContext, run: (service: AlertService) => Promise<Reply> | Reply): Promise<Reply> | Reply {
+  if (ctx.alerts) return run(ctx.alerts);
+  return {
+    kind: 'error',
+    message: 'Alerts are posted to Slack or Discord channels, and this polbot is not connected to either.',
+    hint: inline`Run polbot with Slack or Discord configured (see README); here, ${ref('card', { name: { placeholder: 'name' } })} shows where a name stands now.`,
+  };
+}
+
+export const seeRules = () => inline`See this channel’s alert rules with ${ref('alert-list')}.`;
+
+export function missingRule(id: number): ErrorReply {
+  return { kind: 'error', message: `There is no alert rule #${id} in this channel.`, hint: seeRules() };
+}
+
+export const RULE_ID_OPTION = { type: 'integer', name: 'id', label: 'rule number', description: 'Alert rule number (see the alert list)', required: true, min: 1, max: 999_999_999, missing: 'Which rule? Give its number from the alert list.' } as const;
+
+export const INCIDENT_ID_OPTION = { type: 'integer', name: 'id', label: 'alert number', description: 'Alert number (on the alert message)', required: true, min: 1, max: 999_999_999, missing: 'Which alert? Give the number on its message.' } as const;
+
+/** Durations typed after `every` and `cooldown`: 90s, 5m, 1h, 1d. */
+export function durationSec(text: string): number | undefined {
+  const m = /^(\d{1,5})\s*(s|sec|m|min|h|hr|d)$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = m[2]!.toLowerCase();
+  return Number(m[1]) * (unit.startsWith('s') ? 1 : unit.startsWith('m') ? 60 : unit.startsWith('h') ? 3600 : 86_400);
+}
+
+export function durationText(sec: number): string {
+  if (sec === 0) return 'none';
+  if (sec % 86_400 === 0) return `${sec / 86_400}d`;
+  if (sec % 3600 === 0) return `${sec / 3600}h`;
+  if (sec % 60 === 0) return `${sec / 60}m`;
+  return `${sec}s`;
+}
+
+export const watchingText = (rule: AlertRule, shown = 3) => {
+  const names = rule.entities.map((e) => e.name);
+  return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} +${names.length - shown} more`;
+};
+
+/** The shape of `alert <verb> <id>` for rules; each verb is still a module of its own. */
+export function alertRuleCommand(o: {
+  verb: string;
+  order: number;
+  aliases?: string[];
+  summary: string;
+  run(ctx: HandlerContext, service: AlertService, id: number): Promise<Reply | null>;
+}): CommandSpec {
+  return defineCommand({
+    name: `alert-${o.verb}`,
+    order: o.order,
+    words: ['alert', o.verb],
+    aliases: (o.aliases ?? []).map((a) => ['alert', a]),
+    summary: o.summary,
+    examples: [`alert ${o.verb} 3`],
+    group: 'alert',
+    managers: true,
+    options: [RULE_ID_OPTION],
+    handler: (ctx, args) =>
+      withAlerts(ctx, async (service) => {
+        const id = int(args, 'id')!;
+        return mayManage(ctx.caller, 'alert rules') ?? (await o.run(ctx, service, id)) ?? missingRule(id);
+      }),
+  });
+}

@@ -1,0 +1,186 @@
+import type { EntityRef } from '../api/domain.js';
+import type { Action, CardReply, Direction, Footer, Headline, Reply, ReplyImage, Section, TextReply } from '../reply/model.js';
+import { describeCondition, type Condition } from './condition.js';
+import type { Verdict } from './evaluate.js';
+import type { AlertRule, IncidentView } from './store.js';
+
+/**
+ * The words and buttons of an alert message, drawn from what the store says now, so that every
+ * redraw (a click, a clearing, a replica taking over) shows the same truth. One incident is a card;
+ * incidents that fired together in one channel share one message, a table listing them.
+ */
+
+export interface MessageEntry {
+  incident: IncidentView;
+  rule: AlertRule;
+}
+
+export interface MessageInput {
+  entries: readonly MessageEntry[];
+  /** Epoch ms: statuses (snoozed until...) are said as of now. */
+  now: number;
+  footer: Footer;
+  image?: ReplyImage;
+  /** A sample posted by `alert test`: it says so, and it has no buttons that would act on nothing. */
+  test?: boolean;
+}
+
+const TREND_WORDS = { worse: 'worse', better: 'better', flat: 'unchanged' } as const;
+
+export function entityOf(e: MessageEntry): EntityRef {
+  const { kind, slug } = e.incident;
+  return e.rule.entities.find((x) => x.kind === kind && x.slug === slug) ?? { kind, slug, name: slug };
+}
+
+const displayName = (e: EntityRef) => `${e.name}${e.ticker ? ` (${e.ticker})` : ''}`;
+
+/** "25 Nov 14:05 UTC": alerts are worked across time zones, so one zone, said. */
+export function utcTime(ms: number): string {
+  const d = new Date(ms);
+  const day = d.toLocaleString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  return `${day} ${d.toISOString().slice(11, 16)} UTC`;
+}
+
+function measure(c: Condition): { label: string; direction: Direction } {
+  switch (c.kind) {
+    case 'rating_below':
+    case 'downgrade':
+      return { label: 'Rating', direction: 'lower is safer' };
+    case 'category_below':
+      return { label: `${c.category.charAt(0).toUpperCase()}${c.category.slice(1).replace(/_/g, ' ')} score`, direction: 'higher is better' };
+    case 'new_red_flag':
+      return { label: 'New red flags', direction: 'lower is safer' };
+    default:
+      return { label: 'PoL', direction: 'lower is safer' };
+  }
+}
+
+/** What happened, in one line: the value's move with its direction, or the flags that appeared. */
+export function summaryOf(entity: EntityRef, condition: Condition, verdict: Verdict): string {
+  const name = displayName(entity);
+  const { label } = measure(condition);
+  if (verdict.newFlags?.length) return `${name}: ${verdict.newFlags.length === 1 ? 'a new red flag' : `${verdict.newFlags.length} new red flags`}: ${verdict.newFlags.join('; ')}.`;
+  const c = verdict.change;
+  if (!c) return `${name}: ${describeCondition(condition)}.`;
+  if (c.from === null || c.trend === 'flat') return `${name}: ${label} is ${c.to}, ${describeCondition(condition)}.`;
+  return `${name}: ${label} ${c.trend === 'worse' ? 'worsened' : 'improved'} from ${c.from} to ${c.to}.`;
+}
+
+/** The incident's state, with who did what and when. */
+export function statusOf(i: IncidentView, now: number): string {
+  switch (i.status) {
+    case 'open':
+      return `Open since ${utcTime(i.openedAt)}`;
+    case 'acknowledged':
+      return `Acknowledged by ${i.acknowledgedBy ?? 'someone'}`;
+    case 'snoozed':
+      return i.snoozedUntil !== null && i.snoozedUntil > now
+        ? `Snoozed by ${i.acknowledgedBy ?? 'someone'} until ${utcTime(i.snoozedUntil)}`
+        : `Snooze by ${i.acknowledgedBy ?? 'someone'} ended ${i.snoozedUntil !== null ? utcTime(i.snoozedUntil) : ''}`.trim();
+    case 'resolved':
+      return `Resolved by ${i.closedBy ?? 'someone'} at ${utcTime(i.closedAt ?? now)}`;
+    case 'cleared':
+      return `Cleared by itself at ${utcTime(i.closedAt ?? now)}`;
+  }
+}
+
+const isOpen = (i: IncidentView) => i.status === 'open' || i.status === 'acknowledged' || i.status === 'snoozed';
+
+/** The buttons for what can still be done; a closed incident keeps only View card. */
+function buttons(lead: MessageEntry, open: boolean, acknowledged: boolean, entities: readonly EntityRef[]): Action[] {
+  const id = String(lead.incident.id);
+  const steps: Action[] = open
+    ? [
+        ...(acknowledged ? [] : [{ label: 'Acknowledge', run: { command: 'alert-ack', args: { id } } }]),
+        { label: 'Snooze 1h', run: { command: 'alert-snooze', args: { id, for: '1h' } } },
+        { label: 'Snooze 24h', run: { command: 'alert-snooze', args: { id, for: '24h' } } },
+        { label: 'Resolve', run: { command: 'alert-resolve', args: { id } } },
+      ]
+    : [];
+  const views = entities.slice(0, 5 - steps.length).map((e) => ({ label: entities.length === 1 ? 'View card' : `View ${e.name}`, run: { command: 'card', args: { name: `${e.kind}:${e.slug}` } } }));
+  return [...steps, ...views];
+}
+
+export function incidentMessage(input: MessageInput): Reply {
+  const [lead] = input.entries;
+  if (!lead) return { kind: 'error', message: 'That alert has nothing left to show.' };
+  return input.entries.length === 1 ? single(lead, input) : several(lead, input);
+}
+
+function single(e: MessageEntry, input: MessageInput): CardReply {
+  const entity = entityOf(e);
+  const { incident, rule } = e;
+  const now = input.now;
+  const { label, direction } = measure(rule.condition);
+  const change = incident.verdict.change;
+  const headline: Headline = {
+    label,
+    value: incident.verdict.newFlags ? String(incident.verdict.newFlags.length) : (change?.to ?? 'unknown'),
+    direction,
+    ...(change?.from != null && change.trend !== 'flat' ? { change: { text: `was ${change.from}, ${TREND_WORDS[change.trend]}`, trend: change.trend } } : {}),
+  };
+  const sections: Section[] = [
+    {
+      title: input.test ? 'Test alert' : `Alert #${incident.id}`,
+      fields: [
+        { label: 'Status', value: input.test ? 'A test: nothing crossed; this shows how an alert of this rule looks' : statusOf(incident, now) },
+        { label: 'Rule', value: `#${rule.id}: ${describeCondition(rule.condition)}` },
+        ...(change ? [{ label: 'Before', value: change.from ?? 'not seen before' }, { label: 'Now', value: change.to, detail: direction }] : []),
+        ...(incident.status === 'cleared' && change ? [{ label: 'Cleared at', value: change.to }] : []),
+      ],
+    },
+    ...(incident.verdict.newFlags?.length ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: incident.verdict.newFlags }] : []),
+  ];
+  return {
+    kind: 'card',
+    entity,
+    title: `${input.test ? '🧪 Test alert' : isOpen(incident) ? '🔔 Alert' : '✅ Alert'}: ${displayName(entity)}`,
+    subtitle: summaryOf(entity, rule.condition, incident.verdict),
+    headline,
+    sections,
+    ...(input.image ? { image: input.image } : {}),
+    footer: input.footer,
+    actions: input.test ? buttons(e, false, false, [entity]) : buttons(e, isOpen(incident), incident.status !== 'open', [entity]),
+  };
+}
+
+/**
+ * Incidents that fired together share a card: the lead's measure as its headline, every incident
+ * listed with its own state. A card, not a table, so that every surface draws its buttons as buttons.
+ */
+function several(lead: MessageEntry, input: MessageInput): CardReply {
+  const now = input.now;
+  const open = input.entries.filter((e) => isOpen(e.incident));
+  const entities = [...new Map(input.entries.map((e) => [`${e.incident.kind}:${e.incident.slug}`, entityOf(e)])).values()];
+  const flagged = input.entries.flatMap((e) => (e.incident.verdict.newFlags ?? []).map((f) => `${displayName(entityOf(e))}: ${f}`));
+  const first = single(lead, input);
+  return {
+    ...first,
+    title: `${open.length ? '🔔' : '✅'} ${input.entries.length} alerts: ${entities.map((e) => e.name).join(', ')}`.slice(0, 150),
+    subtitle: `One check crossed several lines in this channel at once; the buttons act on all of them.${open.length < input.entries.length ? ` ${open.length} still open.` : ''}`,
+    sections: [
+      {
+        title: 'Alerts',
+        items: input.entries.map((e) => {
+          const what = e.incident.verdict.newFlags?.length ? `${e.incident.verdict.newFlags.length === 1 ? 'a new red flag' : `${e.incident.verdict.newFlags.length} new red flags`}` : summaryOf(entityOf(e), e.rule.condition, e.incident.verdict).replace(/^[^:]+: /, '').replace(/\.$/, '');
+          return `#${e.incident.id} ${displayName(entityOf(e))}: ${what} · ${statusOf(e.incident, now)}`;
+        }),
+      },
+      ...(flagged.length ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: flagged }] : []),
+    ],
+    actions: buttons(lead, open.length > 0, open.every((e) => e.incident.status !== 'open'), entities),
+  };
+}
+
+/** A short reply in the message's thread: a further crossing, or the condition clearing by itself. */
+export function followupMessage(kind: 'again' | 'cleared', e: MessageEntry, verdict: Verdict, at: number): TextReply {
+  const entity = entityOf(e);
+  return {
+    kind: 'text',
+    title: kind === 'again' ? `🔁 Again: ${displayName(entity)}` : `✅ Cleared: ${displayName(entity)}`,
+    text:
+      kind === 'again'
+        ? `${summaryOf(entity, e.rule.condition, verdict)} Alert #${e.incident.id} is still ${e.incident.status === 'open' ? 'open' : e.incident.status} (${utcTime(at)}).`
+        : `${summaryOf(entity, e.rule.condition, verdict)} No longer ${describeCondition(e.rule.condition)}; alert #${e.incident.id} closed by itself (${utcTime(at)}).`,
+  };
+}

@@ -1,0 +1,373 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { EntityRef, PolPoint } from '../api/domain.js';
+import { settle } from '../api/settle.js';
+import type { DigestDeps } from '../digest/deps.js';
+import { asDeliveryError } from '../digest/deliver.js';
+import type { Platform } from '../digest/store.js';
+import type { Logger } from '../log.js';
+import { footerOf } from '../reply/footer.js';
+import type { Reply, ReplyImage } from '../reply/model.js';
+import { AlertChecker, type CycleReport } from './checker.js';
+import type { AlertDeliverer } from './deliver.js';
+import { demoMove, type DemoMove } from './demo.js';
+import { evaluate } from './evaluate.js';
+import { needsOf, readEntity } from './readings.js';
+import { entityOf, followupMessage, incidentMessage, type MessageEntry } from './message.js';
+import type { AlertRule, AlertStore, IncidentView, RuleLimits } from './store.js';
+
+export interface AlertLimits extends RuleLimits {
+  /** How often a rule is checked, in seconds: its default and the bounds a person may choose within. */
+  defaultEverySec: number;
+  minEverySec: number;
+  maxEverySec: number;
+  /** Quiet time after an incident closes, and between thread replies of one incident. */
+  defaultCooldownSec: number;
+  /** Alert messages a channel gets in an hour at most; beyond it, one summary and its rules pause. */
+  perChannelHour: number;
+}
+
+export const DEFAULT_ALERT_LIMITS: AlertLimits = {
+  perChannel: 20,
+  perWorkspace: 200,
+  defaultEverySec: 300,
+  minEverySec: 60,
+  maxEverySec: 86_400,
+  defaultCooldownSec: 1_800,
+  perChannelHour: 10,
+};
+
+/** Said in `alert list` and the ceiling's summary; the channel's own words for why its rules stopped. */
+export const CEILING_REASON = 'too many alerts in an hour';
+
+export interface AlertServiceOptions {
+  store: AlertStore;
+  deps: DigestDeps;
+  deliverers: readonly AlertDeliverer[];
+  log?: Logger;
+  now?: () => number;
+  instanceId?: string;
+  limits?: Partial<AlertLimits>;
+  /** Pause between ticks on the timer. Default 15 s: a rule due every minute is seen within one. */
+  tickMs?: number;
+  /** How long a claim (a rule's check, a message's delivery) holds without renewal. Default 2 min. */
+  leaseMs?: number;
+  /** Rules claimed per tick. */
+  batch?: number;
+  /** Claims of one delivery before it is given up. */
+  maxAttempts?: number;
+  /** Writes out the typed command of each button (the command core's `complete`), as for any reply. */
+  complete?: (reply: Reply) => Reply;
+  /**
+   * Demo mode only: moves the simulator (and forgets cached readings of the entity), so that
+   * `alert test` is followed by a real alert.
+   */
+  demo?: (entity: EntityRef, move: DemoMove) => Promise<void>;
+}
+
+export interface AlertTick {
+  check: CycleReport;
+  /** Messages posted (coalesced incidents count once), thread replies and redraws done. */
+  posted: number;
+  followups: number;
+  suppressed: number;
+  failed: number;
+  /** Claims lost to another replica mid-delivery (their lease ran out). */
+  lost: number;
+}
+
+type Step = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve' };
+
+const HOUR = 3_600_000;
+
+/**
+ * Runs alerts: each tick checks the rules that are due (AlertChecker), then delivers what the
+ * store holds undelivered: new incidents (those of one channel from one check share a message),
+ * and follow-ups (a further crossing in the thread, a clearing that redraws the message). Delivery
+ * reads only the store, never a cycle's memory, so a replica killed between deciding and posting
+ * leaves its work to the next claimer; every claim is leased and renewed while a post is under way.
+ */
+export class AlertService {
+  readonly store: AlertStore;
+  readonly limits: AlertLimits;
+  readonly instanceId: string;
+  private readonly checker: AlertChecker;
+  private readonly byPlatform: Map<Platform, AlertDeliverer>;
+  private readonly clock: () => number;
+  private readonly o: Required<Pick<AlertServiceOptions, 'tickMs' | 'leaseMs' | 'batch' | 'maxAttempts'>>;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+
+  constructor(private readonly options: AlertServiceOptions) {
+    this.store = options.store;
+    this.limits = { ...DEFAULT_ALERT_LIMITS, ...options.limits };
+    this.clock = options.now ?? Date.now;
+    this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.o = { tickMs: 15_000, leaseMs: 120_000, batch: 500, maxAttempts: 5, ...pick(options) };
+    this.byPlatform = new Map(options.deliverers.map((d) => [d.platform, d]));
+    this.checker = new AlertChecker(this.store, options.deps.source, { instance: this.instanceId, leaseMs: this.o.leaseMs, batch: this.o.batch, now: this.clock });
+  }
+
+  get platforms(): Platform[] {
+    return [...this.byPlatform.keys()];
+  }
+
+  /** One check and delivery pass; safe from any number of replicas at once. */
+  async tick(): Promise<AlertTick> {
+    const check = await this.checker.cycle();
+    const report: AlertTick = { check, posted: 0, followups: 0, suppressed: 0, failed: 0, lost: 0 };
+    await this.deliverIncidents(report);
+    await this.deliverFollowups(report);
+    return report;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = async () => {
+      if (this.stopped) return;
+      const pass = this.tick().catch((err: unknown) => this.options.log?.error({ err }, 'alert tick failed'));
+      this.running = pass;
+      await pass;
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.o.tickMs);
+    };
+    void loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // People's steps
+
+  /**
+   * Acknowledges, snoozes or resolves an incident (and those sharing its message) from its own
+   * channel, then redraws the message from what the store now holds. Null when there is no such
+   * open incident in this channel. A redraw that fails costs the redraw, not the step: the next
+   * one draws the same truth.
+   */
+  async act(id: number, where: { platform: Platform; channelId: string }, by: string, step: Step): Promise<IncidentView | null> {
+    const now = this.clock();
+    const stored = step.kind === 'snooze' ? { kind: 'snooze' as const, by, until: step.untilMs } : { kind: step.kind, by };
+    const moved = await this.store.act(id, where, stored, now);
+    if (!moved) return null;
+    await this.redraw(moved.leadId ?? moved.id).catch((err: unknown) => {
+      this.options.log?.warn({ incident: id, reason: asDeliveryError(err).reason }, 'alert message could not be redrawn');
+    });
+    return moved;
+  }
+
+  /**
+   * Posts a sample of a rule's alert, marked as a test, on its first entity. In demo mode the
+   * simulator then moves across the rule's line and the rule is checked at once: the real alert
+   * follows within a minute. Says what moved, if anything did.
+   */
+  async test(rule: AlertRule): Promise<string | null> {
+    const deliverer = this.byPlatform.get(rule.platform);
+    if (!deliverer) throw new Error(`no deliverer for ${rule.platform}`);
+    const now = this.clock();
+    const entity = rule.entities[0]!;
+    // The rule's own measure as it reads now, so the sample looks like the real thing.
+    const reading = await readEntity(this.options.deps.source, entity, needsOf([rule.condition]), Math.floor(now / 1000));
+    const verdict = { ...evaluate(rule.condition, undefined, reading), holds: true };
+    const incident: IncidentView = {
+      id: 0,
+      ruleId: rule.id,
+      kind: entity.kind,
+      slug: entity.slug,
+      status: 'open',
+      verdict,
+      openedAt: now,
+      acknowledgedBy: null,
+      snoozedUntil: null,
+      closedBy: null,
+      closedAt: null,
+      messageRef: null,
+      leadId: null,
+      deliveryState: 'delivered',
+      deliveryAttempts: 0,
+    };
+    await deliverer.post(rule.channelId, await this.draw([{ incident, rule }], now, true));
+    if (!this.options.demo || rule.state !== 'active') return null;
+    // A change is judged against the last check: the rule needs one before the move.
+    if (rule.lastCheckedAt === null) await this.tick();
+    const move = demoMove(rule.condition, reading);
+    await this.options.demo(entity, move);
+    await this.store.checkSoon(rule.id, this.clock());
+    void this.tick().catch((err: unknown) => this.options.log?.error({ err }, 'alert tick after a demo move failed'));
+    return `${entity.name}: ${moveText(move)}`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Delivery
+
+  private async deliverIncidents(report: AlertTick): Promise<void> {
+    const now = this.clock();
+    const claimed = await this.store.claimUndelivered({ now, instance: this.instanceId, leaseMs: this.o.leaseMs, limit: this.o.batch, platforms: this.platforms });
+    const byChannel = new Map<string, MessageEntry[]>();
+    for (const c of claimed) {
+      const key = `${c.rule.platform}:${c.rule.channelId}`;
+      byChannel.set(key, [...(byChannel.get(key) ?? []), c]);
+    }
+    await Promise.all([...byChannel.values()].map((entries) => this.deliverToChannel(entries, report)));
+  }
+
+  private async deliverToChannel(entries: MessageEntry[], report: AlertTick): Promise<void> {
+    const me = this.instanceId;
+    const { platform, channelId } = entries[0]!.rule;
+    const deliverer = this.byPlatform.get(platform)!;
+    const log = this.options.log?.child({ platform, channel: channelId });
+    const given = entries.filter((e) => e.incident.deliveryAttempts > this.o.maxAttempts);
+    for (const e of given) if (await this.store.deliveryFailed(e.incident.id, me, `gave up after ${this.o.maxAttempts} attempts`, true)) report.failed++;
+    entries = entries.filter((e) => !given.includes(e));
+    if (!entries.length) return;
+
+    const now = this.clock();
+    if ((await this.store.messagesSince(platform, channelId, now - HOUR)) >= this.limits.perChannelHour) {
+      await this.overCeiling(deliverer, entries, report, log);
+      return;
+    }
+    const ids = entries.map((e) => e.incident.id);
+    const stopRenewing = this.renewWhile(ids, (id) => this.store.renewDelivery(id, me, this.clock(), this.o.leaseMs));
+    try {
+      const ref = await deliverer.post(channelId, await this.draw(entries, now));
+      const lead = ids[0]!;
+      const recorded = await Promise.all(ids.map((id) => this.store.delivered(id, me, ref, now, id === lead ? null : lead)));
+      report.posted++;
+      report.lost += recorded.filter((ok) => !ok).length;
+      log?.info({ incidents: ids, ref }, 'alert posted');
+    } catch (err) {
+      const d = asDeliveryError(err);
+      for (const id of ids) await this.store.deliveryFailed(id, me, d.reason, d.permanent);
+      if (d.permanent) report.failed += ids.length;
+      if (d.permanent && d.scope === 'channel') await this.channelGone(platform, channelId, d.reason, log);
+      else log?.warn({ reason: d.reason, permanent: d.permanent }, d.permanent ? 'alert refused' : 'alert delivery failed; will retry');
+    } finally {
+      stopRenewing();
+    }
+  }
+
+  /**
+   * The channel had its hour's worth of alerts: these are held back, its rules pause, and the
+   * replica that paused them (one, by the update's row count) says so once, with how to resume.
+   */
+  private async overCeiling(deliverer: AlertDeliverer, entries: MessageEntry[], report: AlertTick, log: Logger | undefined): Promise<void> {
+    const { platform, channelId } = entries[0]!.rule;
+    for (const e of entries) if (await this.store.suppressed(e.incident.id, this.instanceId)) report.suppressed++;
+    const paused = await this.store.pauseChannel(platform, channelId, CEILING_REASON);
+    log?.warn({ held: entries.length, paused }, 'alert ceiling reached; the channel\'s rules are paused');
+    if (!paused) return;
+    const names = [...new Set(entries.map((e) => entityOf(e).name))];
+    const notice: Reply = {
+      kind: 'text',
+      title: '⏸️ Alerts paused in this channel',
+      text: [
+        `This channel had ${this.limits.perChannelHour} alert messages in the last hour, the most it gets. ${entries.length} more (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}) were held back, and its ${paused} alert ${paused === 1 ? 'rule is' : 'rules are'} paused. Resume them with `,
+        { ref: { command: 'alert-resume', args: { id: 'all' } } },
+        ' once things are calmer.',
+      ],
+    };
+    await deliverer.post(channelId, this.options.complete ? this.options.complete(notice) : notice).catch((err: unknown) => log?.warn({ reason: asDeliveryError(err).reason }, 'alert ceiling notice not delivered'));
+  }
+
+  private async channelGone(platform: Platform, channelId: string, reason: string, log: Logger | undefined): Promise<void> {
+    const paused = await this.store.pauseChannel(platform, channelId, `paused: ${reason}`);
+    log?.warn({ reason, paused }, 'alert channel is out of reach; its rules are paused');
+  }
+
+  private async deliverFollowups(report: AlertTick): Promise<void> {
+    const me = this.instanceId;
+    const now = this.clock();
+    const claimed = await this.store.claimFollowups({ now, instance: me, leaseMs: this.o.leaseMs, limit: this.o.batch, platforms: this.platforms });
+    for (const f of claimed) {
+      const { rule, incident } = f;
+      const deliverer = this.byPlatform.get(rule.platform)!;
+      const snoozed = incident.status === 'snoozed' && incident.snoozedUntil !== null && incident.snoozedUntil > now;
+      if (f.message.state !== 'delivered' || !f.message.ref || (f.kind === 'again' && snoozed)) {
+        // Nothing to follow (the message never went out) or asked for quiet: recorded, not posted.
+        await this.store.followupSettled(f.id, me, 'skipped', snoozed ? 'snoozed' : `the alert message was ${f.message.state}`);
+        continue;
+      }
+      const stopRenewing = this.renewWhile([f.id], (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs));
+      try {
+        if (f.kind === 'cleared') await this.redraw(f.message.leadId);
+        await deliverer.followUp(rule.channelId, f.message.ref, followupMessage(f.kind, { incident, rule }, f.verdict, f.createdAt));
+        if (await this.store.followupSettled(f.id, me, 'done')) report.followups++;
+        else report.lost++;
+      } catch (err) {
+        const d = asDeliveryError(err);
+        const gaveUp = d.permanent || f.attempts >= this.o.maxAttempts;
+        await this.store.followupSettled(f.id, me, gaveUp ? 'failed' : 'retry', d.reason);
+        if (gaveUp) report.failed++;
+        if (d.permanent && d.scope === 'channel') await this.channelGone(rule.platform, rule.channelId, d.reason, this.options.log);
+      } finally {
+        stopRenewing();
+      }
+    }
+  }
+
+  /** Redraws a message from the store: every incident it carries, as it stands now. */
+  private async redraw(leadId: number): Promise<void> {
+    const entries = await this.store.message(leadId);
+    const lead = entries[0];
+    if (!lead?.incident.messageRef) return;
+    const deliverer = this.byPlatform.get(lead.rule.platform);
+    if (!deliverer) return;
+    // The chart was posted with the message and stays with it; a redraw changes words and buttons.
+    await deliverer.update(lead.rule.channelId, lead.incident.messageRef, await this.draw(entries, this.clock(), false, false));
+  }
+
+  private async draw(entries: readonly MessageEntry[], now: number, test = false, withChart = true): Promise<Reply> {
+    const entities = [...new Map(entries.map((e) => [`${e.incident.kind}:${e.incident.slug}`, entityOf(e)])).values()];
+    const charts = withChart ? await Promise.all(entities.slice(0, 5).map((e) => settle(this.options.deps.source.polChart(e.kind, e.slug, 30)))) : [];
+    const fetched = charts.flatMap((c) => (c.ok ? [c.value] : []));
+    const footer = footerOf(fetched, now);
+    const image = withChart ? await this.chart(entities, fetched.map((f) => f.data), footer.simulated) : undefined;
+    const reply = incidentMessage({ entries, now, footer, test, ...(image ? { image } : {}) });
+    return this.options.complete ? this.options.complete(reply) : reply;
+  }
+
+  /** The last 30 days of PoL: one entity's chart, or several on one. A chart that fails costs the image only. */
+  private async chart(entities: readonly EntityRef[], series: readonly (readonly PolPoint[])[], simulated: boolean): Promise<ReplyImage | undefined> {
+    if (!series.length || entities.length < series.length) return undefined;
+    try {
+      if (series.length === 1) {
+        const e = entities[0]!;
+        return await this.options.deps.charts.render({ kind: 'pol', entityName: e.name, range: '30d', simulated, cacheKey: `${e.kind}:${e.slug}`, points: series[0]! });
+      }
+      return await this.options.deps.charts.render({
+        kind: 'watchlist',
+        range: '30d',
+        simulated,
+        listName: 'Alerts',
+        series: series.map((points, i) => ({ name: entities[i]!.name, points })),
+      });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Renews the claims on `ids` every third of a lease until stopped, so a slow post keeps them. */
+  private renewWhile(ids: readonly number[], renew: (id: number) => Promise<boolean>): () => void {
+    const timer = setInterval(() => {
+      for (const id of ids) void renew(id).catch((err: unknown) => this.options.log?.warn({ err }, 'alert claim renewal failed'));
+    }, Math.max(1_000, Math.floor(this.o.leaseMs / 3)));
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}
+
+function moveText(m: DemoMove): string {
+  if ('pol' in m) return `PoL moved to ${(m.pol * 100).toFixed(1)}%`;
+  if ('rating' in m) return `rating moved to ${m.rating}`;
+  if ('redFlag' in m) return `a red flag added (${m.redFlag})`;
+  return Object.entries(m.categories).map(([c, v]) => `${c.replace(/_/g, ' ')} score moved to ${v}`).join(', ');
+}
+
+function pick(o: AlertServiceOptions): Partial<Pick<AlertServiceOptions, 'tickMs' | 'leaseMs' | 'batch' | 'maxAttempts'>> {
+  return Object.fromEntries(Object.entries({ tickMs: o.tickMs, leaseMs: o.leaseMs, batch: o.batch, maxAttempts: o.maxAttempts }).filter(([, v]) => v !== undefined));
+}

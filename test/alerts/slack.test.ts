@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slackAlertDeliverer } from '../../adapters/slack/alert-deliverer.js';
+import { AlertService } from '../../src/alerts/service.js';
+import { AlertStore } from '../../src/alerts/store.js';
+import { openPglite, type Db } from '../../src/digest/db.js';
+import { migrate } from '../../src/digest/migrations.js';
+import type { RecordedCall } from '../fakes/slack/index.js';
+import { blocksJson, headerOf, quiesce, startHarness, type Harness } from '../slack/harness.js';
+
+/**
+ * Alerts end to end in Slack: the real Bolt app against the fake Slack, the product's alert
+ * service and deliverer, a PGlite store, and the simulator moved over its admin route. A rule is
+ * added by slash command; a crossing posts exactly one message; its buttons (clicked as signed
+ * block_actions) redraw that same message with chat.update; a further crossing lands in its thread;
+ * a level that falls back closes the incident by itself.
+ */
+
+const CHANNEL = 'CALERTS01';
+let h: Harness;
+let db: Db;
+let service: AlertService;
+
+beforeAll(async () => {
+  h = await startHarness();
+  db = await openPglite();
+  await migrate(db);
+  service = new AlertService({ store: new AlertStore(db), deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], complete: h.core.complete, leaseMs: 60_000 });
+  h.core.ctx.alerts = service;
+});
+afterAll(async () => {
+  await quiesce(h);
+  await h.close();
+  await db.close();
+});
+
+/** Moves the simulator as the upstream would move, over HTTP, and makes every rule due now. */
+async function move(body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${h.sim.url}/_sim/move`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': h.sim.apiKey }, body: JSON.stringify(body) });
+  expect(res.status, await res.clone().text()).toBe(200);
+  h.core.upstream.source.cache.clear();
+  await db.query('UPDATE alert_rules SET next_check = now()');
+}
+
+const posts = (channel: string) => h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel);
+const topLevel = (channel: string) => posts(channel).filter((c) => !c.args.thread_ts);
+const alertMessages = (channel: string) => topLevel(channel).filter((c) => /Alert:|\d alerts:/.test(headerOf(c.args) ?? ''));
+const updatesOf = (ts: string) => h.fake.calls('chat.update').filter((c) => c.args.ts === ts);
+
+interface Button {
+  action_id: string;
+  value: string;
+  text: { text: string };
+}
+function buttons(call: RecordedCall): Button[] {
+  const blocks = (call.args.blocks ?? []) as { type: string; elements?: Button[] }[];
+  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+}
+
+async function click(message: RecordedCall, label: string, ts: string, channel = CHANNEL): Promise<RecordedCall> {
+  const before = updatesOf(ts).length;
+  const button = buttons(updatesOf(ts).at(-1) ?? message).find((b) => b.text.text === label);
+  expect(button, `no ${label} button`).toBeDefined();
+  await h.click(button!.action_id, button!.value, { channel, messageTs: ts });
+  return h.fake.waitFor('chat.update', (c) => c.args.ts === ts && updatesOf(ts).indexOf(c) >= before);
+}
+
+async function addRule(text: string, channel = CHANNEL): Promise<number> {
+  const seen = new Set(h.fake.calls('chat.postMessage'));
+  await h.command(text, { channel });
+  const added = await h.fake.waitFor('chat.postMessage', (c) => !seen.has(c) && c.args.channel === channel && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''));
+  return Number(/#(\d+)/.exec(headerOf(added.args)!)![1]);
+}
+
+describe('alerts in Slack', () => {
+  it('posts one message per incident, redraws it in place for each step, and follows up in its thread', async () => {
+    // Kraken's PoL in the simulator's dataset, before anything moves.
+    const start = h.sim.store.exchange('kraken')!.pol.at(-1)!;
+    expect(start).toBeLessThan(0.1);
+    const id = await addRule('alert add kraken when pol above 10% cooldown none');
+    expect((await service.store.getInChannel(id, 'slack', CHANNEL))?.condition).toEqual({ kind: 'pol_above', threshold: 0.1 });
+
+    // The first check records where Kraken stands: below the line, nothing posted.
+    expect((await service.tick()).check.rules).toBe(1);
+    expect(alertMessages(CHANNEL)).toHaveLength(0);
+
+    await move({ kind: 'exchange', slug: 'kraken', pol: 0.12 });
+    const fired = await service.tick();
+    expect(fired).toMatchObject({ posted: 1, check: { events: [{ type: 'opened' }] } });
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+    const message = alertMessages(CHANNEL)[0]!;
+    const ts = (message.response as { ts: string }).ts;
+    expect(headerOf(message.args)).toBe('🔔 Alert: Kraken');
+    const shown = blocksJson(message.args);
+    expect(shown).toContain('12.0%');
+    expect(shown).toContain('Open since');
+    expect(buttons(message).map((b) => [b.text.text, b.value])).toEqual([
+      ['Acknowledge', expect.stringMatching(/^alert ack \d+$/)],
+      ['Snooze 1h', expect.stringMatching(/^alert snooze \d+ 1h$/)],
+      ['Snooze 24h', expect.stringMatching(/^alert snooze \d+ 24h$/)],
+      ['Resolve', expect.stringMatching(/^alert resolve \d+$/)],
+      ['View card', 'exchange:kraken'],
+    ]);
+    // The chart of the last 30 days went with it.
+    await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === CHANNEL || c.args.channels === CHANNEL, 8_000).catch(() => undefined);
+
+    // The condition still holds at the next check: no second message.
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    expect((await service.tick()).posted).toBe(0);
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+
+    const acknowledged = await click(message, 'Acknowledge', ts);
+    expect(blocksJson(acknowledged.args)).toContain('Acknowledged by fake.user');
+    expect(buttons(acknowledged).map((b) => b.text.text)).toEqual(['Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
+
+    // Worse again while open: a reply in the message's thread, never a new message.
+    await move({ kind: 'exchange', slug: 'kraken', pol: 0.15 });
+    expect((await service.tick()).followups).toBe(1);
+    const reply = posts(CHANNEL).at(-1)!;
+    expect(reply.args.thread_ts).toBe(ts);
+    expect(blocksJson(reply.args)).toContain('from 12.0% to 15.0%');
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+
+    const snoozed = await click(message, 'Snooze 1h', ts);
+    expect(blocksJson(snoozed.args)).toMatch(/Snoozed by fake\.user until \d+ \w+ \d\d:\d\d UTC/);
+    // Snoozed: a further worsening is recorded, not posted.
+    await move({ kind: 'exchange', slug: 'kraken', pol: 0.18 });
+    const quiet = await service.tick();
+    expect(quiet.followups).toBe(0);
+    expect(posts(CHANNEL).filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
+
+    const resolved = await click(message, 'Resolve', ts);
+    expect(blocksJson(resolved.args)).toMatch(/Resolved by fake\.user at/);
+    expect(headerOf(resolved.args)).toBe('✅ Alert: Kraken');
+    expect(buttons(resolved).map((b) => b.text.text)).toEqual(['View card']);
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+
+    // Someone resolving it again is told privately that it is closed; the message is left as it is.
+    const updates = h.fake.calls('chat.update').length;
+    const [incident] = await db.query<{ id: number }>('SELECT id FROM alert_incidents ORDER BY id DESC LIMIT 1');
+    await h.command(`alert resolve ${incident!.id}`, { channel: CHANNEL, responseId: 'resolve-again' });
+    const told = await h.fake.waitFor('response_url', (c) => c.id === 'resolve-again');
+    expect(String(told.args.text)).toMatch(/closed already: Resolved by fake\.user/);
+    expect(h.fake.calls('chat.update')).toHaveLength(updates);
+
+    // Removed, the rule is checked no more: Kraken still above the line posts nothing.
+    await h.command(`alert remove ${id}`, { channel: CHANNEL });
+    await h.fake.waitFor('chat.postMessage', (c) => headerOf(c.args) === `Alert rule #${id} removed`);
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    expect((await service.tick()).check.rules).toBe(0);
+  });
+
+  it('closes an incident by itself when its level falls back, saying so in the message and its thread', async () => {
+    const channel = 'CALERTS02';
+    const start = h.sim.store.exchange('okx')!.pol.at(-1)!;
+    const id = await addRule(`alert add okx when pol above ${((start + 0.03) * 100).toFixed(1)}%`, channel);
+    await service.tick();
+    await move({ kind: 'exchange', slug: 'okx', pol: start + 0.05 });
+    expect((await service.tick()).posted).toBe(1);
+    const ts = (alertMessages(channel)[0]!.response as { ts: string }).ts;
+
+    await move({ kind: 'exchange', slug: 'okx', pol: start });
+    const cleared = await service.tick();
+    expect(cleared.check.events.map((e) => e.type)).toEqual(['cleared']);
+    const redrawn = updatesOf(ts).at(-1)!;
+    expect(headerOf(redrawn.args)).toBe('✅ Alert: OKX');
+    expect(blocksJson(redrawn.args)).toContain('Cleared by itself at');
+    expect(buttons(redrawn).map((b) => b.text.text)).toEqual(['View card']);
+    const thread = posts(channel).filter((c) => c.args.thread_ts === ts);
+    expect(thread).toHaveLength(1);
+    expect(headerOf(thread[0]!.args) ?? blocksJson(thread[0]!.args)).toMatch(/Cleared: OKX/);
+    expect(await service.store.openCounts('slack', channel)).toEqual(new Map());
+    expect(alertMessages(channel)).toHaveLength(1);
+    expect(id).toBeGreaterThan(0);
+  });
+
+  it('coalesces rules firing together in one channel into one message, whose buttons act on all of them', async () => {
+    const channel = 'CALERTS03';
+    await addRule('alert add aave when rating below BBB', channel);
+    await addRule('alert add uniswap when new red flag', channel);
+    await service.tick();
+    await move({ kind: 'project', slug: 'aave', rating: 'CCC' });
+    await move({ kind: 'project', slug: 'uniswap', redFlag: 'Team wallet moved 4% of supply' });
+    const together = await service.tick();
+    expect(together.check.events.map((e) => `${e.type} ${e.entity.slug}`).sort(), JSON.stringify(together.check)).toEqual(['opened aave', 'opened uniswap']);
+    expect(together.posted).toBe(1);
+    expect(alertMessages(channel)).toHaveLength(1);
+    const message = alertMessages(channel)[0]!;
+    const shown = blocksJson(message.args);
+    expect(headerOf(message.args)).toBe('🔔 2 alerts: Aave, Uniswap');
+    expect(shown).toContain('Aave');
+    expect(shown).toContain('Team wallet moved 4% of supply');
+    const ts = (message.response as { ts: string }).ts;
+    const acknowledged = await click(message, 'Acknowledge', ts, channel);
+    expect(blocksJson(acknowledged.args).match(/Acknowledged by fake\.user/g)).toHaveLength(2);
+  });
+
+  it('refuses what it cannot read: a bad condition with the grammar, a threshold out of its domain, an ambiguous name', async () => {
+    const ask = async (text: string, id: string) => {
+      await h.command(text, { channel: 'CALERTS04', responseId: id });
+      return h.fake.waitFor('response_url', (c) => c.id === id && !/Looking up/.test(String(c.args.text)));
+    };
+    expect(String((await ask('alert add kraken when pol is high', 'bad-cond')).args.text)).toMatch(/not a condition I know.*pol above 5%/s);
+    expect(String((await ask('alert add kraken when pol above 150%', 'bad-pol')).args.text)).toMatch(/between 0% and 100%/);
+    expect(String((await ask('alert add aave when security below 200', 'bad-score')).args.text)).toMatch(/0 to 100/);
+    expect(String((await ask('alert add aave when rating below Q', 'bad-rating')).args.text)).toMatch(/not a rating/);
+    const ambiguous = await ask('alert add shiba when downgrade', 'ambiguous');
+    expect(blocksJson(ambiguous.args)).toContain('alert add project:shiba-inu when downgrade');
+    expect(await service.store.listChannel('slack', 'CALERTS04')).toEqual([]);
+  });
+});
