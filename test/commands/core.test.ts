@@ -208,11 +208,11 @@ describe('other commands', () => {
       for (const e of c.examples) {
         const run = await core.run(e.text!);
         expect(run.command, e.text).toBe(c.usage.command);
-        // And answers: digests alone need a channel, which the console has not.
-        if (!e.text!.startsWith('digest')) expect(run.reply.kind, e.text).not.toBe('error');
+        // And answers: digests and alerts alone need a channel, which the console has not.
+        if (!/^(digest|alert)\b/.test(e.text!)) expect(run.reply.kind, e.text).not.toBe('error');
       }
     }
-    for (const cmd of ['/pol <name or slug>', '/pol project', '/pol section', '/pol why', '/pol exchange', '/pol flags', '/pol chart', '/pol compare', '/pol top', '/pol ratings', '/pol search', '/pol trending', '/pol index', '/pol browse', '/pol health', '/pol help', '/pol digest']) {
+    for (const cmd of ['/pol <name or slug>', '/pol project', '/pol section', '/pol why', '/pol exchange', '/pol flags', '/pol chart', '/pol compare', '/pol top', '/pol ratings', '/pol search', '/pol trending', '/pol index', '/pol browse', '/pol health', '/pol help', '/pol digest', '/pol alert']) {
       expect(usages).toContain(cmd);
     }
     expect(help.text).toMatch(/lower is safer/);

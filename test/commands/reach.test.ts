@@ -41,7 +41,7 @@ const buttonsOf = (r: Reply): CommandRef[] => [...('actions' in r && r.actions ?
 
 async function explore(core: Core): Promise<string[]> {
   const help = (await core.run('help')).reply;
-  const examples = (help.kind === 'text' ? (help.commands ?? []) : []).flatMap((c) => c.examples).filter((e) => !e.command.startsWith('digest'));
+  const examples = (help.kind === 'text' ? (help.commands ?? []) : []).flatMap((c) => c.examples).filter((e) => !/^(digest|alert)-?/.test(e.command));
   return exploreTwoClicks(examples.map((e) => step(core, e)));
 }
 

@@ -416,7 +416,14 @@ describe('Discord adapter on the real discord.js client', () => {
     // A button or menu carries no command permissions: managing digests through one takes Manage Server.
     const sneaky = fake.sendComponent({ custom_id: `${RUN_ID}:digest-remove?id=1`, component_type: 2 });
     await privateAnswer(sneaky);
-    expect(callerOf('digest remove 1')).toEqual({ platform: 'discord', userId: fake.defaultUser.id, channelId: stack.channelId, canManageDigests: false });
+    expect(callerOf('digest remove 1')).toEqual({
+      platform: 'discord',
+      userId: fake.defaultUser.id,
+      userName: fake.defaultUser.global_name ?? fake.defaultUser.username,
+      channelId: stack.channelId,
+      workspaceId: GUILD_ID,
+      canManageDigests: false,
+    });
     const manager = fake.sendComponent({ custom_id: `${RUN_ID}:digest-list`, component_type: 2, memberPermissions: MANAGE_GUILD });
     expect((await privateAnswer(manager)).content).toContain('delivered to Slack or Discord channels');
     expect(callerOf('digest list')?.canManageDigests).toBe(true);
@@ -459,7 +466,14 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(((await digest.callback()).data as Body).flags).toBe(EPHEMERAL);
     expect(body(await digest.waitForEdit()).content).toContain('delivered to Slack or Discord channels');
     // Discord gated /pol-digest; arriving through it is what lets someone manage digests.
-    expect(callerOf('digest list')).toEqual({ platform: 'discord', userId: fake.defaultUser.id, channelId: stack.channelId, canManageDigests: true });
+    expect(callerOf('digest list')).toEqual({
+      platform: 'discord',
+      userId: fake.defaultUser.id,
+      userName: fake.defaultUser.global_name ?? fake.defaultUser.username,
+      channelId: stack.channelId,
+      workspaceId: GUILD_ID,
+      canManageDigests: true,
+    });
     expect(callerOf('exchange:kraken')?.canManageDigests).toBe(false);
 
     const unknown = fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'project:no-such-project' } });
@@ -484,7 +498,7 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(embed?.title).toContain('polbot');
     // Every subcommand Discord holds for this server, with each required option as `name:`.
     const registered = fake.commands(GUILD_ID);
-    expect(registered.map((c) => c.name).sort()).toEqual(['pol', 'pol-digest']);
+    expect(registered.map((c) => c.name).sort()).toEqual(['pol', 'pol-alert', 'pol-digest']);
     for (const command of registered) {
       for (const sub of command.options ?? []) {
         const required = ('options' in sub ? (sub.options ?? []) : []).filter((o) => 'required' in o && o.required).map((o) => ` \`${o.name}:\``);

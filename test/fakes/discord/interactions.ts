@@ -100,6 +100,8 @@ interface Deps {
   now: () => number;
 }
 
+const ADMINISTRATOR = 1n << 3n;
+
 export class Interactions {
   readonly byToken = new Map<string, InteractionState>();
 
@@ -108,6 +110,13 @@ export class Interactions {
   sendCommand(input: CommandInput): InteractionHandle {
     const guildId = this.#guildId(input);
     const registered = this.deps.commands.findByName(input.name, guildId);
+    // Discord offers a command with default_member_permissions only to members holding them (or
+    // Administrator): anyone else cannot send it at all, so no interaction ever reaches the app.
+    const needed = registered?.default_member_permissions ? BigInt(registered.default_member_permissions) : 0n;
+    const held = BigInt(input.memberPermissions ?? DEFAULT_PERMISSIONS);
+    if (needed && (held & needed) !== needed && (held & ADMINISTRATOR) === 0n) {
+      throw new Error(`fake Discord: /${input.name} is not available to a member without permissions ${needed}`);
+    }
     const data = {
       id: registered?.id ?? snowflake(),
       type: 1,
