@@ -395,14 +395,7 @@ export class DiscordAdapter {
  * digests and alert rules; /pol never carries it.
  */
 export function commandCaller(i: ChatInputCommandInteraction): Caller {
-  return {
-    platform: 'discord',
-    userId: i.user.id,
-    userName: displayName(i.user),
-    channelId: i.channelId,
-    ...(i.guildId ? { workspaceId: i.guildId } : {}),
-    canManageDigests: isGated(i.commandName) && i.inGuild(),
-  };
+  return { ...whoAndWhere(i), canManageDigests: isGated(i.commandName) && i.inGuild() };
 }
 
 /**
@@ -410,18 +403,13 @@ export function commandCaller(i: ChatInputCommandInteraction): Caller {
  * through one needs the permission /pol-digest requires by default.
  */
 export function componentCaller(i: ButtonInteraction | StringSelectMenuInteraction): Caller {
-  return {
-    platform: 'discord',
-    userId: i.user.id,
-    userName: displayName(i.user),
-    channelId: i.channelId,
-    ...(i.guildId ? { workspaceId: i.guildId } : {}),
-    canManageDigests: i.inGuild() && i.memberPermissions.has(PermissionFlagsBits.ManageGuild),
-  };
+  return { ...whoAndWhere(i), canManageDigests: i.inGuild() && i.memberPermissions.has(PermissionFlagsBits.ManageGuild) };
 }
 
-/** How a person is named when an alert says who acknowledged it: their display name, as Discord shows it. */
-const displayName = (u: { globalName: string | null; username: string }) => u.globalName ?? u.username;
+/** The person (named as Discord shows them, for an alert's "acknowledged by"), the channel and the server. */
+function whoAndWhere(i: { user: { id: string; globalName: string | null; username: string }; channelId: string; guildId: string | null }): Omit<Caller, 'canManageDigests'> {
+  return { platform: 'discord', userId: i.user.id, userName: i.user.globalName ?? i.user.username, channelId: i.channelId, ...(i.guildId ? { workspaceId: i.guildId } : {}) };
+}
 
 /** The subcommand and its options as plain values, whatever discord.js wraps them in. */
 export function slashInput(i: ChatInputCommandInteraction): SlashInput {

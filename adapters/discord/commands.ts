@@ -26,6 +26,11 @@ export const POL_ALERT = 'pol-alert';
 /** The admin-gated commands: their groups' subcommands, for members who can manage the server. */
 const GATED: Readonly<Record<string, string>> = { digest: POL_DIGEST, alert: POL_ALERT };
 
+const GATED_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  [POL_DIGEST]: 'Scheduled watchlist digests for this channel (server managers)',
+  [POL_ALERT]: 'Alerts for this channel when watched names cross a line (server managers)',
+};
+
 /** The admin-gated command a group lives under, if the spec belongs to one. */
 export const gatedCommand = (spec: CommandSpec): string | undefined => (spec.group ? GATED[spec.group] : undefined);
 
@@ -113,22 +118,14 @@ export function commandDefinitions(specs: readonly CommandSpec[] = COMMANDS): RE
       integration_types: [ApplicationIntegrationType.GuildInstall],
       options: subs(POL),
     },
-    {
-      name: POL_DIGEST,
-      description: 'Scheduled watchlist digests for this channel (server managers)',
+    ...Object.entries(GATED_DESCRIPTIONS).map(([name, description]) => ({
+      name,
+      description,
       default_member_permissions: String(PermissionFlagsBits.ManageGuild),
       contexts: [InteractionContextType.Guild],
       integration_types: [ApplicationIntegrationType.GuildInstall],
-      options: subs(POL_DIGEST),
-    },
-    {
-      name: POL_ALERT,
-      description: 'Alerts for this channel when watched names cross a line (server managers)',
-      default_member_permissions: String(PermissionFlagsBits.ManageGuild),
-      contexts: [InteractionContextType.Guild],
-      integration_types: [ApplicationIntegrationType.GuildInstall],
-      options: subs(POL_ALERT),
-    },
+      options: subs(name),
+    })),
   ];
 }
 

@@ -2,6 +2,7 @@ import type { IncidentView } from '../../src/alerts/store.js';
 import { statusOf } from '../../src/alerts/message.js';
 import type { Reply } from '../../src/reply/model.js';
 import { INCIDENT_ID_OPTION, withAlerts } from './alert.js';
+import { verbSpec } from './group.js';
 import { defineCommand, int, type Args, type ChoiceOption, type CommandSpec } from './spec.js';
 
 type Step = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve' };
@@ -20,13 +21,9 @@ export function alertStepCommand(o: {
   step(args: Args, now: number): Step;
 }): CommandSpec {
   return defineCommand({
-    name: `alert-${o.verb}`,
-    order: o.order,
-    words: ['alert', o.verb],
-    aliases: (o.aliases ?? []).map((a) => ['alert', a]),
+    ...verbSpec('alert', o.verb, o.order, o.aliases),
     summary: o.summary,
     examples: o.examples,
-    group: 'alert',
     // Reached from the alert message's buttons on Discord; /pol-alert is for managing rules.
     discord: false,
     options: [INCIDENT_ID_OPTION, ...(o.extra ? [o.extra] : [])],

@@ -3,6 +3,7 @@ import type { AlertRule } from '../../src/alerts/store.js';
 import { inline, ref } from '../../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../../src/reply/model.js';
 import { mayManage } from './digest.js';
+import { verbSpec } from './group.js';
 import { defineCommand, int, type CommandSpec, type HandlerContext } from './spec.js';
 
 /** Alert commands need the alert service, and only a chat channel can receive an alert. */
@@ -55,13 +56,9 @@ export function alertRuleCommand(o: {
   run(ctx: HandlerContext, service: AlertService, id: number): Promise<Reply | null>;
 }): CommandSpec {
   return defineCommand({
-    name: `alert-${o.verb}`,
-    order: o.order,
-    words: ['alert', o.verb],
-    aliases: (o.aliases ?? []).map((a) => ['alert', a]),
+    ...verbSpec('alert', o.verb, o.order, o.aliases),
     summary: o.summary,
     examples: [`alert ${o.verb} 3`],
-    group: 'alert',
     managers: true,
     options: [RULE_ID_OPTION],
     handler: (ctx, args) =>

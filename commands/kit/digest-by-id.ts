@@ -1,6 +1,7 @@
 import type { DigestService } from '../../src/digest/service.js';
 import type { Reply } from '../../src/reply/model.js';
 import { ID_OPTION, mayManage, missingDigest, withDigests } from './digest.js';
+import { verbSpec } from './group.js';
 import { defineCommand, int, type CommandSpec, type HandlerContext } from './spec.js';
 
 /** The shape every `digest <verb> <id>` command shares; each verb is still a module of its own. */
@@ -13,13 +14,9 @@ export function digestByIdCommand(o: {
   run(ctx: HandlerContext, service: DigestService, id: number): Promise<Reply>;
 }): CommandSpec {
   return defineCommand({
-    name: `digest-${o.verb}`,
-    order: o.order,
-    words: ['digest', o.verb],
-    aliases: (o.aliases ?? []).map((a) => ['digest', a]),
+    ...verbSpec('digest', o.verb, o.order, o.aliases),
     summary: o.summary,
     examples: [`digest ${o.verb} 12`],
-    group: 'digest',
     managers: o.managers,
     options: [ID_OPTION],
     handler: (ctx, args) =>
