@@ -1,4 +1,3 @@
-import { describeCondition } from '../src/alerts/condition.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { Action, TableReply } from '../src/reply/model.js';
 import { durationText, watchingText, withAlerts } from './kit/alert.js';
@@ -21,11 +20,15 @@ export default defineCommand({
         return { kind: 'text', title: 'No alert rules in this channel yet', text: inline`Add one with ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%' })}` };
       }
       const paused = rules.filter((r) => r.state === 'paused');
+      // Why each paused rule stopped, said once per reason: the table keeps to what fits a column.
+      const reasons = [...new Set(paused.map((r) => (r.stateReason ?? 'paused').replace(/^paused: /, '')))].map(
+        (why) => `${paused.filter((r) => (r.stateReason ?? 'paused').replace(/^paused: /, '') === why).map((r) => `#${r.id}`).join(', ')}: ${why}`,
+      );
       const table: TableReply = {
         kind: 'table',
         title: `Alert rules in this channel (${rules.length} of at most ${service.limits.perChannel})`,
         note: paused.length
-          ? inline`${paused.length === 1 ? 'A paused rule is' : 'Paused rules are'} not checked: fix the cause if one is given, then ${ref('alert-resume', { id: paused.length === 1 ? String(paused[0]!.id) : 'all' })}.`
+          ? inline`Paused (${reasons.join('; ')}). Paused rules are not checked; fix the cause if one is given, then ${ref('alert-resume', { id: paused.length === 1 ? String(paused[0]!.id) : 'all' })}.`
           : 'Each rule posts one message per alert; further crossings go in its thread.',
         columns: [
           { key: 'id', label: '#', align: 'right' },
@@ -38,10 +41,10 @@ export default defineCommand({
         rows: rules.map((r) => ({
           id: String(r.id),
           watch: watchingText(r),
-          when: describeCondition(r.condition),
+          when: r.conditionText,
           every: durationText(r.everySec),
           open: String(open.get(r.id) ?? 0),
-          state: r.state === 'paused' ? `paused${r.stateReason ? `: ${r.stateReason.replace(/^paused: /, '')}` : ''}` : 'active',
+          state: r.state,
         })),
         actions: [
           ...(paused.length > 1 ? [{ label: 'Resume all', run: { command: 'alert-resume', args: { id: 'all' } } }] : []),

@@ -178,7 +178,9 @@ const slackCommand = (r: CommandRef): string => `\`${mrkdwn(flat(`/pol ${typedTe
 
 /** Inline text as mrkdwn: plain parts escaped (and flattened to one line unless told), commands as code. */
 function inline(text: Inline, oneLine = true): string {
-  return renderInline(text, (t) => mrkdwn(oneLine ? flat(t) : t), slackCommand);
+  // Parts are flattened, not trimmed: the space before a command ("then /pol …") is part of the sentence.
+  const rendered = renderInline(text, (t) => mrkdwn(oneLine ? t.replace(/\s+/g, ' ') : t), slackCommand);
+  return oneLine ? rendered.trim() : rendered;
 }
 
 /** Inline text for the notification fallback, which is escaped as a whole later. */

@@ -208,3 +208,80 @@ describe('alerts in Slack', () => {
     expect(await service.store.listChannel('slack', 'CALERTS04')).toEqual([]);
   });
 });
+
+describe('alerts in Slack, held within limits', () => {
+  let quietDb: Db;
+  let quiet: AlertService;
+  beforeAll(async () => {
+    quietDb = await openPglite();
+    await migrate(quietDb);
+    quiet = new AlertService({ store: new AlertStore(quietDb), deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], complete: h.core.complete, leaseMs: 60_000, limits: { perChannelHour: 2 } });
+  });
+  afterAll(async () => {
+    h.core.ctx.alerts = service;
+    await quietDb.close();
+  });
+
+  const dueNow = () => quietDb.query('UPDATE alert_rules SET next_check = now()');
+  async function rule(channel: string, slug: string, when: string): Promise<number> {
+    h.core.ctx.alerts = quiet;
+    return addRule(`alert add ${slug} when ${when}`, channel);
+  }
+
+  it('stops at the hourly ceiling with one notice, pauses the channel rules, and resumes them on request', async () => {
+    const channel = 'CALERTS05';
+    for (const slug of ['gemini', 'bitstamp', 'bitfinex']) await rule(channel, slug, 'any change');
+    await quiet.tick();
+    // Three checks, each moving one exchange: two messages, then the ceiling.
+    for (const [slug, pol] of [['gemini', 0.041], ['bitstamp', 0.042], ['bitfinex', 0.043]] as const) {
+      await move({ kind: 'exchange', slug, pol });
+      await dueNow();
+      await quiet.tick();
+    }
+    expect(alertMessages(channel).map((c) => headerOf(c.args))).toEqual(['🔔 Alert: Gemini', '🔔 Alert: Bitstamp']);
+    const notices = topLevel(channel).filter((c) => headerOf(c.args) === '⏸️ Alerts paused in this channel');
+    expect(notices).toHaveLength(1);
+    expect(blocksJson(notices[0]!.args)).toContain('2 alert messages in the last hour');
+    expect(blocksJson(notices[0]!.args)).toContain('Bitfinex');
+    expect(blocksJson(notices[0]!.args)).toContain('/pol alert resume all');
+    const rules = await quiet.store.listChannel('slack', channel);
+    expect(rules.map((r) => [r.state, r.stateReason])).toEqual([
+      ['paused', 'too many alerts in an hour'],
+      ['paused', 'too many alerts in an hour'],
+      ['paused', 'too many alerts in an hour'],
+    ]);
+    // Paused, nothing is checked or posted.
+    await move({ kind: 'exchange', slug: 'gemini', pol: 0.05 });
+    await dueNow();
+    expect((await quiet.tick()).check.rules).toBe(0);
+
+    await h.command('alert list', { channel, responseId: 'ceiling-list' });
+    const list = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''));
+    expect(blocksJson(list.args)).toContain('Paused (#1, #2, #3: too many alerts in an hour). Paused rules are not checked; fix the cause if one is given, then `/pol alert resume all`.');
+    await h.command('alert resume all', { channel });
+    await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && headerOf(c.args) === '3 alert rules resumed');
+    expect((await quiet.store.listChannel('slack', channel)).every((r) => r.state === 'active')).toBe(true);
+  });
+
+  it('pauses the rules of a channel that is gone, says why in the list, and loses nothing silently', async () => {
+    const channel = 'CALERTS06';
+    await rule(channel, 'htx', 'any change');
+    await quiet.tick();
+    h.fake.failChannel(channel, 'is_archived');
+    try {
+      await move({ kind: 'exchange', slug: 'huobi', pol: 0.061 });
+      await dueNow();
+      const report = await quiet.tick();
+      expect(report).toMatchObject({ posted: 0, failed: 1 });
+    } finally {
+      h.fake.failChannel(channel, null);
+    }
+    const [r] = await quiet.store.listChannel('slack', channel);
+    expect(r).toMatchObject({ state: 'paused', stateReason: 'paused: the channel is archived' });
+    const [incident] = await quietDb.query<{ delivery_state: string; delivery_error: string }>(`SELECT delivery_state, delivery_error FROM alert_incidents WHERE slug = 'huobi'`);
+    expect(incident).toEqual({ delivery_state: 'failed', delivery_error: 'the channel is archived' });
+    await h.command('alert list', { channel });
+    const list = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''));
+    expect(blocksJson(list.args)).toMatch(/Paused \(#\d+: the channel is archived\)/);
+  });
+});
