@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { benchLogger } from './lib/polbot.js';
 import { startSim, type SimHandle } from './lib/sim.js';
 import type { BenchOptions, Row, ScenarioResult } from './lib/types.js';
+import { alertsScenario } from './scenarios/alerts.js';
 import { burstScenario } from './scenarios/burst.js';
 import { cardScenario } from './scenarios/card.js';
 import { chartScenario } from './scenarios/chart.js';
@@ -59,7 +60,7 @@ if (typeof (globalThis as { gc?: unknown }).gc !== 'function' && !process.env.PO
 function readHelp(): string {
   return (
     'Usage: npm run bench -- [--quick] [--soak] [--latency MS] [--jitter MS] [--only LIST] [--in-process] [--cpu-prof] [--out FILE]\n' +
-    '  scenarios (--only): card, chart, burst, digest, memory, sim, soak'
+    '  scenarios (--only): card, chart, burst, digest, memory, alerts, sim, soak'
   );
 }
 
@@ -78,6 +79,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'burst', run: (sim) => burstScenario(sim, options) },
   { name: 'digest', run: (sim) => digestScenario(sim, options), sim: { extraProjects: 1_000 } },
   { name: 'memory', run: (sim) => memoryScenario(sim, options) },
+  { name: 'alerts', run: (sim) => alertsScenario(sim, options), sim: { extraProjects: 1_000 } },
   {
     name: 'sim',
     run: async () => {
