@@ -1,3 +1,4 @@
+import { bulkhead } from 'cockatiel';
 import type { EntityRef } from '../api/domain.js';
 import type { DataSource } from '../api/source.js';
 import { evaluate, isLevel, type Reading, type Verdict } from './evaluate.js';
@@ -32,6 +33,8 @@ export interface CycleReport {
   entities: number;
   events: AlertEvent[];
 }
+
+const JUDGE_CONCURRENCY = 8;
 
 const keyOf = (e: { kind: string; slug: string }) => `${e.kind}:${e.slug}`;
 
@@ -69,9 +72,10 @@ export class AlertChecker {
         readings.set(keyOf(entity), await readEntity(this.source, entity, needsOf(watching.map((r) => r.condition)), Math.floor(now / 1000)));
       }),
     );
-    const events: AlertEvent[] = [];
-    for (const rule of rules) events.push(...(await this.judge(rule, readings, now)));
-    return { rules: rules.length, entities: watched.size, events };
+    // Judging is the store's work, a few queries a rule: several at once on PostgreSQL's pool.
+    const lane = bulkhead(JUDGE_CONCURRENCY, rules.length);
+    const judged = await Promise.all(rules.map((rule) => lane.execute(() => this.judge(rule, readings, now))));
+    return { rules: rules.length, entities: watched.size, events: judged.flat() };
   }
 
   private async judge(rule: AlertRule, readings: ReadonlyMap<string, Reading>, now: number): Promise<AlertEvent[]> {

@@ -86,7 +86,11 @@ export function parseCondition(text: string, kinds: readonly EntityKind[]): Cond
   if (!t) return fail('Say when to alert.');
   if (/^(any )?changes?$/.test(t)) return { ok: true, condition: { kind: 'any_change' } };
   if (/^(any )?downgrades?$|^rating (drops|falls|goes down)$/.test(t)) return { ok: true, condition: { kind: 'downgrade' } };
-  if (/^(a )?new red ?flags?$|^red ?flags?$/.test(t)) return { ok: true, condition: { kind: 'new_red_flag' } };
+  if (/^(a )?new red ?flags?$|^red ?flags?$/.test(t)) {
+    // The service publishes red flags for projects only: on an exchange the rule could never fire.
+    if (kinds.includes('exchange')) return fail('Red flags are published for projects only; watch exchanges with another condition.');
+    return { ok: true, condition: { kind: 'new_red_flag' } };
+  }
 
   let m = /^pol (?:above|over|>=?|exceeds|at or above) (.+)$/.exec(t);
   if (m) {

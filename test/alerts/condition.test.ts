@@ -34,6 +34,8 @@ describe('alert conditions', () => {
   });
 
   it('refuses a threshold outside its domain, a number that could mean two things, and what it does not know, with the grammar', () => {
+    expect(refused('new red flag', ['project', 'exchange'])).toMatch(/^Red flags are published for projects only/);
+    expect(refused('red flags', ['exchange'])).toMatch(/projects only/);
     expect(refused('pol above 150%')).toContain('A PoL level is between 0% and 100%, not 150%.');
     expect(refused('pol above 5')).toContain('Write a PoL level as a percent (5%) or as a probability between 0 and 1 (such as 0.05), not 5.');
     expect(refused('pol above 1')).toContain('not 1.');
