@@ -53,6 +53,12 @@ function lateAlertDeliverer(platform: 'slack' | 'discord', get: () => AlertDeliv
     post: async (channelId, reply) => ready().post(channelId, reply),
     update: async (channelId, ref, reply) => ready().update(channelId, ref, reply),
     followUp: async (channelId, ref, reply) => ready().followUp(channelId, ref, reply),
+    // A search that cannot run yet fails, and is retried: "not found" would post a second message.
+    find: async (channelId, key) => {
+      const d = ready();
+      if (!d.find) throw new DeliveryError(`${platform} cannot search the channel for an earlier alert`, { permanent: false });
+      return d.find(channelId, key);
+    },
   };
 }
 

@@ -5,12 +5,14 @@ import { toDiscordDeliveryError } from './digest-deliverer.js';
 
 /**
  * Alerts in Discord: one message per incident (its id is the reference), edited in place, with
- * follow-ups in a thread started on it the first time one is needed.
+ * follow-ups in a thread started on it the first time one is needed, and found again by its key
+ * in the channel's recent messages.
  */
 export function discordAlertDeliverer(discord: {
   postReply(channelId: string, reply: Reply): Promise<{ id?: string }>;
   updateReply(channelId: string, messageId: string, reply: Reply): Promise<void>;
   threadReply(channelId: string, messageId: string, name: string, reply: Reply): Promise<void>;
+  findRecentMessage(channelId: string, needle: string): Promise<string | null>;
 }): AlertDeliverer {
   const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -29,6 +31,7 @@ export function discordAlertDeliverer(discord: {
       }),
     update: (channelId, messageId, reply) => guarded(() => discord.updateReply(channelId, messageId, reply)),
     followUp: (channelId, messageId, reply) => guarded(() => discord.threadReply(channelId, messageId, threadName(reply), reply)),
+    find: (channelId, key) => guarded(() => discord.findRecentMessage(channelId, key)),
   };
 }
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Events, Routes } from 'discord.js';
 import type { Core } from '../../commands/core/core.js';
+import { carriesKey } from '../../src/alerts/deliver.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import { DiscordAdapter, type DiscordClientOptions } from './client.js';
@@ -11,6 +12,9 @@ export { registerDiscordCommands, type RegisterResult, type DiscordSettings } fr
 export { discordDeliverer } from './digest-deliverer.js';
 export { discordAlertDeliverer } from './alert-deliverer.js';
 export type { DiscordAdapter } from './client.js';
+
+/** The channel's messages searched for a delivery key, newest first. */
+const HISTORY_LIMIT = 50;
 
 export interface StartDiscordOptions {
   core: Core;
@@ -30,10 +34,12 @@ export interface DiscordHandle {
   /** Posts in the thread of a message, starting it (named `name`) the first time. */
   threadReply(channelId: string, messageId: string, name: string, reply: Reply): Promise<void>;
   /**
-   * Whether one of the channel's recent messages contains `needle` (a digest's delivery key), so a
-   * digest part that reached Discord before a crash is not posted twice. Needs Read Message History.
+   * Whether one of the bot's recent messages in the channel carries `needle` (a digest's delivery
+   * key), so a digest part that reached Discord before a crash is not posted twice. Needs Read Message History.
    */
   hasRecentMessage(channelId: string, needle: string): Promise<boolean>;
+  /** The same search, saying where the message is: the id of the newest one carrying `needle` (an alert's key), or null. */
+  findRecentMessage(channelId: string, needle: string): Promise<string | null>;
   /** Shards this process runs, and how many there are in total. */
   readonly shards: { ids: number[]; count: number };
   /**
@@ -90,15 +96,22 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
   const count = client.shard?.count ?? Math.max(1, client.ws.shards.size);
   log.info({ user: client.user?.tag, guilds: client.guilds.cache.size, shards: ids, shardCount: count }, 'discord adapter ready');
 
+  /** Newest first, as Discord lists them; the bot's own only: someone quoting a key is not a delivery. */
+  const findRecentMessage = async (channelId: string, needle: string): Promise<string | null> => {
+    const me = client.user?.id;
+    // Without knowing who the bot is, "not found" could be wrong: a failed search is retried, a wrong one posts twice.
+    if (!me) throw new Error('the Discord client does not know its own user yet');
+    const messages = (await client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(HISTORY_LIMIT) }) })) as { id: string; author?: { id?: string } }[];
+    return messages.find((m) => m.author?.id === me && carriesKey(JSON.stringify(m), needle))?.id ?? null;
+  };
+
   let stopped = false;
   return {
     postReply: (channelId, reply) => adapter.postReply(channelId, reply),
     updateReply: (channelId, messageId, reply) => adapter.updateReply(channelId, messageId, reply),
     threadReply: (channelId, messageId, name, reply) => adapter.threadReply(channelId, messageId, name, reply),
-    async hasRecentMessage(channelId, needle) {
-      const messages = (await client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: '50' }) })) as unknown[];
-      return messages.some((m) => JSON.stringify(m).includes(needle));
-    },
+    findRecentMessage,
+    hasRecentMessage: async (channelId, needle) => (await findRecentMessage(channelId, needle)) !== null,
     shards: { ids, count },
     primary: ids.includes(0),
     adapter,

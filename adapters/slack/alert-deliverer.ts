@@ -4,10 +4,14 @@ import type { Reply } from '../../src/reply/model.js';
 import type { Posted } from './delivery.js';
 import { toDeliveryError } from './digest-deliverer.js';
 
-/** Alerts in Slack: one message per incident (its `ts` is the reference), updated with chat.update, followed up in its thread. */
+/**
+ * Alerts in Slack: one message per incident (its `ts` is the reference), updated with chat.update,
+ * followed up in its thread, and found again by its key in the channel's history.
+ */
 export function slackAlertDeliverer(adapter: {
   postReply(channelId: string, reply: Reply, opts?: { threadTs?: string }): Promise<Posted>;
   updateReply(channelId: string, ts: string, reply: Reply): Promise<void>;
+  findRecentMessage(channelId: string, needle: string): Promise<string | null>;
 }): AlertDeliverer {
   const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -30,5 +34,6 @@ export function slackAlertDeliverer(adapter: {
       guarded(async () => {
         await adapter.postReply(channelId, reply, { threadTs: ts });
       }),
+    find: (channelId, key) => guarded(() => adapter.findRecentMessage(channelId, key)),
   };
 }

@@ -84,6 +84,29 @@ function withoutImage(reply: Reply): Reply {
   return rest.footer ? { ...rest, footer: { ...rest.footer, notes: [...(rest.footer.notes ?? []), note] } } : rest;
 }
 
+/** Sends again after a 429 at most this many times, each wait at most MAX_RATE_WAIT_MS. */
+const RATE_LIMIT_RETRIES = 3;
+const MAX_RATE_WAIT_MS = 30_000;
+
+/**
+ * Runs a Web API call, and again after each 429 once Retry-After has passed. Only matters with a
+ * client that rejects rate-limited calls (the adapter's client for scheduled posts, which never
+ * repeats a request by itself): a 429 means Slack took nothing, so sending again cannot post
+ * twice, unlike a repeat after a timeout or a 5xx. Other clients wait out 429s themselves.
+ */
+async function afterRateLimits<T>(call: () => Promise<T>): Promise<T> {
+  for (let retries = 0; ; retries++) {
+    try {
+      return await call();
+    } catch (err) {
+      const e = err as { code?: unknown; retryAfter?: unknown } | null;
+      if (e?.code !== webApi.ErrorCode.RateLimitedError || typeof e.retryAfter !== 'number' || retries >= RATE_LIMIT_RETRIES) throw err;
+      const waitMs = Math.min(MAX_RATE_WAIT_MS, e.retryAfter * 1_000);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
 /**
  * Posts a reply into a channel as the bot: the blocks first, then the PNG chart (if any) as a
  * file in the same place. A failed chart costs the chart, not the answer.
@@ -97,14 +120,16 @@ export async function postToChannel(
 ): Promise<Posted> {
   const post = (r: Reply) => {
     const message = renderReply(r);
-    return client.chat.postMessage({
-      channel,
-      text: message.text,
-      blocks: message.blocks,
-      unfurl_links: false,
-      unfurl_media: false,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    });
+    return afterRateLimits(() =>
+      client.chat.postMessage({
+        channel,
+        text: message.text,
+        blocks: message.blocks,
+        unfurl_links: false,
+        unfurl_media: false,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      }),
+    );
   };
   let ts: string | undefined;
   try {
@@ -123,7 +148,7 @@ export async function postToChannel(
   if (reply.kind === 'table' && reply.file) {
     const { file } = reply;
     const upload = { channel_id: channel, file: file.bytes, filename: file.filename, title: clip(plain(file.title), 250) };
-    await client.files.uploadV2(threadTs ? { ...upload, thread_ts: threadTs } : upload).catch((err: unknown) => {
+    await afterRateLimits(() => client.files.uploadV2(threadTs ? { ...upload, thread_ts: threadTs } : upload)).catch((err: unknown) => {
       // The table is posted; the file that goes with it failing is logged, not lost silently.
       log.warn({ channel, fileError: slackErrorCode(err) ?? 'upload_failed' }, 'slack: file upload failed');
     });
@@ -138,7 +163,7 @@ export async function postToChannel(
       title: fileTitle(image, reply),
       alt_text: clip(plain(flat(image.alt)), 1000),
     };
-    await client.files.uploadV2(threadTs ? { ...file, thread_ts: threadTs } : file);
+    await afterRateLimits(() => client.files.uploadV2(threadTs ? { ...file, thread_ts: threadTs } : file));
     return { ...(ts ? { ts } : {}) };
   } catch (err) {
     const chartError = slackErrorCode(err) ?? 'upload_failed';

@@ -1,9 +1,11 @@
-import type { webApi } from '@slack/bolt';
+import { webApi } from '@slack/bolt';
+import { carriesKey } from '../../src/alerts/deliver.js';
 import { startRouteServer, type HttpRoute } from '../../src/app/routes.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import { buildApp, checkBotToken, EVENTS_PATH, type BotIdentity, type CommandRunner, type SlackMode } from './app.js';
+import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { postToChannel, updateInChannel, slackErrorCode, type Posted } from './delivery.js';
 
 export { renderReply, type SlackMessage } from './blocks.js';
@@ -21,7 +23,7 @@ export interface StartSlackOptions {
   customRoutes?: readonly HttpRoute[];
   /** How long an answer may take before "Looking up…" is shown. */
   progressMs?: number;
-  /** @slack/web-api retry policy (429s wait for Retry-After first). */
+  /** @slack/web-api retry policy for answers to people (429s wait for Retry-After first); scheduled posts are never repeated. */
   retryConfig?: webApi.RetryOptions;
   /** `config.digestAdmins` (DIGEST_ADMINS): who may manage digests; empty lets everyone. */
   digestAdmins?: readonly string[];
@@ -33,22 +35,31 @@ export interface SlackAdapter {
   port?: number;
   /**
    * Posts any Reply into a channel as the bot (cards with their chart file), e.g. for scheduled
-   * digests. Throws SlackDeliveryError carrying Slack's error code (`not_in_channel`...).
+   * digests. Throws SlackDeliveryError carrying Slack's error code (`not_in_channel`...). Sent
+   * once, never repeated by the client: a failure (a timeout above all) may still have landed.
    */
   postReply(channelId: string, reply: Reply, opts?: { threadTs?: string }): Promise<Posted>;
   /** Redraws a message the bot posted (its `ts`), in place; its files stay as they were. */
   updateReply(channelId: string, ts: string, reply: Reply): Promise<void>;
   /**
-   * Whether one of the channel's recent messages contains `needle` (a digest's delivery key), so a
-   * digest part that reached Slack before a crash is not posted twice. Needs `channels:history`.
+   * Whether one of the bot's recent messages in the channel carries `needle` (a digest's delivery
+   * key), so a digest part that reached Slack before a crash is not posted twice. Needs `channels:history`.
    */
   hasRecentMessage(channelId: string, needle: string): Promise<boolean>;
+  /** The same search, saying where the message is: the `ts` of the newest one carrying `needle` (an alert's key), or null. */
+  findRecentMessage(channelId: string, needle: string): Promise<string | null>;
   /** Stops taking events, lets answers under way finish (bounded), then closes the servers. */
   stop(): Promise<void>;
 }
 
 /** How long stop() waits for answers already under way. */
 const DRAIN_MS = 10_000;
+
+/** The channel's messages searched for a delivery key: Slack's default page, newest first. */
+const HISTORY_LIMIT = 100;
+
+/** A scheduled post that Slack has not answered by then fails, and is retried by its caller. */
+const DELIVERY_TIMEOUT_MS = 15_000;
 
 function modeOf(slack: NonNullable<Config['slack']>): SlackMode {
   // The documented contract: Socket Mode whenever an app-level token is set.
@@ -109,16 +120,34 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     log.info({ mode: 'socket', ...(port !== undefined ? { port } : {}) }, 'slack: connected in Socket Mode');
   }
 
+  // Scheduled posts (digests, alerts) never repeat a request by themselves. The Web API client's
+  // retries would post again after a timeout or a 5xx even when Slack had taken the message and
+  // only the answer got lost; their callers retry instead, searching the channel for the
+  // message's key first. A 429 comes back at once and postToChannel sends again after
+  // Retry-After: Slack took nothing.
+  const deliveryClient = new webApi.WebClient(slack.botToken, {
+    ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
+    retryConfig: { retries: 0 },
+    timeout: DELIVERY_TIMEOUT_MS,
+    rejectRateLimitedCalls: true,
+    logger: boltLogger(log),
+    logLevel: boltLevelFor(log.level),
+  });
+  /** The bot's own messages only: someone quoting a key in the channel is not a delivery. */
+  const ours = (m: { bot_id?: string; user?: string }) => m.bot_id === identity.botId || m.user === identity.botUserId;
+  const findRecentMessage = async (channelId: string, needle: string): Promise<string | null> => {
+    const res = await app.client.conversations.history({ channel: channelId, limit: HISTORY_LIMIT });
+    return (res.messages ?? []).find((m) => ours(m) && carriesKey(JSON.stringify(m), needle))?.ts ?? null;
+  };
+
   let stopping: Promise<void> | undefined;
   return {
     mode: mode.kind,
     ...(port !== undefined ? { port } : {}),
-    postReply: (channelId, reply, opts) => postToChannel(app.client, log, channelId, reply, opts?.threadTs),
+    postReply: (channelId, reply, opts) => postToChannel(deliveryClient, log, channelId, reply, opts?.threadTs),
     updateReply: (channelId, ts, reply) => updateInChannel(app.client, channelId, ts, reply),
-    async hasRecentMessage(channelId, needle) {
-      const res = await app.client.conversations.history({ channel: channelId, limit: 100 });
-      return (res.messages ?? []).some((m) => JSON.stringify(m).includes(needle));
-    },
+    findRecentMessage,
+    hasRecentMessage: async (channelId, needle) => (await findRecentMessage(channelId, needle)) !== null,
     stop() {
       stopping ??= (async () => {
         await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stopping the receiver failed'));

@@ -3,13 +3,13 @@ import { hostname } from 'node:os';
 import type { EntityRef, PolPoint } from '../api/domain.js';
 import { settle } from '../api/settle.js';
 import type { DigestDeps } from '../digest/deps.js';
-import { asDeliveryError } from '../digest/deliver.js';
+import { asDeliveryError, DeliveryError } from '../digest/deliver.js';
 import type { Platform } from '../digest/store.js';
 import type { Logger } from '../log.js';
 import { footerOf } from '../reply/footer.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
-import type { AlertDeliverer } from './deliver.js';
+import { alertKey, type AlertDeliverer } from './deliver.js';
 import { demoMove, type DemoMove } from './demo.js';
 import { evaluate } from './evaluate.js';
 import { needsOf, readEntity } from './readings.js';
@@ -69,6 +69,8 @@ export interface AlertTick {
   check: CycleReport;
   /** Messages posted (coalesced incidents count once), thread replies and redraws done. */
   posted: number;
+  /** Messages found already in their channel after a takeover or a failed post, recorded without posting again. */
+  confirmed: number;
   followups: number;
   suppressed: number;
   failed: number;
@@ -86,6 +88,18 @@ const HOUR = 3_600_000;
  * and follow-ups (a further crossing in the thread, a clearing that redraws the message). Delivery
  * reads only the store, never a cycle's memory, so a replica killed between deciding and posting
  * leaves its work to the next claimer; every claim is leased and renewed while a post is under way.
+ *
+ * Exactly once: before a message is posted, the store records which incidents it carries and its
+ * lead, whose id is the key in the message's footer. A claimer of incidents that were claimed
+ * before asks the deliverer for the message with that key in the channel, and records what it
+ * finds as delivered instead of posting again: a replica killed after the platform took its post,
+ * and a post whose answer was lost, cost no second message.
+ *
+ * What remains: (a) a deliverer without `find` posts again in those cases; (b) a replica stalled
+ * for longer than its lease while its post is on the wire (the fence is checked just before the
+ * post) can race the one that took over, whose search then comes too early; (c) the search reads
+ * the channel's recent messages only (Slack 100, Discord 50), so a takeover in a channel busier
+ * than that within a lease posts again; (d) follow-ups in a thread carry no key and are not searched.
  */
 export class AlertService {
   readonly store: AlertStore;
@@ -116,7 +130,7 @@ export class AlertService {
   /** One check and delivery pass; safe from any number of replicas at once. */
   async tick(): Promise<AlertTick> {
     const check = await this.checker.cycle();
-    const report: AlertTick = { check, posted: 0, followups: 0, suppressed: 0, failed: 0, lost: 0 };
+    const report: AlertTick = { check, posted: 0, confirmed: 0, followups: 0, suppressed: 0, failed: 0, lost: 0 };
     await this.deliverIncidents(report);
     await this.deliverFollowups(report);
     return report;
@@ -216,26 +230,92 @@ export class AlertService {
     await Promise.all([...byChannel.values()].map((entries) => this.deliverToChannel(entries, report)));
   }
 
-  private async deliverToChannel(entries: MessageEntry[], report: AlertTick): Promise<void> {
+  private async deliverToChannel(claimed: MessageEntry[], report: AlertTick): Promise<void> {
     const me = this.instanceId;
-    const { platform, channelId } = entries[0]!.rule;
+    const { platform, channelId } = claimed[0]!.rule;
     const deliverer = this.byPlatform.get(platform)!;
     const log = this.options.log?.child({ platform, channel: channelId });
-    const given = entries.filter((e) => e.incident.deliveryAttempts > this.o.maxAttempts);
-    for (const e of given) if (await this.store.deliveryFailed(e.incident.id, me, `gave up after ${this.o.maxAttempts} attempts`, true)) report.failed++;
-    entries = entries.filter((e) => !given.includes(e));
-    if (!entries.length) return;
-
-    const now = this.clock();
-    if ((await this.store.messagesSince(platform, channelId, now - HOUR)) >= this.limits.perChannelHour) {
-      await this.overCeiling(deliverer, entries, report, log);
-      return;
-    }
-    const ids = entries.map((e) => e.incident.id);
+    const ids = claimed.map((e) => e.incident.id);
+    // Held from the first look at the channel's history to the record of the post.
     const stopRenewing = this.renewWhile(ids, (id) => this.store.renewDelivery(id, me, this.clock(), this.o.leaseMs));
     try {
-      const ref = await deliverer.post(channelId, await this.draw(entries, now));
-      const lead = ids[0]!;
+      let entries: MessageEntry[];
+      try {
+        entries = await this.recover(deliverer, claimed, report, log);
+      } catch (err) {
+        // Not knowing whether the message is there is no reason to post it twice: tried again after
+        // the lease, and given up (never posted) once out of attempts.
+        const d = asDeliveryError(err);
+        for (const e of claimed) {
+          const over = e.incident.deliveryAttempts > this.o.maxAttempts;
+          if ((await this.store.deliveryFailed(e.incident.id, me, over ? `gave up after ${this.o.maxAttempts} attempts: ${d.reason}` : d.reason, over)) && over) report.failed++;
+        }
+        log?.warn({ reason: d.reason }, 'could not look for an earlier alert message; will retry');
+        return;
+      }
+      const given = entries.filter((e) => e.incident.deliveryAttempts > this.o.maxAttempts);
+      for (const e of given) if (await this.store.deliveryFailed(e.incident.id, me, `gave up after ${this.o.maxAttempts} attempts`, true)) report.failed++;
+      entries = entries.filter((e) => !given.includes(e));
+      if (!entries.length) return;
+
+      const now = this.clock();
+      if ((await this.store.messagesSince(platform, channelId, now - HOUR)) >= this.limits.perChannelHour) {
+        await this.overCeiling(deliverer, entries, report, log);
+        return;
+      }
+      await this.post(deliverer, entries, now, report, log);
+    } finally {
+      stopRenewing();
+    }
+  }
+
+  /**
+   * Incidents claimed before (their holder died mid-post, or a post failed after the platform may
+   * have taken it) may already be in the channel. Each such message is looked for by its key,
+   * its lead's id as recorded before it was posted; what is found is recorded as delivered with
+   * that message's reference instead of being posted again. Returns what is still to post.
+   * Throws (a transient DeliveryError) when the channel could not be searched.
+   */
+  private async recover(deliverer: AlertDeliverer, entries: MessageEntry[], report: AlertTick, log: Logger | undefined): Promise<MessageEntry[]> {
+    const again = entries.filter((e) => e.incident.deliveryAttempts > 1);
+    if (!again.length || !deliverer.find) return entries;
+    const { channelId } = entries[0]!.rule;
+    const leadOf = (e: MessageEntry) => e.incident.leadId ?? e.incident.id;
+    const found = new Set<MessageEntry>();
+    for (const lead of new Set(again.map(leadOf))) {
+      let ref: string | null;
+      try {
+        ref = await deliverer.find(channelId, alertKey(lead));
+      } catch (err) {
+        throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, { permanent: false, cause: err });
+      }
+      if (ref === null) continue;
+      const carried = again.filter((e) => leadOf(e) === lead);
+      const now = this.clock();
+      const recorded = await Promise.all(carried.map((e) => this.store.delivered(e.incident.id, this.instanceId, ref, now, e.incident.id === lead ? null : lead)));
+      for (const e of carried) found.add(e);
+      report.confirmed++;
+      report.lost += recorded.filter((ok) => !ok).length;
+      log?.info({ incidents: carried.map((e) => e.incident.id), ref }, 'alert message was already in the channel; recorded without posting again');
+    }
+    return entries.filter((e) => !found.has(e));
+  }
+
+  /** Posts one message for `entries` (the first leads it) and records it for each, fenced by their claims. */
+  private async post(deliverer: AlertDeliverer, entries: MessageEntry[], now: number, report: AlertTick, log: Logger | undefined): Promise<void> {
+    const me = this.instanceId;
+    const { platform, channelId } = entries[0]!.rule;
+    const ids = entries.map((e) => e.incident.id);
+    const lead = ids[0]!;
+    try {
+      const reply = await this.draw(entries, now);
+      // The fence, and the message's members recorded before it can land anywhere.
+      if (!(await this.store.planMessage(ids, lead, me, this.clock(), this.o.leaseMs))) {
+        report.lost += ids.length;
+        log?.warn({ incidents: ids }, 'alert claims taken over before posting; not posted');
+        return;
+      }
+      const ref = await deliverer.post(channelId, reply);
       const recorded = await Promise.all(ids.map((id) => this.store.delivered(id, me, ref, now, id === lead ? null : lead)));
       report.posted++;
       report.lost += recorded.filter((ok) => !ok).length;
@@ -246,8 +326,6 @@ export class AlertService {
       if (d.permanent) report.failed += ids.length;
       if (d.permanent && d.scope === 'channel') await this.channelGone(platform, channelId, d.reason, log);
       else log?.warn({ reason: d.reason, permanent: d.permanent }, d.permanent ? 'alert refused' : 'alert delivery failed; will retry');
-    } finally {
-      stopRenewing();
     }
   }
 
@@ -325,7 +403,10 @@ export class AlertService {
     const entities = [...new Map(entries.map((e) => [`${e.incident.kind}:${e.incident.slug}`, entityOf(e)])).values()];
     const charts = withChart ? await Promise.all(entities.slice(0, 5).map((e) => settle(this.options.deps.source.polChart(e.kind, e.slug, 30)))) : [];
     const fetched = charts.flatMap((c) => (c.ok ? [c.value] : []));
-    const footer = footerOf(fetched, now);
+    const drawn = footerOf(fetched, now);
+    // Every real alert message carries its key, first among the notes (a footer cut for length
+    // keeps its start), so it can be found in the channel again; a sample has nothing to find.
+    const footer = test || !entries[0] ? drawn : { ...drawn, notes: [alertKey(entries[0].incident.id), ...(drawn.notes ?? [])] };
     const image = withChart ? await this.chart(entities, fetched.map((f) => f.data), footer.simulated) : undefined;
     const reply = incidentMessage({ entries, now, footer, test, ...(image ? { image } : {}) });
     return this.options.complete ? this.options.complete(reply) : reply;

@@ -108,7 +108,11 @@ export interface IncidentView extends Incident {
   closedBy: string | null;
   closedAt: number | null;
   messageRef: string | null;
-  /** The incident whose message carries this one (coalesced in one check), or null for its own. */
+  /**
+   * The incident whose message carries this one (coalesced in one check), or null for its own.
+   * Set when the message is about to be posted (`planMessage`), so before it is delivered it says
+   * which message an earlier attempt may have posted it in.
+   */
   leadId: number | null;
   deliveryState: 'pending' | 'claimed' | 'delivered' | 'failed' | 'suppressed';
   deliveryAttempts: number;
@@ -438,6 +442,25 @@ export class AlertStore {
       [id, instance, at(now + leaseMs)],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Settles which incidents one message is about to carry, just before it is posted: each one's
+   * `lead_id` names the lead (null for the lead itself), so a replica taking the delivery over
+   * knows which message's key to look for. It is also the fence of the post: all of them must
+   * still be this replica's claims, and their leases are renewed; otherwise nothing changes, false
+   * comes back, and nothing may be posted.
+   */
+  async planMessage(ids: readonly number[], leadId: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const held = await tx.query(`SELECT id FROM alert_incidents WHERE id = ANY($1::int[]) AND delivery_by = $2 AND delivery_state = 'claimed' FOR UPDATE`, [ids, instance]);
+      if (held.length !== new Set(ids).size) return false;
+      await tx.query(
+        `UPDATE alert_incidents SET lead_id = CASE WHEN id = $2 THEN NULL ELSE $2 END, delivery_lease_until = $3 WHERE id = ANY($1::int[])`,
+        [ids, leadId, at(now + leaseMs)],
+      );
+      return true;
+    });
   }
 
   /**
