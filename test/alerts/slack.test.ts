@@ -41,7 +41,7 @@ async function move(body: Record<string, unknown>): Promise<void> {
   await db.query('UPDATE alert_rules SET next_check = now()');
 }
 
-const posts = (channel: string) => h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel);
+const posts = (channel: string) => h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel && c.status === 200);
 const topLevel = (channel: string) => posts(channel).filter((c) => !c.args.thread_ts);
 const alertMessages = (channel: string) => topLevel(channel).filter((c) => /Alert:|\d alerts:/.test(headerOf(c.args) ?? ''));
 const updatesOf = (ts: string) => h.fake.calls('chat.update').filter((c) => c.args.ts === ts);
@@ -106,6 +106,10 @@ describe('alerts in Slack', () => {
     // The condition still holds at the next check: no second message.
     await db.query('UPDATE alert_rules SET next_check = now()');
     expect((await service.tick()).posted).toBe(0);
+    // Nor after a restart: a new service on the same store judges against what was stored.
+    const restarted = new AlertService({ store: new AlertStore(db), deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], complete: h.core.complete });
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    expect((await restarted.tick()).posted).toBe(0);
     expect(alertMessages(CHANNEL)).toHaveLength(1);
 
     const acknowledged = await click(message, 'Acknowledge', ts);
@@ -192,6 +196,19 @@ describe('alerts in Slack', () => {
     const ts = (message.response as { ts: string }).ts;
     const acknowledged = await click(message, 'Acknowledge', ts, channel);
     expect(blocksJson(acknowledged.args).match(/Acknowledged by fake\.user/g)).toHaveLength(2);
+  });
+
+  it('waits out Slack’s rate limit (429 with Retry-After) and still posts the alert once', async () => {
+    const channel = 'CALERTS07';
+    const start = h.sim.store.exchange('bitget')!.pol.at(-1)!;
+    await addRule(`alert add bitget when pol above ${((start + 0.02) * 100).toFixed(1)}%`, channel);
+    await service.tick();
+    await move({ kind: 'exchange', slug: 'bitget', pol: start + 0.04 });
+    h.fake.rateLimitNext('chat.postMessage', { retryAfterSec: 1 });
+    const report = await service.tick();
+    expect(report).toMatchObject({ posted: 1, failed: 0 });
+    expect(h.fake.calls('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(1);
+    expect(alertMessages(channel).map((c) => headerOf(c.args))).toEqual(['🔔 Alert: Bitget']);
   });
 
   it('refuses what it cannot read: a bad condition with the grammar, a threshold out of its domain, an ambiguous name', async () => {

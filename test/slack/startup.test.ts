@@ -109,7 +109,7 @@ describe('robustness', () => {
     });
   });
 
-  it('passes the Slack user and channel to the core as the caller', async () => {
+  it('passes the Slack user (with the name alerts show), channel and workspace to the core as the caller', async () => {
     const seen: unknown[] = [];
     const core: CommandRunner = {
       run: async (_text, caller) => {
@@ -122,8 +122,8 @@ describe('robustness', () => {
     });
     await withAdapter(core, async (endpoint) => command(endpoint, 'help', 'caller-2').then(() => undefined), { digestAdmins: ['U0SOMEONE1'] });
     expect(seen).toEqual([
-      { platform: 'slack', userId: 'U0FAKEUSR1', channelId: 'C0FAKECHN1', canManageDigests: true },
-      { platform: 'slack', userId: 'U0FAKEUSR1', channelId: 'C0FAKECHN1', canManageDigests: false },
+      { platform: 'slack', userId: 'U0FAKEUSR1', userName: 'fake.user', channelId: 'C0FAKECHN1', workspaceId: 'T0FAKE0001', canManageDigests: true },
+      { platform: 'slack', userId: 'U0FAKEUSR1', userName: 'fake.user', channelId: 'C0FAKECHN1', workspaceId: 'T0FAKE0001', canManageDigests: false },
     ]);
   });
 });
