@@ -352,6 +352,10 @@ export class DiscordAdapter {
         components: msg.components,
         allowed_mentions: msg.allowedMentions,
         attachments: msg.files.map((f, id) => ({ id, filename: f.name, ...(f.description ? { description: f.description } : {}) })),
+        // discord.js sends a request again after a timeout or a 5xx; with an enforced nonce Discord
+        // returns the message it already made instead of posting a second (digests, alerts).
+        nonce: randomBytes(12).toString('hex').slice(0, 25),
+        enforce_nonce: true,
       },
       files: msg.files.map((f) => ({ name: f.name, data: f.attachment, contentType: 'image/png' })),
     })) as { id?: string };

@@ -193,6 +193,17 @@ describe('fake Discord refuses what Discord refuses', () => {
     }
   });
 
+  it('returns the first message for a repeated enforced nonce, posting nothing new, and holds a nonce to 25 characters', async () => {
+    const first = await send({ content: 'once', nonce: 'n-0123456789', enforce_nonce: true });
+    const again = await send({ content: 'once', nonce: 'n-0123456789', enforce_nonce: true });
+    expect(first.status).toBe(200);
+    expect((again.body as { id?: string }).id).toBe((first.body as { id?: string }).id);
+    // Without enforce_nonce Discord only echoes the nonce; the same one makes a second message.
+    const loose = await send({ content: 'twice', nonce: 'n-0123456789' });
+    expect((loose.body as { id?: string }).id).not.toBe((first.body as { id?: string }).id);
+    expect(await send({ content: 'x', nonce: 'n'.repeat(26), enforce_nonce: true })).toMatchObject({ status: 400, body: { code: 50035 } });
+  });
+
   it('lists a channel’s messages as Discord does: newest first, 50 unless asked, 1 to 100 at a time, only with the bot token', async () => {
     const CHANNEL = '1200000000000000777';
     discord.addChannel(CHANNEL, GUILD, 'history');

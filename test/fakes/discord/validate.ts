@@ -39,6 +39,7 @@ export function validateMessage(body: MessageBody | undefined, files: RecordedFi
   if (files.length > LIMITS.files) return max('files', LIMITS.files);
   if (files.some((f) => f.bytes.length > LIMITS.fileBytes)) return tooLarge();
   if (typeof b.content === 'string' && b.content.length > LIMITS.content) return max('content', LIMITS.content);
+  if (b.nonce !== undefined && String(b.nonce).length > 25) return max('nonce', 25);
 
   const embeds = b.embeds ?? [];
   if (embeds.length > LIMITS.embeds) return max('embeds', LIMITS.embeds);

@@ -59,10 +59,14 @@ export function userPayload(input: FakeUserInput = {}, bot = false): APIUser {
 }
 
 /** Guilds, channels and messages as the fake platform currently knows them. */
+/** How long Discord remembers an enforced nonce: "the past few minutes". */
+const NONCE_WINDOW_MS = 5 * 60_000;
+
 export class World {
   readonly guilds = new Map<string, GuildRecord>();
   readonly channels = new Map<string, ChannelRecord>();
   readonly messages = new Map<string, APIMessage>();
+  readonly #nonces = new Map<string, { id: string; at: number }>();
   readonly #attachments = new Map<string, StoredAttachment>();
   /** Origin used in attachment URLs; set once the HTTP server listens. */
   origin = 'http://127.0.0.1';
@@ -202,6 +206,11 @@ export class World {
 
   /** Builds and stores a message the way Discord echoes a create request back. */
   createMessage(channelId: string, body: MessageBody, files: RecordedFile[], extra: Partial<APIMessage> = {}): APIMessage {
+    // Discord: with enforce_nonce, a message by the same author with the same nonce in the last few
+    // minutes is returned as it is and no new one is created (a client's retry is not a second post).
+    const key = body.enforce_nonce && body.nonce !== undefined ? `${channelId}:${String(body.nonce)}` : null;
+    const earlier = key ? this.#nonces.get(key) : undefined;
+    if (earlier && Date.now() - earlier.at < NONCE_WINDOW_MS && this.messages.has(earlier.id)) return this.messages.get(earlier.id)!;
     const message: APIMessage = {
       id: snowflake(),
       channel_id: channelId,
@@ -222,6 +231,7 @@ export class World {
       ...extra,
     };
     this.messages.set(message.id, message);
+    if (key) this.#nonces.set(key, { id: message.id, at: Date.now() });
     return message;
   }
 
@@ -265,6 +275,9 @@ export interface MessageBody {
   components?: unknown[] | null;
   attachments?: { id: string | number; description?: string; filename?: string }[];
   flags?: number;
+  /** At most 25 characters; with `enforce_nonce`, a repeat within minutes returns the first message. */
+  nonce?: string | number;
+  enforce_nonce?: boolean;
 }
 
 function normalizeEmbed(embed: APIEmbed): APIEmbed {
