@@ -7,6 +7,7 @@ import { asDeliveryError, DeliveryError } from '../digest/deliver.js';
 import type { Platform } from '../digest/store.js';
 import type { Logger } from '../log.js';
 import { footerOf } from '../reply/footer.js';
+import { Ticker } from '../time/ticker.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
 import { alertKey, type AlertDeliverer } from './deliver.js';
@@ -81,6 +82,8 @@ export interface AlertTick {
 type Step = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve' };
 
 const HOUR = 3_600_000;
+/** 20,000 due rules a tick at the default batch; beyond that, the next tick goes on. */
+const MAX_CYCLES_PER_TICK = 10;
 
 /**
  * Runs alerts: each tick checks the rules that are due (AlertChecker), then delivers what the
@@ -109,18 +112,17 @@ export class AlertService {
   private readonly byPlatform: Map<Platform, AlertDeliverer>;
   private readonly clock: () => number;
   private readonly o: Required<Pick<AlertServiceOptions, 'tickMs' | 'leaseMs' | 'batch' | 'maxAttempts'>>;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly ticker: Ticker;
 
   constructor(private readonly options: AlertServiceOptions) {
     this.store = options.store;
     this.limits = { ...DEFAULT_ALERT_LIMITS, ...options.limits };
     this.clock = options.now ?? Date.now;
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-    this.o = { tickMs: 15_000, leaseMs: 120_000, batch: 500, maxAttempts: 5, ...pick(options) };
+    this.o = { tickMs: 15_000, leaseMs: 120_000, batch: 2_000, maxAttempts: 5, ...pick(options) };
     this.byPlatform = new Map(options.deliverers.map((d) => [d.platform, d]));
     this.checker = new AlertChecker(this.store, options.deps.source, { instance: this.instanceId, leaseMs: this.o.leaseMs, batch: this.o.batch, now: this.clock });
+    this.ticker = new Ticker(() => this.tick(), this.o.tickMs, (err) => this.options.log?.error({ err }, 'alert tick failed'));
   }
 
   get platforms(): Platform[] {
@@ -129,7 +131,16 @@ export class AlertService {
 
   /** One check and delivery pass; safe from any number of replicas at once. */
   async tick(): Promise<AlertTick> {
+    // Everything due is checked in this tick, a batch at a time, so the rules watching one entity
+    // are judged within the cache's lifetime of its reading rather than a tick apart.
     const check = await this.checker.cycle();
+    for (let cycles = 1, full = check.rules === this.o.batch; full && cycles < MAX_CYCLES_PER_TICK; cycles++) {
+      const next = await this.checker.cycle();
+      check.rules += next.rules;
+      check.entities += next.entities;
+      check.events.push(...next.events);
+      full = next.rules === this.o.batch;
+    }
     const report: AlertTick = { check, posted: 0, confirmed: 0, followups: 0, suppressed: 0, failed: 0, lost: 0 };
     await this.deliverIncidents(report);
     await this.deliverFollowups(report);
@@ -137,22 +148,11 @@ export class AlertService {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      const pass = this.tick().catch((err: unknown) => this.options.log?.error({ err }, 'alert tick failed'));
-      this.running = pass;
-      await pass;
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.o.tickMs);
-    };
-    void loop();
+    this.ticker.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.ticker.stop();
   }
 
   // -------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import type { Reply } from '../reply/model.js';
 import type { DigestDeps } from './deps.js';
 import { buildDigest, chartFor, deliveryKey, EntityLoader, type ContentOptions } from './content.js';
 import { asDeliveryError, DEFAULT_POST_RETRY, DeliveryError, postWithRetry, type Deliverer, type PostRetryOptions } from './deliver.js';
+import { Ticker } from '../time/ticker.js';
 import { nextSlot } from './schedule.js';
 import { LATE_REASON, type ClaimedRun, type DigestStore, type Platform, type RunContent } from './store.js';
 
@@ -87,9 +88,7 @@ export class DigestScheduler {
   private readonly o: Required<Omit<SchedulerOptions, 'log' | 'now' | 'instanceId' | 'content'>> & Pick<SchedulerOptions, 'log' | 'content'>;
   private readonly byPlatform: Map<Platform, Deliverer>;
   private readonly clock: () => number;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly ticker: Ticker;
   /** When this replica last deleted old runs; once an hour is plenty. */
   private prunedAt = -Infinity;
   /** One loader per slot being delivered, and when a run of the slot last used it. */
@@ -112,6 +111,7 @@ export class DigestScheduler {
     this.clock = options.now ?? Date.now;
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.byPlatform = new Map(options.deliverers.map((d) => [d.platform, d]));
+    this.ticker = new Ticker(() => this.tick(), this.o.tickMs, (err) => this.o.log?.error({ err }, 'digest tick failed'));
   }
 
   get platforms(): Platform[] {
@@ -166,23 +166,12 @@ export class DigestScheduler {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      const pass = this.tick().catch((err: unknown) => this.o.log?.error({ err }, 'digest tick failed'));
-      this.running = pass;
-      await pass;
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.o.tickMs);
-    };
-    void loop();
+    this.ticker.start();
   }
 
   /** Stops ticking and waits for deliveries under way, so a clean shutdown leaves no claim behind. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.ticker.stop();
     this.loaders.clear();
   }
 

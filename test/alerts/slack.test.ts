@@ -302,3 +302,26 @@ describe('alerts in Slack, held within limits', () => {
     expect(blocksJson(list.args)).toMatch(/Paused \(#\d+: the channel is archived\)/);
   });
 });
+
+describe('alerts in Slack, many rules due at once', () => {
+  it('checks every due rule in one tick, a batch at a time', async () => {
+    const manyDb = await openPglite();
+    try {
+      await migrate(manyDb);
+      const store = new AlertStore(manyDb);
+      const many = new AlertService({ store, deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], complete: h.core.complete, batch: 3 });
+      for (let i = 0; i < 7; i++) {
+        const created = await store.create(
+          { platform: 'slack', workspaceId: 'T1', channelId: 'CALERTS08', entities: [{ kind: 'exchange', slug: 'kraken', name: 'Kraken' }], condition: { kind: 'downgrade' }, conditionText: 'downgrade', everySec: 300, cooldownSec: 0, createdBy: 'U1' },
+          Date.now(),
+          { perChannel: 10, perWorkspace: 10 },
+        );
+        expect(created.ok).toBe(true);
+      }
+      expect((await many.tick()).check).toMatchObject({ rules: 7, entities: 3 });
+      expect((await manyDb.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE last_checked_at IS NOT NULL'))[0]!.n).toBe(7);
+    } finally {
+      await manyDb.close();
+    }
+  });
+});
