@@ -1,19 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import type { APIMessage } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertKey, carriesKey } from '../../src/alerts/deliver.js';
 import { AlertStore, type NewRule } from '../../src/alerts/store.js';
 import type { EntityRef } from '../../src/api/domain.js';
-import { openPglite, openPostgres, type Db } from '../../src/digest/db.js';
+import type { Db } from '../../src/digest/db.js';
 import { migrate } from '../../src/digest/migrations.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { discordPost, slackPost, startHoldProxy, type HoldProxy } from '../digest/hold-proxy.js';
-import { createPostgresDatabase, ENGINES, type EngineName } from '../digest/helpers.js';
-import { secretWatch } from '../helpers/secret-watch.js';
+import { ENGINES, type EngineName } from '../digest/helpers.js';
+import { replicaDatabase, started, startWorker, type Worker } from '../helpers/replica.js';
 
 /**
  * Alerts delivered exactly once by replicas that die mid-post. Each replica is a process of its own
@@ -26,7 +22,6 @@ import { secretWatch } from '../helpers/secret-watch.js';
  * channel, carrying every incident of it, none twice and none lost.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..');
 /**
  * Short leases keep the takeover within seconds. The holder renews every third of one (1.3 s), so
  * a busy machine has most of a lease to spare before a living holder would lose its claims.
@@ -69,83 +64,6 @@ const EXPECTED: Record<Platform, Record<Which, number>> = {
   discord: { reached: 1, inFlight: 2, free: 1 },
 };
 
-interface Worker {
-  child: ChildProcess;
-  /** What it printed on stdout (`ready`, `tick {...}`), line by line. */
-  lines: string[];
-  /** Its log lines (stderr, pino JSON). */
-  logs: string[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves with the first stdout (or log) line matching; rejects if the process exits first or time runs out. */
-  line(match: (line: string) => boolean, timeoutMs: number, from?: 'stdout' | 'log'): Promise<string>;
-  /** Lets it start ticking. */
-  go(): void;
-}
-
-/** Every replica started, to be killed (by its own pid) if a failing test leaves one behind. */
-const started: Worker[] = [];
-
-/** A replica in its own process, started by this test and only ever signalled by its own pid. */
-function startWorker(env: Record<string, string>): Worker {
-  // None of polbot's settings in this process's environment reaches the replica (the test server's
-  // DATABASE_URL above all): it is configured by `env` alone.
-  const polbotSetting = /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$)/;
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !polbotSetting.test(k)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/alerts/worker-script.ts'], {
-    cwd: ROOT,
-    // Info: the service logs each message it records, which says when a post is settled.
-    env: { ...inherited, LOG_LEVEL: 'info', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  secretWatch.output(`alert worker ${child.pid} stdout`, child.stdout);
-  secretWatch.output(`alert worker ${child.pid} stderr`, child.stderr);
-  const lines: string[] = [];
-  const logs: string[] = [];
-  const listeners = new Set<() => void>();
-  const collect = (stream: NodeJS.ReadableStream, into: string[]) => {
-    let buffered = '';
-    stream.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const parts = buffered.split('\n');
-      buffered = parts.pop() ?? '';
-      into.push(...parts);
-      for (const l of listeners) l();
-    });
-  };
-  collect(child.stdout!, lines);
-  collect(child.stderr!, logs);
-  const stderr = () => logs.slice(-20).join('\n');
-  let ended = false;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
-    child.on('exit', (code, signal) => {
-      if (code !== 0 && signal === null) lines.push(`stderr ${stderr()}`);
-      ended = true;
-      for (const l of listeners) l();
-      resolveExit({ code, signal });
-    });
-  });
-  const line = (match: (l: string) => boolean, timeoutMs: number, from: 'stdout' | 'log' = 'stdout') =>
-    new Promise<string>((resolveLine, reject) => {
-      const timer = setTimeout(() => done(new Error(`no such line within ${timeoutMs} ms:\n${lines.join('\n')}\n${stderr()}`)), timeoutMs);
-      const check = () => {
-        const found = (from === 'stdout' ? lines : logs).find(match);
-        if (found !== undefined) done(undefined, found);
-        else if (ended) done(new Error(`worker exited first:\n${lines.join('\n')}\n${stderr()}`));
-      };
-      const done = (err?: Error, found?: string) => {
-        clearTimeout(timer);
-        listeners.delete(check);
-        if (err) reject(err);
-        else resolveLine(found!);
-      };
-      listeners.add(check);
-      check();
-    });
-  const worker: Worker = { child, lines, logs, exited, line, go: () => child.stdin!.write('go\n') };
-  started.push(worker);
-  return worker;
-}
-
 /** A log line of the service saying it recorded a message for `channel` (posted, or found already there). */
 const settledIn = (channel: string) => (l: string) => l.includes(`"channel":"${channel}"`) && /"msg":"alert (posted|message was already in the channel)/.test(l);
 
@@ -186,18 +104,7 @@ describe.each(ENGINES)('alert replicas, one killed with SIGKILL mid-delivery, on
       const [s, d] = await Promise.all([startHoldProxy(slack.origin, slackPost), startHoldProxy(new URL(discord.apiUrl).origin, discordPost)]);
       proxies[replica] = { slack: s, discord: d };
     }
-    if (engine === 'postgres') {
-      const pg = await createPostgresDatabase();
-      database = { DATABASE_URL: pg.url };
-      open = () => openPostgres(pg.url, 2);
-      cleanup = pg.drop;
-    } else {
-      // PGlite is one process's database: the replicas take turns on the same data directory.
-      const dir = await mkdtemp(join(tmpdir(), 'polbot-alert-crash-'));
-      database = { POLBOT_DATA_DIR: dir };
-      open = () => openPglite(dir);
-      cleanup = () => rm(dir, { recursive: true, force: true });
-    }
+    ({ env: database, open, cleanup } = await replicaDatabase(engine, 'polbot-alert-crash-'));
     const db = await open();
     await migrate(db);
     const store = new AlertStore(db);
@@ -231,6 +138,8 @@ describe.each(ENGINES)('alert replicas, one killed with SIGKILL mid-delivery, on
 
   const workerEnv = (through: { slack: HoldProxy; discord: HoldProxy }) => ({
     ...database,
+    // Info: the service logs each message it records, which says when a post is settled.
+    LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
     PORT: '0',
     POL_TIMEOUT_MS: '3000',
@@ -257,10 +166,10 @@ describe.each(ENGINES)('alert replicas, one killed with SIGKILL mid-delivery, on
     first.discord.hold.set(CHANNELS.discord.reached, 'response');
     first.discord.hold.set(CHANNELS.discord.inFlight, 'request');
 
-    const a = startWorker(workerEnv(first));
+    const a = startWorker('test/alerts/worker-script.ts', 'alert worker', workerEnv(first));
     // PostgreSQL: the second replica is up alongside from the start. PGlite, one process's
     // database, has it start on the data directory the first one leaves.
-    let b = engine === 'postgres' ? startWorker(workerEnv(proxies.second)) : undefined;
+    let b = engine === 'postgres' ? startWorker('test/alerts/worker-script.ts', 'alert worker', workerEnv(proxies.second)) : undefined;
     await Promise.all([a, ...(b ? [b] : [])].map((w) => w.line((l) => l === 'ready', 60_000)));
     const t0 = Date.now();
     a.go();
@@ -296,7 +205,7 @@ describe.each(ENGINES)('alert replicas, one killed with SIGKILL mid-delivery, on
     // Well within the Web API clients' own 15 s timeouts, which would end the hold by themselves.
     expect(Date.now() - t0).toBeLessThan(12_000);
     if (!b) {
-      b = startWorker(workerEnv(proxies.second));
+      b = startWorker('test/alerts/worker-script.ts', 'alert worker', workerEnv(proxies.second));
       await b.line((l) => l === 'ready', 60_000);
       b.go();
     }

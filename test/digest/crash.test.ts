@@ -1,64 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPglite, openPostgres, type Db } from '../../src/digest/db.js';
+import type { Db } from '../../src/digest/db.js';
 import { migrate } from '../../src/digest/migrations.js';
 import { buildSchedule } from '../../src/digest/schedule.js';
 import { DigestStore } from '../../src/digest/store.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
-import { secretWatch } from '../helpers/secret-watch.js';
+import { replicaDatabase, startWorker } from '../helpers/replica.js';
 import { discordPost, slackPost, startHoldProxy, type HoldProxy } from './hold-proxy.js';
-import { createPostgresDatabase, ENGINES, type EngineName } from './helpers.js';
+import { ENGINES, type EngineName } from './helpers.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SLOT = Date.parse('2026-11-20T09:00:00Z');
 const LEASE = 60_000;
 const GUILD = '1100000000000000001';
 /** The replica's Slack adapter runs in HTTP mode, which needs one; one of the suite's fixed secrets (test/helpers/secret-watch.ts). */
 const SIGNING_SECRET = 'digest-adapter-test-secret';
-
-interface Worker {
-  child: ChildProcess;
-  lines: string[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** A replica in its own process, started by this test and only ever signalled by its own pid. */
-function startWorker(env: Record<string, string>): Worker {
-  // None of polbot's settings in this process's environment reaches the replica (the test server's
-  // DATABASE_URL above all): it is configured by `env` alone.
-  const polbotSetting = /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$)/;
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !polbotSetting.test(k)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/digest/worker-script.ts'], {
-    cwd: ROOT,
-    env: { ...inherited, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  secretWatch.output(`digest worker ${child.pid} stdout`, child.stdout);
-  secretWatch.output(`digest worker ${child.pid} stderr`, child.stderr);
-  const lines: string[] = [];
-  let buffered = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    const parts = buffered.split('\n');
-    buffered = parts.pop() ?? '';
-    lines.push(...parts);
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-4000);
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
-    child.on('exit', (code, signal) => {
-      if (code !== 0 && signal === null) lines.push(`stderr ${stderr}`);
-      resolveExit({ code, signal });
-    });
-  });
-  return { child, lines, exited };
-}
 
 describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery, on %s', (engine: EngineName) => {
   let slack: FakeSlack;
@@ -81,18 +36,7 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
     discord.addChannel(channels.discord.reached, GUILD, 'kill-reached');
     discord.addChannel(channels.discord.inFlight, GUILD, 'kill-in-flight');
     [slackProxy, discordProxy] = await Promise.all([startHoldProxy(slack.origin, slackPost), startHoldProxy(new URL(discord.apiUrl).origin, discordPost)]);
-    if (engine === 'postgres') {
-      const pg = await createPostgresDatabase();
-      database = { DATABASE_URL: pg.url };
-      open = () => openPostgres(pg.url, 2);
-      cleanup = pg.drop;
-    } else {
-      // PGlite is one process's database: the processes take turns on the same data directory.
-      const dir = await mkdtemp(join(tmpdir(), 'polbot-crash-'));
-      database = { POLBOT_DATA_DIR: dir };
-      open = () => openPglite(dir);
-      cleanup = () => rm(dir, { recursive: true, force: true });
-    }
+    ({ env: database, open, cleanup } = await replicaDatabase(engine, 'polbot-crash-'));
     const db = await open();
     await migrate(db);
     const store = new DigestStore(db);
@@ -143,7 +87,7 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
     slackProxy.hold.set(channels.slack.inFlight, 'request');
     discordProxy.hold.set(channels.discord.reached, 'response');
     discordProxy.hold.set(channels.discord.inFlight, 'request');
-    const first = startWorker(workerEnv(SLOT));
+    const first = startWorker('test/digest/worker-script.ts', 'digest worker', workerEnv(SLOT));
     await Promise.race([
       Promise.all([
         slack.waitFor('chat.postMessage', (c) => c.args.channel === channels.slack.reached, 30_000),
@@ -175,7 +119,7 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
     discordProxy.hold.clear();
     slack.clear();
     discord.clear();
-    const second = startWorker(workerEnv(SLOT + LEASE + 1_000));
+    const second = startWorker('test/digest/worker-script.ts', 'digest worker', workerEnv(SLOT + LEASE + 1_000));
     const exit = await second.exited;
     expect(exit, second.lines.join('\n')).toEqual({ code: 0, signal: null });
     const report = JSON.parse(second.lines.find((l) => l.startsWith('report '))!.slice('report '.length)) as Record<string, number>;

@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { openPglite, openPostgres, type Db } from '../../src/digest/db.js';
+import { createPostgresDatabase, type EngineName } from '../digest/helpers.js';
+import { secretWatch } from './secret-watch.js';
+
+/**
+ * Replicas in processes of their own, for the crash tests of digests and alerts: started by the
+ * test, only ever signalled by their own pid, and configured by the environment given alone.
+ */
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+export interface Worker {
+  child: ChildProcess;
+  /** What it printed on stdout (`ready`, `tick {...}`), line by line. */
+  lines: string[];
+  /** Its log lines (stderr, pino JSON). */
+  logs: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the first stdout (or log) line matching; rejects if the process exits first or time runs out. */
+  line(match: (line: string) => boolean, timeoutMs: number, from?: 'stdout' | 'log'): Promise<string>;
+  /** Lets it start ticking (for scripts that wait for `go` on stdin). */
+  go(): void;
+}
+
+/** Every replica started, to be killed (by its own pid) if a failing test leaves one behind. */
+export const started: Worker[] = [];
+
+/** Starts `script` (a path from the repository root) as a replica; `env` holds every polbot setting it gets. */
+export function startWorker(script: string, name: string, env: Record<string, string>): Worker {
+  // None of polbot's settings in this process's environment reaches the replica (the test server's
+  // DATABASE_URL above all): it is configured by `env` alone.
+  const polbotSetting = /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$)/;
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !polbotSetting.test(k)));
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...inherited, LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  secretWatch.output(`${name} ${child.pid} stdout`, child.stdout);
+  secretWatch.output(`${name} ${child.pid} stderr`, child.stderr);
+  const lines: string[] = [];
+  const logs: string[] = [];
+  const listeners = new Set<() => void>();
+  const collect = (stream: NodeJS.ReadableStream, into: string[]) => {
+    let buffered = '';
+    stream.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      into.push(...parts);
+      for (const l of listeners) l();
+    });
+  };
+  collect(child.stdout!, lines);
+  collect(child.stderr!, logs);
+  const stderr = () => logs.slice(-20).join('\n');
+  let ended = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
+    child.on('exit', (code, signal) => {
+      if (code !== 0 && signal === null) lines.push(`stderr ${stderr()}`);
+      ended = true;
+      for (const l of listeners) l();
+      resolveExit({ code, signal });
+    });
+  });
+  const line = (match: (l: string) => boolean, timeoutMs: number, from: 'stdout' | 'log' = 'stdout') =>
+    new Promise<string>((resolveLine, reject) => {
+      const timer = setTimeout(() => done(new Error(`no such line within ${timeoutMs} ms:\n${lines.join('\n')}\n${stderr()}`)), timeoutMs);
+      const check = () => {
+        const found = (from === 'stdout' ? lines : logs).find(match);
+        if (found !== undefined) done(undefined, found);
+        else if (ended) done(new Error(`worker exited first:\n${lines.join('\n')}\n${stderr()}`));
+      };
+      const done = (err?: Error, found?: string) => {
+        clearTimeout(timer);
+        listeners.delete(check);
+        if (err) reject(err);
+        else resolveLine(found!);
+      };
+      listeners.add(check);
+      check();
+    });
+  const worker: Worker = { child, lines, logs, exited, line, go: () => child.stdin!.write('go\n') };
+  started.push(worker);
+  return worker;
+}
+
+
+/**
+ * A database the replicas share: a PostgreSQL database of its own, or a PGlite data directory,
+ * which the processes take turns on (PGlite is one process's database).
+ */
+export async function replicaDatabase(engine: EngineName, prefix: string): Promise<{ env: Record<string, string>; open(): Promise<Db>; cleanup(): Promise<void> }> {
+  if (engine === 'postgres') {
+    const pg = await createPostgresDatabase();
+    return { env: { DATABASE_URL: pg.url }, open: () => openPostgres(pg.url, 2), cleanup: pg.drop };
+  }
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { env: { POLBOT_DATA_DIR: dir }, open: () => openPglite(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
