@@ -88,8 +88,12 @@ export default defineCommand({
       );
       if (!created.ok) {
         return created.reason === 'channel_full'
-          ? { kind: 'error', message: `This channel already has ${limits.perChannel} alert rules, the most it can have.`, hint: inline`Remove one first: see them with ${ref('alert-list')}.` }
-          : { kind: 'error', message: `This workspace already has ${limits.perWorkspace} alert rules across its channels, the most it can have.`, hint: 'Remove rules that are no longer needed, in the channels that have them.' };
+          ? { kind: 'error', message: `This channel already has ${rulesText(limits.perChannel)}, the most it can have.`, hint: inline`Remove one first: see them with ${ref('alert-list')}.` }
+          : {
+              kind: 'error',
+              message: `This ${ctx.caller.platform === 'discord' ? 'server' : 'workspace'} already has ${rulesText(limits.perWorkspace)} across its channels, the most it can have.`,
+              hint: 'Remove rules that are no longer needed, in the channels that have them.',
+            };
       }
       const rule = created.rule;
       return {
@@ -100,6 +104,8 @@ export default defineCommand({
       };
     }),
 });
+
+const rulesText = (n: number) => `${n} alert ${n === 1 ? 'rule' : 'rules'}`;
 
 function usage(message: string): ErrorReply {
   return { kind: 'error', message, hint: inline`For example: ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%', every: '15m' })}` };

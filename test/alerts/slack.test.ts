@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { slackAlertDeliverer } from '../../adapters/slack/alert-deliverer.js';
 import { AlertService } from '../../src/alerts/service.js';
 import { AlertStore } from '../../src/alerts/store.js';
@@ -280,8 +280,26 @@ describe('alerts in Slack, held within limits', () => {
     expect((await quiet.store.listChannel('slack', channel)).every((r) => r.state === 'active')).toBe(true);
   });
 
+  it('holds rules to their limits per channel and per workspace, saying which', async () => {
+    const strictDb = await openPglite();
+    await migrate(strictDb);
+    const strict = new AlertService({ store: new AlertStore(strictDb), deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], limits: { perChannel: 1, perWorkspace: 2 } });
+    h.core.ctx.alerts = strict;
+    onTestFinished(() => strictDb.close());
+    await addRule('alert add kraken when downgrade', 'CALERTS09');
+    await h.command('alert add okx when downgrade', { channel: 'CALERTS09', responseId: 'channel-full' });
+    const full = await h.fake.waitFor('response_url', (c) => c.id === 'channel-full');
+    expect(String(full.args.text)).toBe('This channel already has 1 alert rule, the most it can have.');
+    await addRule('alert add okx when downgrade', 'CALERTS10');
+    await h.command('alert add bybit when downgrade', { channel: 'CALERTS11', responseId: 'workspace-full' });
+    const workspace = await h.fake.waitFor('response_url', (c) => c.id === 'workspace-full');
+    expect(String(workspace.args.text)).toBe('This workspace already has 2 alert rules across its channels, the most it can have.');
+    expect(await strict.store.listChannel('slack', 'CALERTS11')).toEqual([]);
+  });
+
   it('pauses the rules of a channel that is gone, says why in the list, and loses nothing silently', async () => {
     const channel = 'CALERTS06';
+    h.core.ctx.alerts = quiet;
     await rule(channel, 'htx', 'any change');
     await quiet.tick();
     h.fake.failChannel(channel, 'is_archived');
