@@ -105,7 +105,8 @@ function conditionText(round: 'pol' | 'mix', group: Group, n: number, kinds: rea
       return n % 2 === 0 ? 'any change' : polText(n);
     case 'all': {
       const k = n % 7;
-      return k < 4 ? polText(k) : k === 4 ? categoryText(n, kinds) : k === 5 ? 'new red flag' : 'any change';
+      // Red flags are refused on a rule that watches an exchange: it could never fire.
+      return k < 4 ? polText(k) : k === 4 ? categoryText(n, kinds) : k === 5 && projectsOnly ? 'new red flag' : 'any change';
     }
   }
 }

@@ -72,11 +72,12 @@ export function statusOf(i: IncidentView, now: number): string {
     case 'open':
       return `Open since ${utcTime(i.openedAt)}`;
     case 'acknowledged':
-      return `Acknowledged by ${i.acknowledgedBy ?? 'someone'}`;
-    case 'snoozed':
-      return i.snoozedUntil !== null && i.snoozedUntil > now
-        ? `Snoozed by ${i.acknowledgedBy ?? 'someone'} until ${utcTime(i.snoozedUntil)}`
-        : `Snooze by ${i.acknowledgedBy ?? 'someone'} ended ${i.snoozedUntil !== null ? utcTime(i.snoozedUntil) : ''}`.trim();
+      return `Acknowledged by ${i.acknowledgedBy ?? 'someone'}${i.acknowledgedAt !== null ? ` at ${utcTime(i.acknowledgedAt)}` : ''}`;
+    case 'snoozed': {
+      const who = i.snoozedBy ?? i.acknowledgedBy ?? 'someone';
+      const acked = i.acknowledgedBy && i.acknowledgedBy !== who ? ` (acknowledged by ${i.acknowledgedBy})` : '';
+      return i.snoozedUntil !== null && i.snoozedUntil > now ? `Snoozed by ${who} until ${utcTime(i.snoozedUntil)}${acked}` : `Snoozed by ${who} until ${i.snoozedUntil !== null ? utcTime(i.snoozedUntil) : 'earlier'}, now open again${acked}`;
+    }
     case 'resolved':
       return `Resolved by ${i.closedBy ?? 'someone'} at ${utcTime(i.closedAt ?? now)}`;
     case 'cleared':

@@ -197,6 +197,8 @@ export class AlertService {
       verdict,
       openedAt: now,
       acknowledgedBy: null,
+      acknowledgedAt: null,
+      snoozedBy: null,
       snoozedUntil: null,
       closedBy: null,
       closedAt: null,

@@ -104,6 +104,8 @@ function toIncident(r: Row): Incident {
 /** An incident with who did what to it, for drawing its message. */
 export interface IncidentView extends Incident {
   acknowledgedBy: string | null;
+  acknowledgedAt: number | null;
+  snoozedBy: string | null;
   snoozedUntil: number | null;
   closedBy: string | null;
   closedAt: number | null;
@@ -136,6 +138,8 @@ function toView(r: Row): IncidentView {
   return {
     ...toIncident(r),
     acknowledgedBy: (r.acknowledged_by as string | null) ?? null,
+    acknowledgedAt: msOrNull(r.acknowledged_at),
+    snoozedBy: (r.snoozed_by as string | null) ?? null,
     snoozedUntil: msOrNull(r.snoozed_until),
     closedBy: (r.closed_by as string | null) ?? null,
     closedAt: msOrNull(r.closed_at),
@@ -372,9 +376,9 @@ export class AlertStore {
   ): Promise<IncidentView | null> {
     const set =
       step.kind === 'acknowledge'
-        ? `status = 'acknowledged', acknowledged_by = $4, updated_at = $5`
+        ? `status = 'acknowledged', acknowledged_by = $4, acknowledged_at = $5, updated_at = $5`
         : step.kind === 'snooze'
-          ? `status = 'snoozed', snoozed_until = $6, acknowledged_by = COALESCE(acknowledged_by, $4), updated_at = $5`
+          ? `status = 'snoozed', snoozed_until = $6, snoozed_by = $4, acknowledged_by = COALESCE(acknowledged_by, $4), acknowledged_at = COALESCE(acknowledged_at, $5), updated_at = $5`
           : `status = 'resolved', closed_by = $4, closed_at = $5, updated_at = $5`;
     // Incidents sharing one message move together: its buttons speak for all of them.
     const rows = await this.db.query<Row>(

@@ -149,6 +149,11 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX alert_followups_to_deliver ON alert_followups (created_at) WHERE state IN ('pending', 'claimed')`,
     ],
   },
+  {
+    version: 4,
+    name: 'when an alert was acknowledged, and who snoozed it',
+    statements: [`ALTER TABLE alert_incidents ADD COLUMN acknowledged_at timestamptz`, `ALTER TABLE alert_incidents ADD COLUMN snoozed_by text`],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

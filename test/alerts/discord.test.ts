@@ -115,7 +115,7 @@ describe('alerts in Discord', () => {
     expect(alertPosts(channel)).toHaveLength(1);
 
     const snoozed = await click(channel, message.id, 'Snooze 24h', { username: 'lee', globalName: 'Lee' });
-    expect(JSON.stringify(snoozed)).toMatch(/Snoozed by Dana until \d+ \w+ \d\d:\d\d UTC/);
+    expect(JSON.stringify(snoozed)).toMatch(/Snoozed by Lee until \d+ \w+ \d\d:\d\d UTC \(acknowledged by Dana\)/);
 
     // The level falls back: the message says so, the thread hears it, the incident closes.
     await move({ kind: 'exchange', slug: 'bybit', pol: start });

@@ -16,6 +16,8 @@ import { blocksJson, headerOf, quiesce, startHarness, type Harness } from '../sl
  */
 
 const CHANNEL = 'CALERTS01';
+/** How long to wait for the fake Slack to see a request: generous, for a loaded machine. */
+const WAIT = 10_000;
 let h: Harness;
 let db: Db;
 let service: AlertService;
@@ -61,13 +63,13 @@ async function click(message: RecordedCall, label: string, ts: string, channel =
   const button = buttons(updatesOf(ts).at(-1) ?? message).find((b) => b.text.text === label);
   expect(button, `no ${label} button`).toBeDefined();
   await h.click(button!.action_id, button!.value, { channel, messageTs: ts });
-  return h.fake.waitFor('chat.update', (c) => c.args.ts === ts && updatesOf(ts).indexOf(c) >= before);
+  return h.fake.waitFor('chat.update', (c) => c.args.ts === ts && updatesOf(ts).indexOf(c) >= before, WAIT);
 }
 
 async function addRule(text: string, channel = CHANNEL): Promise<number> {
   const seen = new Set(h.fake.calls('chat.postMessage'));
   await h.command(text, { channel });
-  const added = await h.fake.waitFor('chat.postMessage', (c) => !seen.has(c) && c.args.channel === channel && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''));
+  const added = await h.fake.waitFor('chat.postMessage', (c) => !seen.has(c) && c.args.channel === channel && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''), WAIT);
   return Number(/#(\d+)/.exec(headerOf(added.args)!)![1]);
 }
 
@@ -113,7 +115,7 @@ describe('alerts in Slack', () => {
     expect(alertMessages(CHANNEL)).toHaveLength(1);
 
     const acknowledged = await click(message, 'Acknowledge', ts);
-    expect(blocksJson(acknowledged.args)).toContain('Acknowledged by fake.user');
+    expect(blocksJson(acknowledged.args)).toMatch(/Acknowledged by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
     expect(buttons(acknowledged).map((b) => b.text.text)).toEqual(['Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
 
     // Worse again while open: a reply in the message's thread, never a new message.
@@ -142,13 +144,13 @@ describe('alerts in Slack', () => {
     const updates = h.fake.calls('chat.update').length;
     const [incident] = await db.query<{ id: number }>('SELECT id FROM alert_incidents ORDER BY id DESC LIMIT 1');
     await h.command(`alert resolve ${incident!.id}`, { channel: CHANNEL, responseId: 'resolve-again' });
-    const told = await h.fake.waitFor('response_url', (c) => c.id === 'resolve-again');
+    const told = await h.fake.waitFor('response_url', (c) => c.id === 'resolve-again', WAIT);
     expect(String(told.args.text)).toMatch(/closed already: Resolved by fake\.user/);
     expect(h.fake.calls('chat.update')).toHaveLength(updates);
 
     // Removed, the rule is checked no more: Kraken still above the line posts nothing.
     await h.command(`alert remove ${id}`, { channel: CHANNEL });
-    await h.fake.waitFor('chat.postMessage', (c) => headerOf(c.args) === `Alert rule #${id} removed`);
+    await h.fake.waitFor('chat.postMessage', (c) => headerOf(c.args) === `Alert rule #${id} removed`, WAIT);
     await db.query('UPDATE alert_rules SET next_check = now()');
     expect((await service.tick()).check.rules).toBe(0);
   });
@@ -214,7 +216,7 @@ describe('alerts in Slack', () => {
   it('refuses what it cannot read: a bad condition with the grammar, a threshold out of its domain, an ambiguous name', async () => {
     const ask = async (text: string, id: string) => {
       await h.command(text, { channel: 'CALERTS04', responseId: id });
-      return h.fake.waitFor('response_url', (c) => c.id === id && !/Looking up/.test(String(c.args.text)));
+      return h.fake.waitFor('response_url', (c) => c.id === id && !/Looking up/.test(String(c.args.text)), WAIT);
     };
     expect(String((await ask('alert add kraken when pol is high', 'bad-cond')).args.text)).toMatch(/not a condition I know.*pol above 5%/s);
     expect(String((await ask('alert add kraken when pol above 150%', 'bad-pol')).args.text)).toMatch(/between 0% and 100%/);
@@ -273,10 +275,10 @@ describe('alerts in Slack, held within limits', () => {
     expect((await quiet.tick()).check.rules).toBe(0);
 
     await h.command('alert list', { channel, responseId: 'ceiling-list' });
-    const list = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''));
+    const list = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''), WAIT);
     expect(blocksJson(list.args)).toContain('Paused (#1, #2, #3: too many alerts in an hour). Paused rules are not checked; fix the cause if one is given, then `/pol alert resume all`.');
     await h.command('alert resume all', { channel });
-    await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && headerOf(c.args) === '3 alert rules resumed');
+    await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && headerOf(c.args) === '3 alert rules resumed', WAIT);
     expect((await quiet.store.listChannel('slack', channel)).every((r) => r.state === 'active')).toBe(true);
   });
 
@@ -288,11 +290,11 @@ describe('alerts in Slack, held within limits', () => {
     onTestFinished(() => strictDb.close());
     await addRule('alert add kraken when downgrade', 'CALERTS09');
     await h.command('alert add okx when downgrade', { channel: 'CALERTS09', responseId: 'channel-full' });
-    const full = await h.fake.waitFor('response_url', (c) => c.id === 'channel-full');
+    const full = await h.fake.waitFor('response_url', (c) => c.id === 'channel-full', WAIT);
     expect(String(full.args.text)).toBe('This channel already has 1 alert rule, the most it can have.');
     await addRule('alert add okx when downgrade', 'CALERTS10');
     await h.command('alert add bybit when downgrade', { channel: 'CALERTS11', responseId: 'workspace-full' });
-    const workspace = await h.fake.waitFor('response_url', (c) => c.id === 'workspace-full');
+    const workspace = await h.fake.waitFor('response_url', (c) => c.id === 'workspace-full', WAIT);
     expect(String(workspace.args.text)).toBe('This workspace already has 2 alert rules across its channels, the most it can have.');
     expect(await strict.store.listChannel('slack', 'CALERTS11')).toEqual([]);
   });
@@ -316,7 +318,7 @@ describe('alerts in Slack, held within limits', () => {
     const [incident] = await quietDb.query<{ delivery_state: string; delivery_error: string }>(`SELECT delivery_state, delivery_error FROM alert_incidents WHERE slug = 'huobi'`);
     expect(incident).toEqual({ delivery_state: 'failed', delivery_error: 'the channel is archived' });
     await h.command('alert list', { channel });
-    const list = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''));
+    const list = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''), WAIT);
     expect(blocksJson(list.args)).toMatch(/Paused \(#\d+: the channel is archived\)/);
   });
 });
