@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  ApplicationIntegrationType,
   type AutocompleteInteraction,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -9,6 +10,7 @@ import {
   Events,
   GatewayIntentBits,
   type Interaction,
+  InteractionContextType,
   MessageFlags,
   Options,
   PermissionFlagsBits,
@@ -288,7 +290,7 @@ export class DiscordAdapter {
     } catch (err) {
       this.logSendFailure(err, 'answer');
       // The interaction's token lasts 15 minutes; an answer for the channel still reaches it with the bot's own token.
-      if (isExpiredInteraction(err) && !msg.private && i.channelId) {
+      if (isExpiredInteraction(err) && !msg.private && i.channelId && caller.canPost !== false) {
         await this.postReply(i.channelId, result.reply).then(
           () => this.log.info({ command: label }, 'discord interaction expired; answer posted to the channel instead'),
           (e: unknown) => this.logSendFailure(e, 'answer after expiry'),
@@ -411,8 +413,25 @@ export function componentCaller(i: ButtonInteraction | StringSelectMenuInteracti
 }
 
 /** The person (named as Discord shows them, for an alert's "acknowledged by"), the channel and the server. */
-function whoAndWhere(i: { user: { id: string; globalName: string | null; username: string }; channelId: string; guildId: string | null }): Omit<Caller, 'canManageDigests'> {
-  return { platform: 'discord', userId: i.user.id, userName: i.user.globalName ?? i.user.username, channelId: i.channelId, ...(i.guildId ? { workspaceId: i.guildId } : {}) };
+function whoAndWhere(i: ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction): Omit<Caller, 'canManageDigests'> {
+  return {
+    platform: 'discord',
+    userId: i.user.id,
+    userName: i.user.globalName ?? i.user.username,
+    channelId: i.channelId,
+    ...(i.guildId ? { workspaceId: i.guildId } : {}),
+    ...(botCanPost(i) ? {} : { canPost: false }),
+  };
+}
+
+/**
+ * Whether polbot can post in the interaction's channel with its own token: in a server that added
+ * it, or in a DM with it. Reached through a person's own install elsewhere, it can only answer.
+ */
+function botCanPost(i: ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction): boolean {
+  if (i.context === InteractionContextType.BotDM) return true;
+  if (i.context === InteractionContextType.PrivateChannel) return false;
+  return !i.guildId || i.authorizingIntegrationOwners?.[ApplicationIntegrationType.GuildInstall] === i.guildId;
 }
 
 /** The subcommand and its options as plain values, whatever discord.js wraps them in. */

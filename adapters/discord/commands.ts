@@ -114,8 +114,10 @@ export function commandDefinitions(specs: readonly CommandSpec[] = COMMANDS): RE
     {
       name: POL,
       description: 'Crypto risk: Probability of Loss, ratings, category scores and red flags',
-      contexts: [InteractionContextType.Guild, InteractionContextType.BotDM],
-      integration_types: [ApplicationIntegrationType.GuildInstall],
+      // Installed to a server, or by a person to their own account: then it works in any server
+      // they are in, in DMs with the bot, and in their other DMs and group DMs.
+      contexts: [InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel],
+      integration_types: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],
       options: subs(POL),
     },
     ...Object.entries(GATED_DESCRIPTIONS).map(([name, description]) => ({

@@ -2,12 +2,13 @@ import type { AlertService } from '../../src/alerts/service.js';
 import type { AlertRule } from '../../src/alerts/store.js';
 import { inline, ref } from '../../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../../src/reply/model.js';
-import { mayManage } from './digest.js';
+import { mayManage, notInChannel } from './digest.js';
 import { verbSpec } from './group.js';
 import { defineCommand, int, type CommandSpec, type HandlerContext } from './spec.js';
 
 /** Alert commands need the alert service, and only a chat channel can receive an alert. */
 export function withAlerts(ctx: HandlerContext, run: (service: AlertService) => Promise<Reply> | Reply): Promise<Reply> | Reply {
+  if (ctx.caller.canPost === false) return notInChannel('Alerts');
   if (ctx.alerts) return run(ctx.alerts);
   return {
     kind: 'error',

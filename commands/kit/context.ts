@@ -15,6 +15,11 @@ export interface Caller {
   userName?: string;
   /** The Slack workspace or Discord server, for limits on alert rules across its channels. */
   workspaceId?: string;
+  /**
+   * False where polbot can answer the person but not post to the channel by itself: a Discord
+   * server it is not in, reached through a person's own install, or their DMs with others.
+   */
+  canPost?: boolean;
 }
 
 /** Who asked when no caller is given: the local terminal, which has no channel to deliver digests to. */

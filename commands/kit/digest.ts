@@ -9,12 +9,22 @@ import type { HandlerContext } from './spec.js';
 
 /** Digest commands need a store, and only a chat channel can receive a digest. */
 export function withDigests(ctx: HandlerContext, run: (service: DigestService) => Promise<Reply> | Reply): Promise<Reply> | Reply {
+  if (ctx.caller.canPost === false) return notInChannel('Digests');
   if (ctx.digests) return run(ctx.digests);
   // The console and `polbot ask` have no channel to deliver to.
   return {
     kind: 'error',
     message: 'Scheduled digests are delivered to Slack or Discord channels, and this polbot is not connected to either.',
     hint: inline`Run polbot with Slack or Discord configured (see README), or use ${ref('compare', { names: { placeholder: 'names' } })} for several at once.`,
+  };
+}
+
+/** Said where polbot answers a person but cannot post to the channel itself (a personal install). */
+export function notInChannel(what: 'Digests' | 'Alerts'): ErrorReply {
+  return {
+    kind: 'error',
+    message: `${what} are posted to the channel by polbot itself, and polbot is not in this one: here it only answers you.`,
+    hint: 'Ask someone who manages the server to add polbot to it, then try again in a channel it can post in.',
   };
 }
 

@@ -55,7 +55,7 @@ describe('Discord registration is idempotent', () => {
   it('globally: contexts and integration types are kept and compared, and a second run writes nothing', async () => {
     const discord = settingsFor(fake);
     await registerDiscordCommands({ discord });
-    expect(fake.commands()[0]).toMatchObject({ name: 'pol', contexts: [0, 1], integration_types: [0] });
+    expect(fake.commands()[0]).toMatchObject({ name: 'pol', contexts: [0, 1, 2], integration_types: [0, 1] });
     await registerDiscordCommands({ discord });
     expect(writes(fake)).toHaveLength(1);
   });

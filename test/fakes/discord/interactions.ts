@@ -29,6 +29,11 @@ export interface InteractionContextInput {
   memberPermissions?: string | bigint;
   appPermissions?: string | bigint;
   locale?: string;
+  /**
+   * How the app reached this person: added to the server (`guild`, the default) or by the person
+   * to their own account (`user`); with `user`, a server the bot is not in may be named.
+   */
+  install?: 'guild' | 'user';
 }
 
 export interface CommandInput extends InteractionContextInput {
@@ -190,7 +195,8 @@ export class Interactions {
       locale: input.locale ?? 'en-US',
       guild_locale: 'en-US',
       entitlements: [],
-      authorizing_integration_owners: { '0': guildId },
+      // Discord names who authorised the app here: the server (0) or the person (1).
+      authorizing_integration_owners: input.install === 'user' ? { '1': user.id } : { '0': guildId },
       context: 0,
       attachment_size_limit: 10 * 1024 * 1024,
       ...(message ? { message } : {}),
@@ -240,6 +246,9 @@ export class Interactions {
   }
 
   #guildId(input: InteractionContextInput): string {
+    if (input.guildId && !this.deps.world.guilds.has(input.guildId) && input.install !== 'user') {
+      throw new Error(`fake Discord: the bot is not in server ${input.guildId}; only a user install reaches it there`);
+    }
     const guildId = input.guildId ?? this.deps.world.guilds.keys().next().value;
     if (!guildId) throw new Error('fake Discord has no guild; pass guildIds to startFakeDiscord or guildId here');
     return guildId;

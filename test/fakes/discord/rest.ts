@@ -269,6 +269,8 @@ export class RestApi {
     r.add('POST', '/channels/:channelId/messages', (c) => {
       const channelId = c.params.channelId ?? '';
       if (!deps.world.channels.has(channelId)) return error(unknownChannel());
+      // A channel of a server the bot is not in (a person's own install reached it) is out of its reach.
+      if (!deps.world.guilds.has(deps.world.channels.get(channelId)!.guildId)) return error(missingAccess());
       const invalid = validateMessage(c.body as MessageBody, c.files, false);
       if (invalid) return error(invalid);
       return json(200, deps.world.createMessage(channelId, (c.body ?? {}) as MessageBody, c.files));
