@@ -409,18 +409,21 @@ export class AlertService {
     // Every real alert message carries its key, first among the notes (a footer cut for length
     // keeps its start), so it can be found in the channel again; a sample has nothing to find.
     const footer = test || !entries[0] ? drawn : { ...drawn, notes: [alertKey(entries[0].incident.id), ...(drawn.notes ?? [])] };
-    const image = withChart ? await this.chart(entities, fetched.map((f) => f.data), footer.simulated) : undefined;
+    // One rule on a PoL level: its line is drawn across the chart, so the crossing shows.
+    const levels = [...new Set(entries.map((e) => (e.rule.condition.kind === 'pol_above' ? e.rule.condition.threshold : null)))];
+    const line = levels.length === 1 && levels[0] !== null ? { value: levels[0]!, label: `alert at ${(levels[0]! * 100).toFixed(levels[0]! < 0.01 ? 2 : 1)}%` } : undefined;
+    const image = withChart ? await this.chart(entities, fetched.map((f) => f.data), footer.simulated, line) : undefined;
     const reply = incidentMessage({ entries, now, footer, test, ...(image ? { image } : {}) });
     return this.options.complete ? this.options.complete(reply) : reply;
   }
 
   /** The last 30 days of PoL: one entity's chart, or several on one. A chart that fails costs the image only. */
-  private async chart(entities: readonly EntityRef[], series: readonly (readonly PolPoint[])[], simulated: boolean): Promise<ReplyImage | undefined> {
+  private async chart(entities: readonly EntityRef[], series: readonly (readonly PolPoint[])[], simulated: boolean, line?: { value: number; label: string }): Promise<ReplyImage | undefined> {
     if (!series.length || entities.length < series.length) return undefined;
     try {
       if (series.length === 1) {
         const e = entities[0]!;
-        return await this.options.deps.charts.render({ kind: 'pol', entityName: e.name, range: '30d', simulated, cacheKey: `${e.kind}:${e.slug}`, points: series[0]! });
+        return await this.options.deps.charts.render({ kind: 'pol', entityName: e.name, range: '30d', simulated, cacheKey: `${e.kind}:${e.slug}`, points: series[0]!, ...(line ? { line } : {}) });
       }
       return await this.options.deps.charts.render({
         kind: 'watchlist',

@@ -30,6 +30,8 @@ interface EntitySpec extends SpecCommon {
 export interface PolChartSpec extends EntitySpec {
   kind: 'pol';
   points: readonly PolPoint[];
+  /** A level drawn dashed across the chart (an alert's line), with what it is: "alert at 10.0%". */
+  line?: { value: number; label: string };
 }
 
 export interface CategoriesChartSpec extends EntitySpec {

@@ -53,6 +53,21 @@ describe('config builders', () => {
     expect(b.alt).toMatch(/^PoL of Bitcoin over 90 days: from \d+\.\d+% to \d+\.\d+%, lower is safer\.$/);
   });
 
+  it('draws an alert’s line dashed across a PoL chart, names it, and keeps it on the axis', () => {
+    const points = [0.012, 0.013, 0.011, 0.12].map((pol, i) => ({ timestamp: 1_764_000_000 + i * 86_400, pol }));
+    const b = describePolChart(points, { entityName: 'Kraken', range: '30d' }, { value: 0.2, label: 'alert at 20.0%' });
+    expect(b.config.data.datasets).toHaveLength(2);
+    const line = b.config.data.datasets[1]!;
+    expect(line).toMatchObject({ label: 'alert at 20.0%', borderDash: [8, 5], fill: false });
+    expect(line.data).toEqual([0.2, 0.2, 0.2, 0.2]);
+    expect(subtitle(b)).toContain('dashed: alert at 20.0%');
+    expect(b.alt).toBe('PoL of Kraken over 30 days: from 1.20% to 12.0%, lower is safer. Dashed: alert at 20.0%.');
+    // The axis reaches the line even though every value is below it.
+    expect(opts(b).scales.y.suggestedMax).toBeGreaterThanOrEqual(0.2);
+    // Without a line, the chart is as before.
+    expect(describePolChart(points, { entityName: 'Kraken', range: '30d' }).config.data.datasets).toHaveLength(1);
+  });
+
   it('formats the PoL axis as percentages', () => {
     const b = describePolChart(polPoints(90), { entityName: 'Bitcoin', range: '90d' });
     expect(tick(b, 0.0015, [0.001, 0.0015, 0.002])).toBe('0.15%');

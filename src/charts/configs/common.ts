@@ -55,6 +55,9 @@ export const INK = {
   background: '#ffffff',
 } as const;
 
+/** A reference line (an alert's threshold): red, to read as the line not to cross. */
+const REFERENCE_COLOR = '#dc2626';
+
 export const SERIES_COLOR = {
   pol: '#2563eb',
   reserves: '#15803d',
@@ -129,6 +132,8 @@ export interface SingleSeriesSpec<P> {
   altNote: string;
   /** After each value in the alt text's change: " per year". */
   unit?: string;
+  /** A level drawn dashed across the chart (an alert's line), named in the subtitle and alt text. */
+  reference?: { value: number; label: string };
 }
 
 /** One entity's single value over time, drawn the way every such chart is. */
@@ -140,18 +145,21 @@ export function singleSeriesChart<P>(points: readonly P[], opts: ChartTextOption
   const first = samples[0]!.v;
   const last = samples[samples.length - 1]!.v;
   const aligned = align([samples]);
+  const ref = spec.reference;
+  // The line is a second, flat series: the axis then takes it into account like any value.
+  if (ref) aligned.values.push(aligned.timestamps.map(() => ref.value));
   const config = lineChart({
     title,
-    subtitle: subtitleText([spec.measure, `latest ${spec.format(last)}`], opts.simulated),
+    subtitle: subtitleText([spec.measure, `latest ${spec.format(last)}`, ref && `dashed: ${ref.label}`], opts.simulated),
     aligned,
-    datasets: [spec.dataset],
+    datasets: ref ? [spec.dataset, { label: ref.label, borderColor: REFERENCE_COLOR, borderDash: [8, 5], fill: false }] : [spec.dataset],
     y: spec.y(aligned, first, last),
     legend: false,
     maxPoints: opts.maxPoints,
   });
   const unit = spec.unit ?? '';
   const change = samples.length > 1 ? `from ${spec.format(first)} to ${spec.format(last)}${unit}` : `${spec.format(last)}${unit}`;
-  return { config, alt: `${subject}: ${change}${spec.altNote}.${altSuffix(opts.simulated)}`, empty: false };
+  return { config, alt: `${subject}: ${change}${spec.altNote}.${ref ? ` Dashed: ${ref.label}.` : ''}${altSuffix(opts.simulated)}`, empty: false };
 }
 
 /** "Bitcoin · PoL, 90 days", or the caller's own title; always one plain line of at most ~80 chars. */

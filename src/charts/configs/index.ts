@@ -17,7 +17,7 @@ export function describeChart(spec: ChartSpec, layout: { maxPoints?: number } = 
   const text = { range: spec.range, ...layout, ...(spec.title !== undefined ? { title: spec.title } : {}), ...(spec.simulated ? { simulated: true } : {}) };
   switch (spec.kind) {
     case 'pol':
-      return describePolChart(spec.points, { ...text, entityName: spec.entityName });
+      return describePolChart(spec.points, { ...text, entityName: spec.entityName }, spec.line);
     case 'categories':
       return describeCategoriesChart(spec.points, { ...text, entityName: spec.entityName, ...(spec.categories ? { categories: spec.categories } : {}) });
     case 'heatmap':

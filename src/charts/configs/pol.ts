@@ -12,8 +12,9 @@ import {
 } from './common.js';
 
 /** PoL history of one entity: a probability of loss, so lower is safer. */
-export function describePolChart(points: readonly PolPoint[], opts: ChartTextOptions): BuiltChart {
+export function describePolChart(points: readonly PolPoint[], opts: ChartTextOptions, line?: { value: number; label: string }): BuiltChart {
   return singleSeriesChart(points, opts, {
+    ...(line ? { reference: line } : {}),
     what: 'PoL',
     fallbackName: 'this entity',
     subject: (name, range) => `PoL of ${name} over ${range}`,
