@@ -11,6 +11,7 @@ import {
   GatewayIntentBits,
   type Interaction,
   InteractionContextType,
+  type MessageContextMenuCommandInteraction,
   MessageFlags,
   Options,
   PermissionFlagsBits,
@@ -30,7 +31,7 @@ import type { Invocation } from '../../commands/kit/spec.js';
 import type { RunResult } from '../../commands/core/run.js';
 import type { CommandRef } from '../../src/reply/model.js';
 import { entityChoices, listChoices, slugChoice, textChoices, timeZoneChoices, type Choice } from './autocomplete.js';
-import { isGated, placeOf, toInvocation, type SlashInput } from './commands.js';
+import { CHECK_MESSAGE, isGated, placeOf, toInvocation, type SlashInput } from './commands.js';
 import { decodeInvocation, encodeInvocation } from './custom-id.js';
 import { CommandMentions } from './mentions.js';
 import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
@@ -62,7 +63,7 @@ const STASHED = '~';
 const FAILED: RunResult = { command: 'invalid', reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' } };
 const GENERIC_FAILURE = '⚠️ Something went wrong showing that answer. Please try again.';
 
-type Answerable = ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction;
+type Answerable = ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction | MessageContextMenuCommandInteraction;
 
 /** The message as a new post (reply, followUp, channel message). */
 function asNew(msg: DiscordMessage) {
@@ -184,6 +185,7 @@ export class DiscordAdapter {
     try {
       if (i.isAutocomplete()) return await this.onAutocomplete(i);
       if (i.isChatInputCommand()) return await this.onCommand(i);
+      if (i.isMessageContextMenuCommand() && i.commandName === CHECK_MESSAGE) return await this.onCheckMessage(i);
       if (i.isStringSelectMenu() && (i.customId === CHOOSE_ID || i.customId.startsWith(`${CHOOSE_ID}:`))) return await this.onChoose(i);
       if ((i.isButton() || i.isStringSelectMenu()) && (i.customId === RUN_ID || i.customId.startsWith(`${RUN_ID}:`))) return await this.onRun(i);
     } catch (err) {
@@ -247,6 +249,13 @@ export class DiscordAdapter {
       return;
     }
     await this.answer(i, invocation, `/${input.command} ${input.subcommand ?? ''}`.trim(), commandCaller(i));
+  }
+
+  /** "Check with polbot" on a message: the names in its text and embeds, answered to the person alone. */
+  private async onCheckMessage(i: MessageContextMenuCommandInteraction): Promise<void> {
+    const m = i.targetMessage;
+    const text = [m.content, ...m.embeds.flatMap((e) => [e.title, e.description, ...e.fields.flatMap((f) => [f.name, f.value])])].filter(Boolean).join('\n');
+    await this.answer(i, { command: 'check', args: { text: text.slice(0, 4000) || ' ' } }, 'check message', whoAndWhere(i) as Caller);
   }
 
   private async onRun(i: ButtonInteraction | StringSelectMenuInteraction): Promise<void> {
@@ -413,7 +422,7 @@ export function componentCaller(i: ButtonInteraction | StringSelectMenuInteracti
 }
 
 /** The person (named as Discord shows them, for an alert's "acknowledged by"), the channel and the server. */
-function whoAndWhere(i: ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction): Omit<Caller, 'canManageDigests'> {
+function whoAndWhere(i: Answerable): Omit<Caller, 'canManageDigests'> {
   return {
     platform: 'discord',
     userId: i.user.id,
@@ -428,7 +437,7 @@ function whoAndWhere(i: ChatInputCommandInteraction | ButtonInteraction | String
  * Whether polbot can post in the interaction's channel with its own token: in a server that added
  * it, or in a DM with it. Reached through a person's own install elsewhere, it can only answer.
  */
-function botCanPost(i: ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction): boolean {
+function botCanPost(i: Answerable): boolean {
   if (i.context === InteractionContextType.BotDM) return true;
   if (i.context === InteractionContextType.PrivateChannel) return false;
   return !i.guildId || i.authorizingIntegrationOwners?.[ApplicationIntegrationType.GuildInstall] === i.guildId;

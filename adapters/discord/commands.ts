@@ -5,7 +5,8 @@ import {
   PermissionFlagsBits,
   type APIApplicationCommandBasicOption,
   type APIApplicationCommandSubcommandOption,
-  type RESTPostAPIChatInputApplicationCommandsJSONBody,
+  ApplicationCommandType,
+  type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { Args, ArgValue, CommandSpec, Invocation, OptionSpec } from '../../commands/kit/spec.js';
 import { COMMANDS } from '../../commands/core/commands.js';
@@ -22,6 +23,11 @@ import { MAX_NAME } from '../../commands/core/validate.js';
 export const POL = 'pol';
 export const POL_DIGEST = 'pol-digest';
 export const POL_ALERT = 'pol-alert';
+/** The message context menu entry: a message command's name is shown as it is written. */
+export const CHECK_MESSAGE = 'Check with polbot';
+
+const EVERYWHERE = [InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel];
+const ANY_INSTALL = [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall];
 
 /** The admin-gated commands: their groups' subcommands, for members who can manage the server. */
 const GATED: Readonly<Record<string, string>> = { digest: POL_DIGEST, alert: POL_ALERT };
@@ -104,7 +110,7 @@ function subcommand(spec: CommandSpec, place: DiscordPlace): APIApplicationComma
 }
 
 /** Every command polbot registers, as the JSON Discord's API takes. */
-export function commandDefinitions(specs: readonly CommandSpec[] = COMMANDS): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+export function commandDefinitions(specs: readonly CommandSpec[] = COMMANDS): RESTPostAPIApplicationCommandsJSONBody[] {
   const subs = (command: string) =>
     specs.flatMap((spec) => {
       const place = placeOf(spec);
@@ -116,8 +122,8 @@ export function commandDefinitions(specs: readonly CommandSpec[] = COMMANDS): RE
       description: 'Crypto risk: Probability of Loss, ratings, category scores and red flags',
       // Installed to a server, or by a person to their own account: then it works in any server
       // they are in, in DMs with the bot, and in their other DMs and group DMs.
-      contexts: [InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel],
-      integration_types: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],
+      contexts: EVERYWHERE,
+      integration_types: ANY_INSTALL,
       options: subs(POL),
     },
     ...Object.entries(GATED_DESCRIPTIONS).map(([name, description]) => ({
@@ -128,6 +134,8 @@ export function commandDefinitions(specs: readonly CommandSpec[] = COMMANDS): RE
       integration_types: [ApplicationIntegrationType.GuildInstall],
       options: subs(name),
     })),
+    // On any message, under Apps: the names it holds, answered to the person alone (`check`).
+    { type: ApplicationCommandType.Message, name: CHECK_MESSAGE, contexts: EVERYWHERE, integration_types: ANY_INSTALL },
   ];
 }
 

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { REST, Routes, type RESTGetAPIApplicationCommandsResult, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
+import { REST, Routes, type RESTGetAPIApplicationCommandsResult, type RESTPostAPIApplicationCommandsJSONBody } from 'discord.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import { commandDefinitions } from './commands.js';
@@ -34,7 +34,7 @@ export interface RegisterOptions {
   /** Compare and report, but write nothing. */
   dryRun?: boolean;
   /** Definitions to register; polbot's own by default. */
-  definitions?: RESTPostAPIChatInputApplicationCommandsJSONBody[];
+  definitions?: RESTPostAPIApplicationCommandsJSONBody[];
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

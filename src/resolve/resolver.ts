@@ -84,6 +84,50 @@ export class Resolver {
     };
   }
 
+  /**
+   * The projects and exchanges a piece of text names (a chat message): runs of one to three words
+   * that are exactly a name or slug, and tickers written as tickers (`$ETH`, or in capitals, so
+   * that "one" or "gas" in a sentence are words, not tokens). A run naming several entities is
+   * returned as ambiguous, never picked. Longer runs win: "Lido DAO" is not also "Lido".
+   */
+  async findIn(text: string, limit = 10): Promise<{ found: EntityRef[]; ambiguous: { query: string; candidates: EntityRef[] }[] }> {
+    const kinds = (['project', 'exchange'] as const).filter((k) => this.source.supports('list', k) && (k === 'project' || this.options.exchangeNames));
+    const lists = (await Promise.all(kinds.map((k) => this.source.list(k)))).flatMap((l) => l.data);
+    const byKey = new Map<string, EntityRef[]>();
+    const byTicker = new Map<string, EntityRef[]>();
+    const add = (map: Map<string, EntityRef[]>, key: string, ref: EntityRef) => {
+      const at = map.get(key) ?? [];
+      if (!at.some((r) => r.kind === ref.kind && r.slug === ref.slug)) at.push(ref);
+      map.set(key, at);
+    };
+    for (const ref of lists) {
+      for (const key of [compact(ref.slug), compact(ref.name)]) if (key.length >= 3) add(byKey, key, ref);
+      if (ref.ticker) add(byTicker, compact(ref.ticker), ref);
+    }
+    const words = text.slice(0, 4000).split(/[^\p{L}\p{N}$.-]+/u).filter(Boolean);
+    const used = new Set<number>();
+    const found: EntityRef[] = [];
+    const ambiguous: { query: string; candidates: EntityRef[] }[] = [];
+    const seen = new Set<string>();
+    for (let n = 3; n >= 1; n--) {
+      for (let i = 0; i + n <= words.length; i++) {
+        if ([...Array(n).keys()].some((k) => used.has(i + k))) continue;
+        const run = words.slice(i, i + n).join(' ').replace(/^[$]|[.-]+$/g, '');
+        const word = words[i]!;
+        const tickerLike = n === 1 && (/^\$[A-Za-z0-9]{2,10}$/.test(word) || /^[A-Z0-9]{2,10}$/.test(word.replace(/[.-]+$/, '')));
+        const hits = byKey.get(compact(run)) ?? (tickerLike ? byTicker.get(compact(run)) : undefined);
+        if (!hits?.length) continue;
+        for (let k = 0; k < n; k++) used.add(i + k);
+        const key = hits.map((h) => `${h.kind}:${h.slug}`).sort().join('|');
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if (hits.length === 1) found.push(hits[0]!);
+        else ambiguous.push({ query: run, candidates: hits.slice(0, MAX_CANDIDATES) });
+      }
+    }
+    return { found: found.slice(0, limit), ambiguous };
+  }
+
   /** Best matches from whatever lists are already cached; never waits on the upstream. */
   suggest(prefix: string, limit = 25): EntityRef[] {
     const lists = (['project', 'exchange'] as const).flatMap((k) => this.source.cache.peek('list', k)?.data ?? []);

@@ -89,12 +89,12 @@ describe('the command registry', () => {
 
 describe('Discord from the registry', () => {
   const definitions = commandDefinitions(COMMANDS);
-  const sub = (command: string, name: string) => definitions.find((d) => d.name === command)?.options?.find((o) => o.name === name) as { options?: { name: string; required?: boolean; autocomplete?: boolean }[] } | undefined;
+  const sub = (command: string, name: string) => (definitions.find((d) => d.name === command) as { options?: { name: string }[] } | undefined)?.options?.find((o) => o.name === name) as { options?: { name: string; required?: boolean; autocomplete?: boolean }[] } | undefined;
 
   it('registers every command as a subcommand, digests under /pol-digest, with options from the declarations', () => {
     const listed = COMMANDS.filter((c) => placeOf(c)).map((c) => placeOf(c)!);
     for (const place of listed) expect(sub(place.command, place.subcommand), `${place.command} ${place.subcommand}`).toBeDefined();
-    expect(definitions.map((d) => d.name)).toEqual(['pol', 'pol-digest', 'pol-alert']);
+    expect(definitions.map((d) => d.name)).toEqual(['pol', 'pol-digest', 'pol-alert', 'Check with polbot']);
     expect(definitions[1]!.default_member_permissions).toBe('32');
     expect(sub('pol', 'exchange')?.options).toEqual([
       expect.objectContaining({ name: 'name', required: true, autocomplete: true }),

@@ -498,7 +498,7 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(embed?.title).toContain('polbot');
     // Every subcommand Discord holds for this server, with each required option as `name:`.
     const registered = fake.commands(GUILD_ID);
-    expect(registered.map((c) => c.name).sort()).toEqual(['pol', 'pol-alert', 'pol-digest']);
+    expect(registered.map((c) => c.name).sort()).toEqual(['Check with polbot', 'pol', 'pol-alert', 'pol-digest']);
     for (const command of registered) {
       for (const sub of command.options ?? []) {
         const required = ('options' in sub ? (sub.options ?? []) : []).filter((o) => 'required' in o && o.required).map((o) => ` \`${o.name}:\``);

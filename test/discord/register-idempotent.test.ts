@@ -1,3 +1,4 @@
+import type { RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -64,7 +65,7 @@ describe('Discord registration is idempotent', () => {
     const discord = settingsFor(fake, GUILD_ID);
     await registerDiscordCommands({ discord });
     const definitions = commandDefinitions();
-    definitions[0] = { ...definitions[0]!, description: 'Changed description' };
+    definitions[0] = { ...(definitions[0] as RESTPostAPIChatInputApplicationCommandsJSONBody), description: 'Changed description' };
     const dry = await registerDiscordCommands({ discord, definitions, dryRun: true });
     expect(dry).toMatchObject({ changed: true, dryRun: true, updated: [{ name: 'pol', paths: ['description'] }] });
     expect(writes(fake)).toHaveLength(1);

@@ -25,7 +25,7 @@ const puts = (route: string) => fake.calls({ method: 'PUT', route });
 describe('register-discord', () => {
   it('registers /pol and the admin-only /pol-digest and /pol-alert in the guild, with the grammar as options', async () => {
     const result = await registerDiscordCommands({ discord: settingsFor(fake, GUILD_ID) });
-    expect(result).toMatchObject({ scope: 'guild', guildId: GUILD_ID, changed: true, added: ['pol', 'pol-digest', 'pol-alert'], removed: [], updated: [] });
+    expect(result).toMatchObject({ scope: 'guild', guildId: GUILD_ID, changed: true, added: ['pol', 'pol-digest', 'pol-alert', 'Check with polbot'], removed: [], updated: [] });
     expect(puts(GUILD_ROUTE)).toHaveLength(1);
     expect(puts(GLOBAL_ROUTE)).toHaveLength(0);
     expect(fake.commands()).toEqual([]);
@@ -38,7 +38,7 @@ describe('register-discord', () => {
     expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n) });
 
     const subs = (pol!.options ?? []) as Option[];
-    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'reviews', 'why', 'assets', 'chart', 'compare', 'top', 'ratings', 'search', 'trending', 'index', 'browse', 'lost-funds', 'transparency', 'health', 'help']);
+    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'reviews', 'why', 'assets', 'chart', 'compare', 'check', 'top', 'ratings', 'search', 'trending', 'index', 'browse', 'lost-funds', 'transparency', 'health', 'help']);
     const sub = (name: string) => subs.find((s) => s.name === name)!.options ?? [];
     expect(sub('card')).toEqual([
       expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
@@ -107,12 +107,13 @@ describe('register-discord', () => {
     const { log, lines } = memoryLogger();
 
     const dry = await registerDiscordCommands({ discord, log, dryRun: true });
-    expect(dry).toMatchObject({ changed: true, dryRun: true, added: ['pol-digest', 'pol-alert'], removed: ['old'], updated: [{ name: 'pol', paths: ['description'] }] });
+    expect(dry).toMatchObject({ changed: true, dryRun: true, added: ['pol-digest', 'pol-alert', 'Check with polbot'], removed: ['old'], updated: [{ name: 'pol', paths: ['description'] }] });
     expect(puts(GUILD_ROUTE)).toHaveLength(1);
     expect(summarise(dry)).toEqual([
       `Would register Discord commands in guild ${GUILD_ID}:`,
       '  + /pol-digest (new)',
       '  + /pol-alert (new)',
+      '  + /Check with polbot (new)',
       '  - /old (removed)',
       '  ~ /pol (changed: description)',
     ]);
@@ -120,7 +121,7 @@ describe('register-discord', () => {
     const real = await registerDiscordCommands({ discord, log });
     expect(real.changed).toBe(true);
     expect(puts(GUILD_ROUTE)).toHaveLength(2);
-    expect(fake.commands(GUILD_ID).map((c) => c.name)).toEqual(['pol', 'pol-digest', 'pol-alert']);
+    expect(fake.commands(GUILD_ID).map((c) => c.name)).toEqual(['pol', 'pol-digest', 'pol-alert', 'Check with polbot']);
     expect(lines.some((l) => l.includes('discord commands registered'))).toBe(true);
     expect(lines.join('')).not.toContain(fake.token);
   });
@@ -129,7 +130,7 @@ describe('register-discord', () => {
     const result = await registerDiscordCommands({ discord: settingsFor(fake) });
     expect(result).toMatchObject({ scope: 'global', changed: true });
     expect(puts(GLOBAL_ROUTE)).toHaveLength(1);
-    expect(fake.commands().map((c) => c.name)).toEqual(['pol', 'pol-digest', 'pol-alert']);
+    expect(fake.commands().map((c) => c.name)).toEqual(['pol', 'pol-digest', 'pol-alert', 'Check with polbot']);
     expect(fake.commands(GUILD_ID)).toEqual([]);
     expect((await registerDiscordCommands({ discord: settingsFor(fake) })).changed).toBe(false);
     expect(puts(GLOBAL_ROUTE)).toHaveLength(1);
@@ -167,7 +168,7 @@ describe('register-discord', () => {
     expect(await runRegisterDiscord([], env)).toBe(0);
     vi.restoreAllMocks();
     expect(out.join('')).toBe(
-      `Registered Discord commands in guild ${GUILD_ID}:\n  + /pol (new)\n  + /pol-digest (new)\n  + /pol-alert (new)\n` +
+      `Registered Discord commands in guild ${GUILD_ID}:\n  + /pol (new)\n  + /pol-digest (new)\n  + /pol-alert (new)\n  + /Check with polbot (new)\n` +
         `Discord commands in guild ${GUILD_ID} are up to date; nothing written.\n`,
     );
     expect(puts(GUILD_ROUTE)).toHaveLength(1);

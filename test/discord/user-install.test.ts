@@ -29,6 +29,7 @@ describe('Discord user install', () => {
       ['pol', [0, 1], [0, 1, 2]],
       ['pol-digest', [0], [0]],
       ['pol-alert', [0], [0]],
+      ['Check with polbot', [0, 1], [0, 1, 2]],
     ]);
     // A second run writes nothing: what Discord keeps compares equal to what is sent.
     expect((await registerDiscordCommands({ discord: settingsFor(fake) })).changed).toBe(false);

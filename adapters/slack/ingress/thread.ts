@@ -169,6 +169,11 @@ const listener = guardRequestAge(
 );
 
 const server = createServer(listener);
+// Idle connections are kept longer than the callers (Slack, or a load balancer in front, commonly
+// 60 s) keep theirs: otherwise the server closes one just as a caller reuses it, and that request
+// fails ("socket hang up", a 502 from a balancer). Node's 5 s default races a busy caller.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 
 port.on('message', (message: MainMessage) => {
   switch (message.op) {

@@ -19,6 +19,7 @@ import { botToken, snowflake } from './ids.js';
 import {
   type AutocompleteInput,
   type CommandInput,
+  type MessageCommandInput,
   type ComponentInput,
   type InteractionHandle,
   Interactions,
@@ -27,7 +28,7 @@ import { type CallFilter, type RecordedCall, Recorder } from './recorder.js';
 import { type FailureSpec, type RateLimitSpec, RestApi } from './rest.js';
 import { World, userPayload } from './world.js';
 
-export type { AutocompleteInput, CommandInput, ComponentInput, InteractionHandle, RecordedCallback } from './interactions.js';
+export type { AutocompleteInput, CommandInput, ComponentInput, InteractionHandle, MessageCommandInput, RecordedCallback } from './interactions.js';
 export type { CallFilter, RecordedCall, RecordedFile } from './recorder.js';
 export type { ConnectionRecord, GatewayEventKind, IdentifyRecord } from './gateway.js';
 export type { FailureSpec, RateLimitSpec } from './rest.js';
@@ -97,6 +98,7 @@ export interface FakeDiscord {
 
   // Interactions
   sendCommand(input: CommandInput): InteractionHandle;
+  sendMessageCommand(input: MessageCommandInput): InteractionHandle;
   sendAutocomplete(input: AutocompleteInput): InteractionHandle;
   sendComponent(input: ComponentInput): InteractionHandle;
 
@@ -223,6 +225,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     dispatch: (event, data) => gateway.dispatch(event, data),
 
     sendCommand: (input) => interactions.sendCommand(input),
+    sendMessageCommand: (input) => interactions.sendMessageCommand(input),
     sendAutocomplete: (input) => interactions.sendAutocomplete(input),
     sendComponent: (input) => interactions.sendComponent(input),
 

@@ -43,6 +43,11 @@ export interface CommandInput extends InteractionContextInput {
   subcommandGroup?: string;
 }
 
+export interface MessageCommandInput extends InteractionContextInput {
+  name: string;
+  message: APIMessage;
+}
+
 export interface AutocompleteInput extends CommandInput {
   /** Name of the option being typed; omit when `options` is a raw list that already marks one `focused`. */
   focused?: string;
@@ -130,6 +135,15 @@ export class Interactions {
       options: buildOptions(input, registered?.options, undefined),
     };
     return this.#send(INTERACTION.applicationCommand, 1, data, input);
+  }
+
+  /** A message command (a context menu entry under Apps) used on `message`. */
+  sendMessageCommand(input: MessageCommandInput): InteractionHandle {
+    const guildId = this.#guildId(input);
+    const registered = this.deps.commands.findByName(input.name, guildId, 3);
+    if (!registered) throw new Error(`fake Discord: no message command '${input.name}' is registered`);
+    const data = { id: registered.id, type: 3, name: input.name, target_id: input.message.id, resolved: { messages: { [input.message.id]: input.message } } };
+    return this.#send(INTERACTION.applicationCommand, 3, data, { ...input, channelId: input.channelId ?? input.message.channel_id });
   }
 
   sendAutocomplete(input: AutocompleteInput): InteractionHandle {

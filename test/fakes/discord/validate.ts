@@ -110,7 +110,9 @@ interface CommandLike {
 
 export function validateCommand(cmd: CommandLike, path: string): ApiError | null {
   const chatInput = cmd.type === undefined || cmd.type === 1;
-  if (typeof cmd.name !== 'string' || !NAME.test(cmd.name) || (chatInput && cmd.name !== cmd.name.toLowerCase())) {
+  // A user or message command's name is shown as written: capitals and spaces allowed, 1 to 32.
+  const validName = typeof cmd.name === 'string' && (chatInput ? NAME.test(cmd.name) && cmd.name === cmd.name.toLowerCase() : /^.{1,32}$/u.test(cmd.name) && cmd.name.trim() === cmd.name);
+  if (!validName) {
     return invalidForm(fieldError(`${path}.name`, 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid'));
   }
   if (chatInput) {
