@@ -1,4 +1,4 @@
-import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type ExternalSelectAction, type StaticSelectAction } from '@slack/bolt';
+import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type ExternalSelectAction, type MessageShortcut, type StaticSelectAction } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/kit/context.js';
 import type { RunResult } from '../../commands/core/run.js';
@@ -26,6 +26,8 @@ export interface CommandRunner {
 }
 
 export const EVENTS_PATH = '/slack/events';
+/** The manifest's message shortcut, "Check with polbot". */
+export const CHECK_SHORTCUT_ID = 'pol_check_message';
 
 /**
  * A slash command is acknowledged at once, with nothing: Slack allows 3 seconds, but a burst of
@@ -267,6 +269,21 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     ),
   );
 
+  // "Check with polbot" on a message: the names it holds, answered to the person alone.
+  app.shortcut<MessageShortcut>({ callback_id: CHECK_SHORTCUT_ID, type: 'message_action' }, ({ ack, shortcut, respond, client, context }) =>
+    track(
+      (async () => {
+        await ack();
+        const started = performance.now();
+        const text = messageText(shortcut.message).slice(0, 4000);
+        const result = await run(`check ${text.replace(/\s+/g, ' ').trim() || '-'}`, callerOf(shortcut.user.id, shortcut.channel.id, { userName: shortcut.user.name ?? shortcut.user.username, teamId: shortcut.team?.id }));
+        await myTurn();
+        const target = { client, respond, channel: shortcut.channel.id, supersedes: false, userId: shortcut.user.id, ...(context.botUserId ? { botUserId: context.botUserId } : {}) };
+        logAnswer(log, result, started, await deliver(target, result, log), 'message shortcut');
+      })(),
+    ),
+  );
+
   app.error(async (error) => {
     log.error({ err: error }, 'slack: unhandled error in a listener');
   });
@@ -304,6 +321,21 @@ function acknowledgeFirst(app: App, track: <T>(work: Promise<T>) => Promise<T>, 
       })(),
     );
   };
+}
+
+/** A message's words as people read them: its text, and the text of its blocks (a bot's card). */
+function messageText(message: { text?: string; blocks?: unknown }): string {
+  const parts: string[] = [message.text ?? ''];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (typeof o.text === 'string') parts.push(o.text);
+      for (const [k, child] of Object.entries(o)) if (k !== 'text' || typeof child !== 'string') walk(child);
+    }
+  };
+  walk(message.blocks);
+  return parts.join('\n');
 }
 
 function stringOr(value: unknown): string | undefined {

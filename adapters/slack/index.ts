@@ -12,7 +12,7 @@ export { renderReply, type SlackMessage } from './blocks.js';
 export { SlackDeliveryError, type Posted } from './delivery.js';
 export { slackDeliverer } from './digest-deliverer.js';
 export { slackAlertDeliverer } from './alert-deliverer.js';
-export { EVENTS_PATH, DEFAULT_PROGRESS_MS, DEFAULT_RETRY, type CommandRunner } from './app.js';
+export { CHECK_SHORTCUT_ID, EVENTS_PATH, DEFAULT_PROGRESS_MS, DEFAULT_RETRY, type CommandRunner } from './app.js';
 
 export interface StartSlackOptions {
   core: CommandRunner;

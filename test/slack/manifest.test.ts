@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EVENTS_PATH } from '../../adapters/slack/index.js';
+import { CHECK_SHORTCUT_ID, EVENTS_PATH } from '../../adapters/slack/index.js';
 
 const manifest = readFileSync(new URL('../../adapters/slack/manifest.yml', import.meta.url), 'utf8');
 const lines = manifest.split('\n');
@@ -29,6 +29,10 @@ describe('Slack app manifest', () => {
     expect(under('slash_commands')).toEqual(expect.arrayContaining(['- command: /pol', 'should_escape: false']));
     expect(under('bot_user')).toContain('display_name: polbot');
     expect(under('bot')).toEqual(['- commands', '- chat:write', '- files:write', '- channels:history', '- groups:history']);
+  });
+
+  it('declares the message shortcut the adapter answers', () => {
+    expect(under('shortcuts')).toEqual(['- name: Check with polbot', 'type: message', `callback_id: ${CHECK_SHORTCUT_ID}`, 'description: Show, to you alone, the projects and exchanges this message names']);
   });
 
   it('enables interactivity and Socket Mode, and documents the HTTP mode URLs', () => {

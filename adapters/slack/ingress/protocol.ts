@@ -36,10 +36,10 @@ export type MainMessage =
   | { op: 'stop' };
 
 /**
- * Slash commands and button clicks get an empty acknowledgement the moment they are verified:
+ * Slash commands, button clicks and message shortcuts get an empty acknowledgement the moment they are verified:
  * polbot never answers them in the acknowledgement's body, and Slack allows 3 seconds, which a
  * burst queued behind chart drawing would not keep.
  */
 export function acknowledgedOnArrival(body: Record<string, unknown>): boolean {
-  return typeof body.command === 'string' || body.type === 'block_actions';
+  return typeof body.command === 'string' || body.type === 'block_actions' || body.type === 'message_action';
 }

@@ -20,6 +20,7 @@ export {
   slashCommandBody,
   blockActionsPayload,
   blockActionsBody,
+  messageActionBody,
   blockSuggestionBody,
   type BlockSuggestionInput,
   type SlashCommandInput,

@@ -124,6 +124,26 @@ export function blockActionsBody(input: BlockActionsInput): string {
   return new URLSearchParams({ payload: JSON.stringify(blockActionsPayload(input)) }).toString();
 }
 
+/** A message shortcut used on a message, as Slack posts it (`message_action`), form-encoded. */
+export function messageActionBody(input: { callback_id: string; message: { text: string; ts?: string; blocks?: unknown[] }; channel?: string; response_url: string; user?: string }): string {
+  const channel = input.channel ?? DEFAULT_CHANNEL_ID;
+  const ts = input.message.ts ?? actionTs();
+  const payload = {
+    type: 'message_action',
+    callback_id: input.callback_id,
+    trigger_id: triggerId(),
+    message_ts: ts,
+    response_url: input.response_url,
+    message: { type: 'message', ts, text: input.message.text, ...(input.message.blocks ? { blocks: input.message.blocks } : {}) },
+    user: { id: input.user ?? DEFAULT_USER_ID, name: DEFAULT_USER_NAME, username: DEFAULT_USER_NAME, team_id: DEFAULT_IDENTITY.teamId },
+    channel: { id: channel, name: DEFAULT_CHANNEL_NAME },
+    team: { id: DEFAULT_IDENTITY.teamId, domain: 'fake' },
+    token: VERIFICATION_TOKEN,
+    action_ts: actionTs(),
+  };
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
 function triggerId(): string {
   const digits = (n: number): string => String(Math.floor(Math.random() * 10 ** n)).padStart(n, '0');
   return `${digits(13)}.${digits(12)}.${randomBytes(16).toString('hex')}`;
