@@ -1,4 +1,5 @@
 import { CONDITION_GRAMMAR, describeCondition, parseCondition } from '../src/alerts/condition.js';
+import { unreadablePart } from '../src/alerts/readings.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../src/reply/model.js';
 import { durationSec, durationText, withAlerts } from './kit/alert.js';
@@ -79,6 +80,14 @@ export default defineCommand({
       const { entities } = resolved;
       const condition = parseCondition(str(args, 'when'), entities.map((e) => e.kind));
       if (!condition.ok) return usage(condition.message);
+      const unreadable = unreadablePart(ctx.source, condition.condition, entities.map((e) => e.kind));
+      if (unreadable) {
+        return {
+          kind: 'error',
+          message: `Alerts on ${unreadable} need the REST service; the tool server this polbot uses has no tool for them, so such a rule could never fire.`,
+          hint: 'Alert on a category score (security below 60) or new red flags instead; the operator can configure POL_API_BASE_URL to enable the rest.',
+        };
+      }
 
       const { platform, channelId, userId, workspaceId } = ctx.caller;
       const created = await service.store.create(

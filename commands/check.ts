@@ -2,6 +2,7 @@ import { settle } from '../src/api/settle.js';
 import * as fmt from '../src/reply/format.js';
 import { footerOf } from '../src/reply/footer.js';
 import type { Inline, Section, TextReply } from '../src/reply/model.js';
+import { partMissing } from './kit/card.js';
 import { describe } from './kit/resolve-target.js';
 import { defineCommand, str } from './kit/spec.js';
 import { targetRef } from './kit/target.js';
@@ -35,7 +36,7 @@ export default defineCommand({
               { label: 'PoL', value: fmt.pol(p.value.data.pol) },
               { label: 'Rating', value: fmt.rating(p.value.data.rating) },
             ]
-          : [{ label: 'PoL', value: 'unavailable just now' }],
+          : [{ label: 'PoL', value: partMissing(p.error) }],
       };
     });
     for (const a of ambiguous) sections.push({ title: `“${a.query}” could be several`, items: a.candidates.map(describe) });

@@ -1,4 +1,4 @@
-import { type EntityRef, isUnreadable } from '../api/domain.js';
+import { type EntityKind, type EntityRef, isUnreadable } from '../api/domain.js';
 import { settle } from '../api/settle.js';
 import type { DataSource } from '../api/source.js';
 import type { Condition } from './condition.js';
@@ -22,6 +22,20 @@ export function needsOf(conditions: readonly Condition[]): Needs {
     } else needs.pol = true;
   }
   return needs;
+}
+
+/**
+ * What of a condition's needs the source has no operation for on these kinds (the tool server has
+ * no PoL), in words, or null: such a rule could never fire, so it is refused when added.
+ */
+export function unreadablePart(source: DataSource, condition: Condition, kinds: readonly EntityKind[]): string | null {
+  const needs = needsOf([condition]);
+  for (const kind of new Set(kinds)) {
+    if (needs.pol && !source.supports('polCurrent', kind)) return 'PoL and ratings';
+    if (needs.categories && !source.supports('byCategory', kind)) return 'category scores';
+    if (needs.flags && kind === 'project' && !source.supports('redFlags', kind)) return 'red flags';
+  }
+  return null;
 }
 
 /**
