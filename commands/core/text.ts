@@ -144,6 +144,8 @@ export class TextGrammar {
     // Choice words come after the main argument; peel them off the end.
     while (words.length > 0) {
       const w = words[words.length - 1]!.toLowerCase();
+      // A quoted word is a name as typed, never a choice nor a near miss of one ("voice" the project).
+      if (/^["“]/.test(w)) break;
       const option = choices.find((o) => args[o.name] === undefined && choiceWord(o, w) !== undefined);
       if (option) {
         args[option.name] = choiceWord(option, w)!;

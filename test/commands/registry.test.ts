@@ -58,6 +58,9 @@ describe('the command registry', () => {
       { command: 'chart', args: { name: 'bitcoin all', range: '30d' } },
       { command: 'chart', args: { name: 'pol', range: '90d', kind: 'voice' } },
       { command: 'flags', args: { name: 'help' } },
+      // A name that is also a section word: quoted, it is the name, not a misspelt section.
+      { command: 'card', args: { name: 'voice' } },
+      { command: 'card', args: { name: 'security' } },
     ];
     for (const ref of cases) {
       const text = registry.text(ref);
