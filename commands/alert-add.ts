@@ -5,7 +5,7 @@ import type { ErrorReply, Reply } from '../src/reply/model.js';
 import { durationSec, durationText, withAlerts } from './kit/alert.js';
 import { mayManage } from './kit/digest.js';
 import { resolveWatchlist } from './kit/resolve-watchlist.js';
-import { defineCommand, list, str, type Args } from './kit/spec.js';
+import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
 
 const EVERY = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h'] as const;
 const COOLDOWN = ['none', '15m', '30m', '1h', '6h', '24h'] as const;
@@ -118,8 +118,4 @@ const rulesText = (n: number) => `${n} alert ${n === 1 ? 'rule' : 'rules'}`;
 
 function usage(message: string): ErrorReply {
   return { kind: 'error', message, hint: inline`For example: ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%', every: '15m' })}` };
-}
-
-function stringArgs(args: Args): Record<string, string> {
-  return Object.fromEntries(Object.entries(args).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }

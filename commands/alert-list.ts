@@ -1,6 +1,7 @@
 import { inline, ref } from '../src/reply/inline.js';
 import type { Action, TableReply } from '../src/reply/model.js';
-import { durationText, watchingText, withAlerts } from './kit/alert.js';
+import { durationText, withAlerts } from './kit/alert.js';
+import { namesSummary } from './kit/digest.js';
 import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
@@ -40,7 +41,7 @@ export default defineCommand({
         ],
         rows: rules.map((r) => ({
           id: String(r.id),
-          watch: watchingText(r),
+          watch: namesSummary(r.entities),
           when: r.conditionText,
           every: durationText(r.everySec),
           open: String(open.get(r.id) ?? 0),

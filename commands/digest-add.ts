@@ -4,7 +4,7 @@ import type { ErrorReply, Reply, TextReply } from '../src/reply/model.js';
 import { channelFull, mayManage, withDigests } from './kit/digest.js';
 import { parseAddArgs } from './kit/digest-args.js';
 import { resolveWatchlist } from './kit/resolve-watchlist.js';
-import { defineCommand, list, str, type Args } from './kit/spec.js';
+import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
 
 const SCHEDULES = ['daily', 'weekdays', 'weekly'] as const;
 
@@ -105,8 +105,4 @@ export default defineCommand({
 
 function usage(message: string): ErrorReply {
   return { kind: 'error', message, hint: inline`For example: ${ref('digest-add', { names: ['bitcoin', 'ethereum', 'binance'], schedule: 'weekdays', at: '09:00', tz: 'Europe/Berlin' })}` };
-}
-
-function stringArgs(args: Args): Record<string, string> {
-  return Object.fromEntries(Object.entries(args).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }

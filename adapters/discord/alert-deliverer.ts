@@ -1,5 +1,5 @@
 import type { AlertDeliverer } from '../../src/alerts/deliver.js';
-import { DeliveryError } from '../../src/digest/deliver.js';
+import { DeliveryError, delivering } from '../../src/digest/deliver.js';
 import type { Reply } from '../../src/reply/model.js';
 import { toDiscordDeliveryError } from './digest-deliverer.js';
 
@@ -14,13 +14,7 @@ export function discordAlertDeliverer(discord: {
   threadReply(channelId: string, messageId: string, name: string, reply: Reply): Promise<void>;
   findRecentMessage(channelId: string, needle: string): Promise<string | null>;
 }): AlertDeliverer {
-  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (err) {
-      throw toDiscordDeliveryError(err);
-    }
-  };
+  const guarded = <T>(work: () => Promise<T>) => delivering(toDiscordDeliveryError, work);
   return {
     platform: 'discord',
     post: (channelId, reply) =>

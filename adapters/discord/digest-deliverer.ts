@@ -1,4 +1,4 @@
-import { DeliveryError, type Deliverer } from '../../src/digest/deliver.js';
+import { DeliveryError, delivering, type Deliverer } from '../../src/digest/deliver.js';
 import type { Reply } from '../../src/reply/model.js';
 
 /**
@@ -38,11 +38,7 @@ export function discordDeliverer(discord: DiscordPoster): Deliverer {
     platform: 'discord',
     alreadyDelivered: (channelId, key) => discord.hasRecentMessage(channelId, key),
     async post(channelId, reply) {
-      try {
-        await discord.postReply(channelId, reply);
-      } catch (err) {
-        throw toDiscordDeliveryError(err);
-      }
+      await delivering(toDiscordDeliveryError, () => discord.postReply(channelId, reply));
     },
   };
 }

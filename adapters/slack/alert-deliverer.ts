@@ -1,5 +1,5 @@
 import type { AlertDeliverer } from '../../src/alerts/deliver.js';
-import { DeliveryError } from '../../src/digest/deliver.js';
+import { DeliveryError, delivering } from '../../src/digest/deliver.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { Posted } from './delivery.js';
 import { toDeliveryError } from './digest-deliverer.js';
@@ -13,13 +13,7 @@ export function slackAlertDeliverer(adapter: {
   updateReply(channelId: string, ts: string, reply: Reply): Promise<void>;
   findRecentMessage(channelId: string, needle: string): Promise<string | null>;
 }): AlertDeliverer {
-  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (err) {
-      throw err instanceof DeliveryError ? err : toDeliveryError(err);
-    }
-  };
+  const guarded = <T>(work: () => Promise<T>) => delivering(toDeliveryError, work);
   return {
     platform: 'slack',
     post: (channelId, reply) =>

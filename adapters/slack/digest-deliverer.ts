@@ -1,4 +1,4 @@
-import { DeliveryError, type Deliverer } from '../../src/digest/deliver.js';
+import { DeliveryError, delivering, type Deliverer } from '../../src/digest/deliver.js';
 import { SlackDeliveryError, type Posted } from './delivery.js';
 import type { Reply } from '../../src/reply/model.js';
 
@@ -51,11 +51,7 @@ export function slackDeliverer(adapter: {
     platform: 'slack',
     ...(adapter.hasRecentMessage ? { alreadyDelivered: (channelId: string, key: string) => adapter.hasRecentMessage!(channelId, key) } : {}),
     async post(channelId, reply) {
-      try {
-        await adapter.postReply(channelId, reply);
-      } catch (err) {
-        throw toDeliveryError(err);
-      }
+      await delivering(toDeliveryError, () => adapter.postReply(channelId, reply));
     },
   };
 }

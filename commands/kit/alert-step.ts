@@ -1,3 +1,4 @@
+import type { AlertStep } from '../../src/alerts/service.js';
 import type { IncidentView } from '../../src/alerts/store.js';
 import { statusOf } from '../../src/alerts/message.js';
 import type { Reply } from '../../src/reply/model.js';
@@ -5,7 +6,6 @@ import { INCIDENT_ID_OPTION, withAlerts } from './alert.js';
 import { verbSpec } from './group.js';
 import { defineCommand, int, type Args, type ChoiceOption, type CommandSpec } from './spec.js';
 
-type Step = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve' };
 
 /**
  * A step on an alert (acknowledge, snooze, resolve): what its buttons run, and what anyone in the
@@ -18,7 +18,7 @@ export function alertStepCommand(o: {
   summary: string;
   examples: string[];
   extra?: ChoiceOption;
-  step(args: Args, now: number): Step;
+  step(args: Args, now: number): AlertStep;
 }): CommandSpec {
   return defineCommand({
     ...verbSpec('alert', o.verb, o.order, o.aliases),

@@ -1,5 +1,4 @@
 import type { AlertService } from '../../src/alerts/service.js';
-import type { AlertRule } from '../../src/alerts/store.js';
 import { inline, ref } from '../../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../../src/reply/model.js';
 import { mayManage, notInChannel } from './digest.js';
@@ -42,11 +41,6 @@ export function durationText(sec: number): string {
   if (sec % 60 === 0) return `${sec / 60}m`;
   return `${sec}s`;
 }
-
-export const watchingText = (rule: AlertRule, shown = 3) => {
-  const names = rule.entities.map((e) => e.name);
-  return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} +${names.length - shown} more`;
-};
 
 /** The shape of `alert <verb> <id>` for rules; each verb is still a module of its own. */
 export function alertRuleCommand(o: {

@@ -155,3 +155,8 @@ export function int(args: Args, name: string): number | undefined {
   const v = args[name];
   return typeof v === 'number' ? v : undefined;
 }
+
+/** The text arguments alone: what a rebuilt command (a choice made for one name) carries over as typed. */
+export function stringArgs(args: Args): Record<string, string> {
+  return Object.fromEntries(Object.entries(args).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}

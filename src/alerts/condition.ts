@@ -139,7 +139,8 @@ const kindsText = (kinds: readonly EntityKind[]) => {
   return set.length === 2 ? 'both projects and exchanges' : set[0] === 'exchange' ? 'an exchange' : 'a project';
 };
 
-const percentText = (p: number) => `${(p * 100).toFixed(p < 0.01 ? 2 : 1)}%`;
+/** A PoL as alerts say it: in percent, two decimals below 1%, one above. */
+export const percentText = (p: number) => `${(p * 100).toFixed(p < 0.01 ? 2 : 1)}%`;
 
 function windowText(sec: number): string {
   if (sec % (7 * DAY) === 0) return `${sec / (7 * DAY)} week${sec === 7 * DAY ? '' : 's'}`;

@@ -1,5 +1,5 @@
 import { ratingRank as rank } from '../api/rules.js';
-import type { Condition } from './condition.js';
+import { percentText, type Condition } from './condition.js';
 
 /**
  * Whether a condition holds, judged from what checks have seen of one entity: the reading now,
@@ -32,14 +32,13 @@ export interface Verdict {
 /** Level conditions stay true while the value is past the line, and clear by themselves when it is not. */
 export const isLevel = (c: Condition): boolean => c.kind === 'pol_above' || c.kind === 'rating_below' || c.kind === 'category_below';
 
-const pct = (p: number) => `${(p * 100).toFixed(p < 0.01 ? 2 : 1)}%`;
 const trendOf = (from: number | undefined | null, to: number, worseWhenHigher: boolean): 'worse' | 'better' | 'flat' =>
   from === undefined || from === null || from === to ? 'flat' : (to > from) === worseWhenHigher ? 'worse' : 'better';
 
 function polChange(previous: Reading | undefined, now: Reading): Verdict['change'] {
   if (now.pol === null) return undefined;
   const from = previous?.pol ?? null;
-  return { from: from === null ? null : pct(from), to: pct(now.pol), trend: trendOf(from, now.pol, true) };
+  return { from: from === null ? null : percentText(from), to: percentText(now.pol), trend: trendOf(from, now.pol, true) };
 }
 
 function newFlags(previous: Reading | undefined, now: Reading): string[] | null {
@@ -60,7 +59,7 @@ export function evaluate(c: Condition, previous: Reading | undefined, now: Readi
       const inWindow = [...history, ...(previous ? [previous] : [])].filter((r) => r.at >= since && r.at < now.at && r.pol !== null);
       if (!inWindow.length) return { holds: null };
       const low = inWindow.reduce((a, b) => (b.pol! < a.pol! ? b : a));
-      return { holds: now.pol - low.pol! >= c.by - 1e-12, change: { from: pct(low.pol!), to: pct(now.pol), trend: trendOf(low.pol, now.pol, true) } };
+      return { holds: now.pol - low.pol! >= c.by - 1e-12, change: { from: percentText(low.pol!), to: percentText(now.pol), trend: trendOf(low.pol, now.pol, true) } };
     }
     case 'rating_below': {
       const r = rank(now.rating);

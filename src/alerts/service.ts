@@ -11,6 +11,7 @@ import { Ticker } from '../time/ticker.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
 import { alertKey, type AlertDeliverer } from './deliver.js';
+import { percentText } from './condition.js';
 import { demoMove, type DemoMove } from './demo.js';
 import { evaluate } from './evaluate.js';
 import { needsOf, readEntity } from './readings.js';
@@ -79,7 +80,8 @@ export interface AlertTick {
   lost: number;
 }
 
-type Step = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve' };
+/** A person's step on an alert, as the commands give it. */
+export type AlertStep = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve' };
 
 const HOUR = 3_600_000;
 /** 20,000 due rules a tick at the default batch; beyond that, the next tick goes on. */
@@ -164,7 +166,7 @@ export class AlertService {
    * open incident in this channel. A redraw that fails costs the redraw, not the step: the next
    * one draws the same truth.
    */
-  async act(id: number, where: { platform: Platform; channelId: string }, by: string, step: Step): Promise<IncidentView | null> {
+  async act(id: number, where: { platform: Platform; channelId: string }, by: string, step: AlertStep): Promise<IncidentView | null> {
     const now = this.clock();
     const stored = step.kind === 'snooze' ? { kind: 'snooze' as const, by, until: step.untilMs } : { kind: step.kind, by };
     const moved = await this.store.act(id, where, stored, now);
@@ -411,7 +413,7 @@ export class AlertService {
     const footer = test || !entries[0] ? drawn : { ...drawn, notes: [alertKey(entries[0].incident.id), ...(drawn.notes ?? [])] };
     // One rule on a PoL level: its line is drawn across the chart, so the crossing shows.
     const levels = [...new Set(entries.map((e) => (e.rule.condition.kind === 'pol_above' ? e.rule.condition.threshold : null)))];
-    const line = levels.length === 1 && levels[0] !== null ? { value: levels[0]!, label: `alert at ${(levels[0]! * 100).toFixed(levels[0]! < 0.01 ? 2 : 1)}%` } : undefined;
+    const line = levels.length === 1 && levels[0] !== null ? { value: levels[0]!, label: `alert at ${percentText(levels[0]!)}` } : undefined;
     const image = withChart ? await this.chart(entities, fetched.map((f) => f.data), footer.simulated, line) : undefined;
     const reply = incidentMessage({ entries, now, footer, test, ...(image ? { image } : {}) });
     return this.options.complete ? this.options.complete(reply) : reply;

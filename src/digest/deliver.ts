@@ -61,6 +61,15 @@ export function asDeliveryError(err: unknown): DeliveryError {
   return new DeliveryError(`delivery failed: ${message.slice(0, 200)}`, { permanent: false, cause: err });
 }
 
+/** Runs a platform call; a failure is said as a DeliveryError by `explain` (one that already is stays). */
+export async function delivering<T>(explain: (err: unknown) => DeliveryError, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw err instanceof DeliveryError ? err : explain(err);
+  }
+}
+
 /**
  * Posts with retries on transient errors (honouring Retry-After); permanent errors stop at once.
  * A failed attempt may still have landed (a timeout after the platform accepted it), so a retry

@@ -9,7 +9,7 @@ import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { discordPost, slackPost, startHoldProxy, type HoldProxy } from '../digest/hold-proxy.js';
 import { ENGINES, type EngineName } from '../digest/helpers.js';
-import { replicaDatabase, started, startWorker, type Worker } from '../helpers/replica.js';
+import { platformEnv, replicaDatabase, started, startWorker, type Worker } from '../helpers/replica.js';
 
 /**
  * Alerts delivered exactly once by replicas that die mid-post. Each replica is a process of its own
@@ -145,17 +145,7 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
     ...database,
     // Info: the service logs each message it records, which says when a post is settled.
     LOG_LEVEL: 'info',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    POL_TIMEOUT_MS: '3000',
-    RATE_LIMIT_PER_USER: '0',
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: `${through.slack.origin}/api/`,
-    DISCORD_TOKEN: discord.token,
-    DISCORD_APPLICATION_ID: discord.applicationId,
-    DISCORD_GUILD_ID: GUILD,
-    DISCORD_API_URL: `${through.discord.origin}/api`,
+    ...platformEnv({ slack, discord, origins: { slack: through.slack.origin, discord: through.discord.origin }, guildId: GUILD, signingSecret: SIGNING_SECRET }),
     ALERT_WORKER_LEASE: String(LEASE),
     ALERT_WORKER_TICK: String(TICK),
   });

@@ -5,7 +5,7 @@ import { buildSchedule } from '../../src/digest/schedule.js';
 import { DigestStore } from '../../src/digest/store.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
-import { replicaDatabase, startWorker } from '../helpers/replica.js';
+import { platformEnv, replicaDatabase, startWorker } from '../helpers/replica.js';
 import { discordPost, slackPost, startHoldProxy, type HoldProxy } from './hold-proxy.js';
 import { ENGINES, type EngineName } from './helpers.js';
 
@@ -65,17 +65,7 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
   const discordMessages = (channel: string) => discord.messages(channel);
   const workerEnv = (now: number) => ({
     ...database,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    POL_TIMEOUT_MS: '3000',
-    RATE_LIMIT_PER_USER: '0',
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: `${slackProxy.origin}/api/`,
-    DISCORD_TOKEN: discord.token,
-    DISCORD_APPLICATION_ID: discord.applicationId,
-    DISCORD_GUILD_ID: GUILD,
-    DISCORD_API_URL: `${discordProxy.origin}/api`,
+    ...platformEnv({ slack, discord, origins: { slack: slackProxy.origin, discord: discordProxy.origin }, guildId: GUILD, signingSecret: SIGNING_SECRET }),
     DIGEST_WORKER_NOW: String(now),
     DIGEST_WORKER_LEASE: String(LEASE),
   });

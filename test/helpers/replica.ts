@@ -102,3 +102,29 @@ export async function replicaDatabase(engine: EngineName, prefix: string): Promi
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { env: { POLBOT_DATA_DIR: dir }, open: () => openPglite(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * The settings a replica gets to reach the fake Slack and Discord (through `origins`, a hold proxy
+ * in front of each) from loopback, as `polbot start` reads them.
+ */
+export function platformEnv(o: {
+  slack: { botToken: string };
+  discord: { token: string; applicationId: string };
+  origins: { slack: string; discord: string };
+  guildId: string;
+  signingSecret: string;
+}): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    POL_TIMEOUT_MS: '3000',
+    RATE_LIMIT_PER_USER: '0',
+    SLACK_BOT_TOKEN: o.slack.botToken,
+    SLACK_SIGNING_SECRET: o.signingSecret,
+    SLACK_API_URL: `${o.origins.slack}/api/`,
+    DISCORD_TOKEN: o.discord.token,
+    DISCORD_APPLICATION_ID: o.discord.applicationId,
+    DISCORD_GUILD_ID: o.guildId,
+    DISCORD_API_URL: `${o.origins.discord}/api`,
+  };
+}
