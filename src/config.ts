@@ -46,10 +46,23 @@ const schema = z.object({
   SLACK_SIGNING_SECRET: optionalString,
   SLACK_APP_TOKEN: withPrefix('xapp-', 'an app-level token'),
   SLACK_API_URL: httpUrl,
+  SLACK_CLIENT_ID: optionalString.refine((v) => v === undefined || /^\d+\.\d+$/.test(v), 'must be a Slack client id (digits.digits, from the app\'s Basic Information page)'),
+  SLACK_CLIENT_SECRET: optionalString,
+  SLACK_STATE_SECRET: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters (any long random string)'),
+  POLBOT_ENCRYPTION_KEY: optionalString.transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const key = /^[A-Za-z0-9+/]+={0,2}$/.test(v) ? Buffer.from(v, 'base64') : Buffer.alloc(0);
+    if (key.length !== 32) {
+      ctx.addIssue({ code: 'custom', message: 'must be 32 random bytes in base64, as `openssl rand -base64 32` prints them' });
+      return z.NEVER;
+    }
+    return key;
+  }),
   DISCORD_TOKEN: optionalString,
   DISCORD_APPLICATION_ID: snowflake,
   DISCORD_GUILD_ID: snowflake,
   DISCORD_API_URL: httpUrl,
+  DISCORD_PUBLIC_KEY: optionalString.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), 'must be the application\'s public key: 64 hex characters, from the General Information page'),
   PORT: intIn(0, 65_535, 3000),
   HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// URL'),
@@ -74,8 +87,10 @@ export interface Config {
   source: 'rest' | 'mcp';
   mcp: { url?: string; command?: string };
   timeoutMs: number;
-  slack: { botToken: string; signingSecret?: string; appToken?: string; apiUrl?: string } | null;
-  discord: { token: string; applicationId: string; guildId?: string; apiUrl?: string } | null;
+  /** One workspace with `botToken`, or many installed through OAuth (`oauth`): exactly one of the two. */
+  slack: { botToken?: string; oauth?: SlackOAuthConfig; signingSecret?: string; appToken?: string; apiUrl?: string } | null;
+  /** With `publicKey`, interactions come over HTTP (`POST /discord/interactions`) instead of the gateway. */
+  discord: { token: string; applicationId: string; guildId?: string; apiUrl?: string; publicKey?: string } | null;
   http: { port: number; host: string };
   databaseUrl?: string;
   dataDir: string;
@@ -84,6 +99,14 @@ export interface Config {
   digestAdmins: string[];
   /** Null when switched off (either limit set to 0). */
   rateLimits: { perUser: number; perChannel: number; windowSec: number } | null;
+}
+
+export interface SlackOAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+  /** AES-256-GCM key for the installation tokens at rest. */
+  encryptionKey: Buffer;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -111,10 +134,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.POL_SOURCE === 'rest' && mcpConfigured && !e.POL_API_BASE_URL) {
     fail('POL_API_BASE_URL: required with POL_SOURCE=rest (POL_MCP_URL alone serves POL_SOURCE=mcp)');
   }
+  const oauthSet = Boolean(e.SLACK_CLIENT_ID || e.SLACK_CLIENT_SECRET || e.SLACK_STATE_SECRET);
+  if (oauthSet) {
+    for (const name of ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const) {
+      if (!e[name]) fail(`${name}: required for Slack OAuth (set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET together)`);
+    }
+    if (e.SLACK_BOT_TOKEN) fail('SLACK_BOT_TOKEN: leave it unset with SLACK_CLIENT_ID: OAuth keeps a token per installed workspace');
+    if (!e.POLBOT_ENCRYPTION_KEY) fail('POLBOT_ENCRYPTION_KEY: required with Slack OAuth, to encrypt stored tokens (create one with `openssl rand -base64 32`)');
+    if (!e.SLACK_SIGNING_SECRET) fail('SLACK_SIGNING_SECRET: required with Slack OAuth (events come over HTTP)');
+  }
   if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
     fail('SLACK_SIGNING_SECRET: set it (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) with SLACK_BOT_TOKEN');
   }
-  if (!e.SLACK_BOT_TOKEN && (e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN)) fail('SLACK_BOT_TOKEN: required to enable Slack');
+  if (!e.SLACK_BOT_TOKEN && !oauthSet && (e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN)) fail('SLACK_BOT_TOKEN: required to enable Slack (or SLACK_CLIENT_ID for OAuth)');
+  if (e.DISCORD_PUBLIC_KEY && !e.DISCORD_TOKEN) fail('DISCORD_TOKEN: required with DISCORD_PUBLIC_KEY (commands are registered and digests posted with it)');
   if (e.DISCORD_TOKEN && !e.DISCORD_APPLICATION_ID) fail('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN');
   if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) fail('DISCORD_TOKEN: required with DISCORD_APPLICATION_ID');
 
@@ -126,9 +159,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     source: e.POL_SOURCE,
     mcp: { ...(e.POL_MCP_URL ? { url: e.POL_MCP_URL } : {}), ...(e.POL_MCP_COMMAND ? { command: e.POL_MCP_COMMAND } : {}) },
     timeoutMs: e.POL_TIMEOUT_MS,
-    slack: e.SLACK_BOT_TOKEN
+    slack:
+      e.SLACK_BOT_TOKEN || oauthSet
       ? {
-          botToken: e.SLACK_BOT_TOKEN,
+          ...(e.SLACK_BOT_TOKEN ? { botToken: e.SLACK_BOT_TOKEN } : {}),
+          ...(oauthSet ? { oauth: { clientId: e.SLACK_CLIENT_ID!, clientSecret: e.SLACK_CLIENT_SECRET!, stateSecret: e.SLACK_STATE_SECRET!, encryptionKey: e.POLBOT_ENCRYPTION_KEY! } } : {}),
           ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
           ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
           ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
@@ -140,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           applicationId: e.DISCORD_APPLICATION_ID!,
           ...(e.DISCORD_GUILD_ID ? { guildId: e.DISCORD_GUILD_ID } : {}),
           ...(e.DISCORD_API_URL ? { apiUrl: e.DISCORD_API_URL } : {}),
+          ...(e.DISCORD_PUBLIC_KEY ? { publicKey: e.DISCORD_PUBLIC_KEY.toLowerCase() } : {}),
         }
       : null,
     http: { port: e.PORT, host: e.HOST },
@@ -162,6 +198,9 @@ export function secretsOf(config: Config): string[] {
     config.slack?.botToken,
     config.slack?.signingSecret,
     config.slack?.appToken,
+    config.slack?.oauth?.clientSecret,
+    config.slack?.oauth?.stateSecret,
+    config.slack?.oauth?.encryptionKey.toString('base64'),
     config.discord?.token,
     config.databaseUrl ? passwordOf(config.databaseUrl) : undefined,
   ].filter((s): s is string => typeof s === 'string' && s.length >= 4);

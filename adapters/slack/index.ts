@@ -77,10 +77,12 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   const { slack, http, log } = options;
   const mode = modeOf(slack);
   const apiUrl = apiBase(slack.apiUrl);
+  const botToken = slack.botToken;
+  if (!botToken) throw new Error('Slack: SLACK_BOT_TOKEN is not set');
   // Checked before anything listens, so a bad token fails start-up instead of the first command.
   let identity: BotIdentity;
   try {
-    identity = await checkBotToken(slack.botToken, apiUrl, log);
+    identity = await checkBotToken(botToken, apiUrl, log);
   } catch (err) {
     throw new Error(`Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? (err instanceof Error && err.message.startsWith('auth.test') ? err.message : 'Slack unreachable')}`);
   }
@@ -88,7 +90,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     identity,
     core: options.core,
     log,
-    botToken: slack.botToken,
+    botToken,
     mode,
     ...(apiUrl ? { apiUrl } : {}),
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
@@ -125,7 +127,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   // only the answer got lost; their callers retry instead, searching the channel for the
   // message's key first. A 429 comes back at once and postToChannel sends again after
   // Retry-After: Slack took nothing.
-  const deliveryClient = new webApi.WebClient(slack.botToken, {
+  const deliveryClient = new webApi.WebClient(botToken, {
     ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
     retryConfig: { retries: 0 },
     timeout: DELIVERY_TIMEOUT_MS,

@@ -5,20 +5,19 @@ import type { Metrics } from './metrics.js';
 
 export interface RouteResponse {
   status: number;
-  headers: Record<string, string>;
+  headers: Record<string, string | string[]>;
   body: string;
 }
 
 /**
- * An operational route answers with a whole response rather than writing to a socket, so the
- * thread that owns the socket (the Slack receiver's, or a plain server's) need not be the one that
- * holds the health and metrics it reports.
+ * A route served next to the Slack events endpoint, on the same port. Operational routes answer
+ * with a whole response (`respond`); routes that need the request itself (Slack's OAuth pages,
+ * Discord's interactions) take it and write their own response (`handle`).
  */
-export interface HttpRoute {
+export type HttpRoute = {
   path: string;
-  method: 'GET';
-  respond(): Promise<RouteResponse>;
-}
+  method: 'GET' | 'POST';
+} & ({ respond(): Promise<RouteResponse>; handle?: never } | { handle(req: IncomingMessage, res: ServerResponse): void | Promise<void>; respond?: never });
 
 /** `GET /healthz` and `GET /metrics`. */
 export function operationalRoutes(health: Health, metrics: Metrics): HttpRoute[] {
@@ -44,14 +43,11 @@ export function operationalRoutes(health: Health, metrics: Metrics): HttpRoute[]
 }
 
 const NOT_FOUND: RouteResponse = { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"not found"}' };
+const NOT_ALLOWED: RouteResponse = { status: 405, headers: { 'content-type': 'application/json' }, body: '{"error":"method not allowed"}' };
 const FAILED: RouteResponse = { status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":"internal"}' };
 
-/** The route's response, a 404 for a path or method no route has, a 500 if the route fails. */
-export async function routeResponse(routes: readonly HttpRoute[], method: string | undefined, url: string | undefined): Promise<RouteResponse> {
-  const path = (url ?? '/').split('?')[0];
-  const route = routes.find((r) => r.path === path && r.method === (method ?? 'GET').toUpperCase());
-  if (!route) return NOT_FOUND;
-  return route.respond().catch(() => FAILED);
+export function pathOf(url: string | undefined): string {
+  return (url ?? '/').split('?')[0] ?? '/';
 }
 
 export function writeResponse(res: ServerResponse, response: RouteResponse): void {
@@ -60,12 +56,40 @@ export function writeResponse(res: ServerResponse, response: RouteResponse): voi
   res.end(response.body);
 }
 
-/** A plain server for the operational routes when no Slack HTTP receiver is serving them. */
-export async function startRouteServer(routes: readonly HttpRoute[], port: number, host: string): Promise<{ server: Server; port: number; close(): Promise<void> }> {
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+/** Serves one request from `routes`: a 404 for a path no route has, a 405 for a method, a 500 if the route fails. */
+export function serveRoute(routes: readonly HttpRoute[], req: IncomingMessage, res: ServerResponse): void {
+  const path = pathOf(req.url);
+  const onPath = routes.filter((r) => r.path === path);
+  const route = onPath.find((r) => r.method === (req.method ?? 'GET').toUpperCase());
+  if (!route) {
     req.resume();
-    void routeResponse(routes, req.method, req.url).then((response) => writeResponse(res, response));
-  });
+    return writeResponse(res, onPath.length ? NOT_ALLOWED : NOT_FOUND);
+  }
+  if (route.respond) {
+    req.resume();
+    void route.respond().then(
+      (response) => writeResponse(res, response),
+      () => writeResponse(res, FAILED),
+    );
+    return;
+  }
+  Promise.resolve()
+    .then(() => route.handle(req, res))
+    .catch(() => writeResponse(res, FAILED));
+}
+
+export interface RouteServer {
+  server: Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** A server for the routes: on the public port when no Slack HTTP receiver is serving them, or on loopback behind it. */
+export async function startRouteServer(routes: readonly HttpRoute[], port: number, host: string): Promise<RouteServer> {
+  const server = createServer((req, res) => serveRoute(routes, req, res));
+  // Longer than the callers keep idle connections (see the Slack ingress thread).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -9,8 +9,9 @@ export interface IngressSettings {
   port: number;
   /** The path Slack posts events, commands and interactions to. */
   endpoint: string;
-  /** Operational routes the main thread answers, by method and path. */
+  /** Routes the main thread answers, by method and path, proxied to its loopback server on `routesPort`. */
   routes: readonly { method: string; path: string }[];
+  routesPort?: number;
   /** Bolt's log level, so lines below it are not even sent across. */
   logLevel: string;
 }
@@ -23,7 +24,6 @@ export type IngressMessage =
   | { op: 'start-failed'; message: string; code?: string }
   /** Verified and parsed. Without `id` it was acknowledged on arrival; with one, the main thread acknowledges it. */
   | { op: 'event'; id?: number; body: Record<string, unknown>; retryNum?: number; retryReason?: string }
-  | { op: 'route'; id: number; method: string; url: string }
   | { op: 'log'; level: LogLevelName; text: string }
   | { op: 'stopped' };
 
@@ -32,7 +32,6 @@ export type MainMessage =
   | { op: 'ack'; id: number; response?: unknown }
   /** The app is done with an event; `error` if it failed, so the receiver answers as Bolt would. */
   | { op: 'settled'; id: number; error?: string }
-  | { op: 'route-response'; id: number; status: number; headers: Record<string, string>; body: string }
   | { op: 'stop' };
 
 /**

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { App, Logger as BoltLogger, LogLevel, Receiver } from '@slack/bolt';
-import { routeResponse, type HttpRoute } from '../../../src/app/routes.js';
+import { startRouteServer, type HttpRoute, type RouteServer } from '../../../src/app/routes.js';
 import type { Logger } from '../../../src/log.js';
 import type { IngressMessage, IngressSettings, MainMessage } from './protocol.js';
 
@@ -8,7 +8,7 @@ export interface IngressReceiverOptions {
   signingSecret: string;
   /** The path Slack posts to, `/slack/events`. */
   endpoint: string;
-  /** Answered on the main thread, served on the same port. */
+  /** Answered on the main thread (on a loopback server the thread forwards to), served on the same port. */
   routes?: readonly HttpRoute[];
   /** Where Bolt's receiver lines from the thread go. */
   logger: BoltLogger;
@@ -35,6 +35,7 @@ export class IngressReceiver implements Receiver {
   private address: { host: string; port: number } | undefined;
   private stopping = false;
   private restartTimer: NodeJS.Timeout | undefined;
+  private routesServer: RouteServer | undefined;
 
   constructor(private readonly options: IngressReceiverOptions) {}
 
@@ -45,7 +46,15 @@ export class IngressReceiver implements Receiver {
   /** Resolves with the bound port once the thread listens; rejects as `listen` would (EADDRINUSE...). */
   async start(port: number, host: string): Promise<{ port: number }> {
     this.stopping = false;
-    const bound = await this.spawn(port, host);
+    if (this.options.routes?.length && !this.routesServer) this.routesServer = await startRouteServer(this.options.routes, 0, '127.0.0.1');
+    let bound: number;
+    try {
+      bound = await this.spawn(port, host);
+    } catch (err) {
+      await this.routesServer?.close();
+      this.routesServer = undefined;
+      throw err;
+    }
     this.address = { host, port: bound };
     return { port: bound };
   }
@@ -56,8 +65,14 @@ export class IngressReceiver implements Receiver {
     clearTimeout(this.restartTimer);
     const thread = this.thread;
     this.thread = undefined;
-    if (!thread) return;
-    await new Promise<void>((resolve) => {
+    const routesServer = this.routesServer;
+    this.routesServer = undefined;
+    if (thread) await this.stopThread(thread);
+    await routesServer?.close();
+  }
+
+  private stopThread(thread: Worker): Promise<void> {
+    return new Promise<void>((resolve) => {
       const done = () => resolve();
       thread.once('exit', done);
       thread.on('message', (message: IngressMessage) => {
@@ -75,6 +90,7 @@ export class IngressReceiver implements Receiver {
       port,
       endpoint: options.endpoint,
       routes: (options.routes ?? []).map(({ method, path }) => ({ method, path })),
+      ...(this.routesServer ? { routesPort: this.routesServer.port } : {}),
       logLevel: options.logLevel,
     };
     const fromSource = import.meta.url.endsWith('.ts');
@@ -147,9 +163,6 @@ export class IngressReceiver implements Receiver {
         );
         break;
       }
-      case 'route':
-        void routeResponse(this.options.routes ?? [], message.method, message.url).then((response) => reply({ op: 'route-response', id: message.id, ...response }));
-        break;
       case 'log':
         this.options.logger[message.level](message.text);
         break;

@@ -11,11 +11,11 @@
  * and in a burst of 500 commands that alone put the last acknowledgements past 150 ms.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { parentPort, workerData } from 'node:worker_threads';
-import { writeResponse } from '../../../src/app/routes.js';
+import { pathOf } from '../../../src/app/routes.js';
 import { guardRequestAge } from '../signature.js';
 import { Handover } from './handover.js';
 import { acknowledgedOnArrival, type IngressMessage, type IngressSettings, type LogLevelName, type MainMessage } from './protocol.js';
@@ -39,7 +39,6 @@ const log = (level: LogLevelName, text: string) => {
 let nextId = 0;
 /** Events the main thread acknowledges: their response, and the timer that answers if it never does. */
 const awaitingAck = new Map<number, { res: ServerResponse; timer: NodeJS.Timeout }>();
-const awaitingRoute = new Map<number, ServerResponse>();
 const handover = new Handover<IngressMessage>(send);
 
 function answer(res: ServerResponse, status: number, body?: string, contentType?: string): void {
@@ -141,25 +140,43 @@ function onSlackRequest(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+/** Reused connections to the main thread's loopback server. */
+const toMain = new Agent({ keepAlive: true });
+
+/**
+ * Every other route (health, metrics, OAuth pages, Discord interactions) is answered by the main
+ * thread's own server on loopback, with the request as it came, so its handlers get real requests.
+ * No timeout of its own: if the main thread cannot answer /healthz, a liveness probe should see that.
+ */
 function onRouteRequest(req: IncomingMessage, res: ServerResponse): void {
-  req.resume();
-  const id = ++nextId;
-  awaitingRoute.set(id, res);
-  res.once('close', () => awaitingRoute.delete(id));
-  // No timeout of its own: if the main thread cannot answer /healthz, a liveness probe should see that.
-  send({ op: 'route', id, method: req.method ?? 'GET', url: req.url ?? '/' });
+  if (settings.routesPort === undefined) {
+    req.resume();
+    return answer(res, 404);
+  }
+  const forwarded = request(
+    { host: '127.0.0.1', port: settings.routesPort, method: req.method, path: req.url, headers: { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress ?? '' }, agent: toMain },
+    (from) => {
+      res.writeHead(from.statusCode ?? 502, from.headers);
+      from.pipe(res);
+    },
+  );
+  forwarded.on('error', () => {
+    log('error', `the main thread did not answer ${pathOf(req.url)}`);
+    answer(res, 502);
+  });
+  req.pipe(forwarded);
 }
 
 const listener = guardRequestAge(
   (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = pathOf(req.url);
     if (path === settings.endpoint) {
       if (req.method === 'POST') return onSlackRequest(req, res);
       req.resume();
       return answer(res, 405);
     }
+    if (settings.routes.some((r) => r.path === path)) return onRouteRequest(req, res);
     req.resume();
-    if (settings.routes.some((r) => r.path === path && r.method === req.method)) return onRouteRequest(req, res);
     answer(res, 404);
   },
   {
@@ -195,16 +212,11 @@ port.on('message', (message: MainMessage) => {
       answer(waiting.res, 500);
       break;
     }
-    case 'route-response': {
-      const res = awaitingRoute.get(message.id);
-      awaitingRoute.delete(message.id);
-      if (res) writeResponse(res, message);
-      break;
-    }
     case 'stop':
       handover.close();
       server.close(() => send({ op: 'stopped' }));
       server.closeIdleConnections();
+      toMain.destroy();
       break;
   }
 });
