@@ -1,5 +1,6 @@
 import { discordAlertDeliverer, discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
 import { slackAlertDeliverer, slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
+import { slackWorkspaces } from './slack-workspaces.js';
 import type { AlertDeliverer } from '../src/alerts/deliver.js';
 import { AlertService } from '../src/alerts/service.js';
 import { AlertStore } from '../src/alerts/store.js';
@@ -33,11 +34,11 @@ function lateDeliverer(platform: 'slack' | 'discord', get: () => Deliverer | nul
   const notYet = () => new DeliveryError(`${platform} is not connected yet`, { permanent: false });
   return {
     platform,
-    post: (channelId, reply, key) => {
+    post: (channelId, reply, key, workspace) => {
       const d = get();
-      return d ? d.post(channelId, reply, key) : Promise.reject(notYet());
+      return d ? d.post(channelId, reply, key, workspace) : Promise.reject(notYet());
     },
-    alreadyDelivered: async (channelId, key) => (await get()?.alreadyDelivered?.(channelId, key)) ?? false,
+    alreadyDelivered: async (channelId, key, workspace) => (await get()?.alreadyDelivered?.(channelId, key, workspace)) ?? false,
   };
 }
 
@@ -50,14 +51,14 @@ function lateAlertDeliverer(platform: 'slack' | 'discord', get: () => AlertDeliv
   };
   return {
     platform,
-    post: async (channelId, reply) => ready().post(channelId, reply),
-    update: async (channelId, ref, reply) => ready().update(channelId, ref, reply),
-    followUp: async (channelId, ref, reply) => ready().followUp(channelId, ref, reply),
+    post: async (channelId, reply, workspace) => ready().post(channelId, reply, workspace),
+    update: async (channelId, ref, reply, workspace) => ready().update(channelId, ref, reply, workspace),
+    followUp: async (channelId, ref, reply, workspace) => ready().followUp(channelId, ref, reply, workspace),
     // A search that cannot run yet fails, and is retried: "not found" would post a second message.
-    find: async (channelId, key) => {
+    find: async (channelId, key, workspace) => {
       const d = ready();
       if (!d.find) throw new DeliveryError(`${platform} cannot search the channel for an earlier alert`, { permanent: false });
-      return d.find(channelId, key);
+      return d.find(channelId, key, workspace);
     },
   };
 }
@@ -100,8 +101,9 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     const alertDeliverers: AlertDeliverer[] = [];
     if (config.slack) alertDeliverers.push(lateAlertDeliverer('slack', () => (slack ? slackAlertDeliverer(slack) : null)));
     if (config.discord) alertDeliverers.push(lateAlertDeliverer('discord', () => (discord ? discordAlertDeliverer(discord) : null)));
+    const alertStore = new AlertStore(digests.db);
     const alerts = new AlertService({
-      store: new AlertStore(digests.db),
+      store: alertStore,
       deps: core.ctx,
       deliverers: alertDeliverers,
       complete: core.complete,
@@ -117,7 +119,10 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     });
 
     if (config.slack) {
-      const started = await startSlack({ core, slack: config.slack, http: config.http, log: log.child({ adapter: 'slack' }), customRoutes: routes, digestAdmins: config.digestAdmins });
+      const slackLog = log.child({ adapter: 'slack' });
+      const { oauth, workspaces } = await slackWorkspaces({ slack: config.slack, db: digests.db, digests: digests.store, alerts: alertStore, complete: core.complete, adapter: () => slack, log: slackLog });
+      if (oauth) routes.push(...oauth.routes);
+      const started = await startSlack({ core, slack: config.slack, http: config.http, log: slackLog, customRoutes: routes, digestAdmins: config.digestAdmins, workspaces, ...(oauth ? { oauth } : {}) });
       slack = started;
       stoppers.unshift(() => started.stop());
       health.register('slack', () => ({ ok: true, detail: `${started.mode} mode` }));

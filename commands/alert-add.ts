@@ -89,9 +89,9 @@ export default defineCommand({
         };
       }
 
-      const { platform, channelId, userId, workspaceId } = ctx.caller;
+      const { platform, channelId, userId, workspaceId, enterpriseId } = ctx.caller;
       const created = await service.store.create(
-        { platform, workspaceId: workspaceId ?? null, channelId, entities, condition: condition.condition, conditionText: str(args, 'when'), everySec, cooldownSec, createdBy: userId },
+        { platform, workspaceId: workspaceId ?? null, enterpriseId: enterpriseId ?? null, channelId, entities, condition: condition.condition, conditionText: str(args, 'when'), everySec, cooldownSec, createdBy: userId },
         ctx.now(),
         limits,
       );

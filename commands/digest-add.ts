@@ -89,8 +89,12 @@ export default defineCommand({
       if (!resolved.ok) return resolved.reply;
       const { entities } = resolved;
 
-      const { platform, channelId, userId } = ctx.caller;
-      const created = await service.store.create({ platform, channelId, entities, schedule: schedule.value, createdBy: userId }, now, maxPerChannel);
+      const { platform, channelId, userId, workspaceId, enterpriseId } = ctx.caller;
+      const created = await service.store.create(
+        { platform, channelId, workspaceId: workspaceId ?? null, enterpriseId: enterpriseId ?? null, entities, schedule: schedule.value, createdBy: userId },
+        now,
+        maxPerChannel,
+      );
       if (!created.ok) return channelFull(maxPerChannel);
       const d = created.digest;
       const first = d.nextSlot === null ? 'never (the schedule has no future runs)' : formatSlot(d.nextSlot, d.timezone, { weekday: true });

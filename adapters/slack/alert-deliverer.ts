@@ -2,6 +2,7 @@ import type { AlertDeliverer } from '../../src/alerts/deliver.js';
 import { DeliveryError, delivering } from '../../src/digest/deliver.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { Posted } from './delivery.js';
+import type { WorkspaceRef } from '../../src/workspaces/workspace.js';
 import { toDeliveryError } from './digest-deliverer.js';
 
 /**
@@ -9,25 +10,25 @@ import { toDeliveryError } from './digest-deliverer.js';
  * followed up in its thread, and found again by its key in the channel's history.
  */
 export function slackAlertDeliverer(adapter: {
-  postReply(channelId: string, reply: Reply, opts?: { threadTs?: string }): Promise<Posted>;
-  updateReply(channelId: string, ts: string, reply: Reply): Promise<void>;
-  findRecentMessage(channelId: string, needle: string): Promise<string | null>;
+  postReply(channelId: string, reply: Reply, opts?: { threadTs?: string; workspace?: WorkspaceRef }): Promise<Posted>;
+  updateReply(channelId: string, ts: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
+  findRecentMessage(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<string | null>;
 }): AlertDeliverer {
   const guarded = <T>(work: () => Promise<T>) => delivering(toDeliveryError, work);
   return {
     platform: 'slack',
-    post: (channelId, reply) =>
+    post: (channelId, reply, workspace) =>
       guarded(async () => {
-        const { ts } = await adapter.postReply(channelId, reply);
+        const { ts } = await adapter.postReply(channelId, reply, workspace ? { workspace } : {});
         // Without its ts the message could never be updated: better said now than at the first click.
         if (!ts) throw new DeliveryError('Slack accepted the alert but did not say where it is', { permanent: false });
         return ts;
       }),
-    update: (channelId, ts, reply) => guarded(() => adapter.updateReply(channelId, ts, reply)),
-    followUp: (channelId, ts, reply) =>
+    update: (channelId, ts, reply, workspace) => guarded(() => adapter.updateReply(channelId, ts, reply, workspace)),
+    followUp: (channelId, ts, reply, workspace) =>
       guarded(async () => {
-        await adapter.postReply(channelId, reply, { threadTs: ts });
+        await adapter.postReply(channelId, reply, { threadTs: ts, ...(workspace ? { workspace } : {}) });
       }),
-    find: (channelId, key) => guarded(() => adapter.findRecentMessage(channelId, key)),
+    find: (channelId, key, workspace) => guarded(() => adapter.findRecentMessage(channelId, key, workspace)),
   };
 }

@@ -1,4 +1,4 @@
-import { App, SocketModeReceiver, webApi, type BlockAction, type ButtonAction, type ExternalSelectAction, type MessageShortcut, type StaticSelectAction } from '@slack/bolt';
+import { App, ErrorCode, SocketModeReceiver, webApi, type Authorize, type BlockAction, type ButtonAction, type ExternalSelectAction, type MessageShortcut, type StaticSelectAction } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/kit/context.js';
 import type { RunResult } from '../../commands/core/run.js';
@@ -6,6 +6,7 @@ import type { HttpRoute } from '../../src/app/routes.js';
 import type { Action } from '../../src/reply/model.js';
 import { slackCanManageDigests } from '../../src/digest/permissions.js';
 import type { Logger } from '../../src/log.js';
+import type { InstallScope } from '../../src/workspaces/workspace.js';
 import { within } from '../../src/time/within.js';
 import { typedText } from '../../src/reply/inline.js';
 import { ACTION_ID, CHOICE_ACTION_PREFIX, LOOKUP_BLOCK_PREFIX } from './blocks.js';
@@ -54,10 +55,22 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export type SlackMode = { kind: 'http'; signingSecret: string } | { kind: 'socket'; appToken: string };
 
+/** What the adapter does when a workspace removes polbot, or a Slack event arrives again. */
+export interface WorkspaceEvents {
+  /** `app_uninstalled`, or `tokens_revoked` naming the bot: forget the tokens, pause what the workspace had. */
+  removed(scope: InstallScope): Promise<void>;
+  /** True the first time an event id is seen (across replicas), false for Slack's retries and duplicates. */
+  firstDelivery?(eventId: string): Promise<boolean>;
+}
+
 export interface BuildAppOptions {
   core: CommandRunner;
   log: Logger;
-  botToken: string;
+  /** One workspace: its bot token, and who the token belongs to (`checkBotToken`). */
+  single?: { botToken: string; identity: BotIdentity };
+  /** Many workspaces installed through OAuth: each request's token comes from its installation. */
+  authorize?: Authorize<boolean>;
+  workspaces?: WorkspaceEvents;
   mode: SlackMode;
   /** Web API base, ending with `/`. */
   apiUrl?: string;
@@ -68,8 +81,6 @@ export interface BuildAppOptions {
   retryConfig?: webApi.RetryOptions;
   /** DIGEST_ADMINS: Slack user ids who may manage digests; empty lets everyone. */
   digestAdmins?: readonly string[];
-  /** Who the bot token belongs to, from `checkBotToken`; Bolt then makes no auth.test of its own. */
-  identity: BotIdentity;
 }
 
 export interface BotIdentity {
@@ -128,14 +139,16 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
           ...(options.customRoutes?.length ? { routes: options.customRoutes } : {}),
         });
 
+  const { single } = options;
+  if (!single === !options.authorize) throw new Error('Slack: give either one bot token or an OAuth authorize function');
   const app = new App({
-    token: options.botToken,
+    ...(single ? { token: single.botToken, botId: single.identity.botId, botUserId: single.identity.botUserId } : { authorize: options.authorize! }),
     receiver,
     logger,
     logLevel,
     clientOptions: webClientOptions(slackApiUrl, options.retryConfig),
-    botId: options.identity.botId,
-    botUserId: options.identity.botUserId,
+    // Errors reach app.error with the request's body, so a workspace without an installation can be told.
+    extendedErrorHandler: true,
     tokenVerificationEnabled: false,
     // Nothing here keeps conversation state; Bolt's store would be one more lookup per request.
     convoStore: false,
@@ -154,12 +167,13 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
   acknowledgeFirst(app, track, myTurn);
 
   const digestAdmins = options.digestAdmins ?? [];
-  const callerOf = (userId: string, channelId: string, who: { userName?: string | undefined; teamId?: string | undefined } = {}): Caller => ({
+  const callerOf = (userId: string, channelId: string, who: { userName?: string | undefined; teamId?: string | undefined; enterpriseId?: string | null | undefined } = {}): Caller => ({
     platform: 'slack',
     userId,
     ...(who.userName ? { userName: who.userName } : {}),
     channelId,
     ...(who.teamId ? { workspaceId: who.teamId } : {}),
+    ...(who.enterpriseId ? { enterpriseId: who.enterpriseId } : {}),
     canManageDigests: slackCanManageDigests(digestAdmins, userId),
   });
   const run = (text: string, caller: Caller): Promise<RunResult> =>
@@ -175,7 +189,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
         // Already acknowledged (acknowledgeFirst); kept so the listener stands on its own.
         await ack();
         try {
-          const work = run(command.text, callerOf(command.user_id, command.channel_id, { userName: command.user_name, teamId: command.team_id }));
+          const work = run(command.text, callerOf(command.user_id, command.channel_id, { userName: command.user_name, teamId: command.team_id, enterpriseId: command.enterprise_id }));
           let result = await within(work, progressMs);
           let progress = false;
           if (!result) {
@@ -244,7 +258,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
         const fromEphemeral = body.container.is_ephemeral === true;
         // Follow-ups on a message in the channel answer in that message's thread.
         const threadTs = fromEphemeral ? undefined : (stringOr(body.message?.thread_ts) ?? body.message?.ts ?? stringOr(body.container.message_ts));
-        const work = run(command, callerOf(body.user.id, channel, { userName: body.user.name ?? body.user.username, teamId: body.user.team_id ?? body.team?.id }));
+        const work = run(command, callerOf(body.user.id, channel, { userName: body.user.name ?? body.user.username, teamId: body.team?.id ?? body.user.team_id, enterpriseId: body.enterprise?.id }));
         if (fromEphemeral && !(await within(work, progressMs))) {
           // The clicked choice turns into progress, so its other buttons cannot be clicked meanwhile.
           await respond({ replace_original: true, ...lookingUp(command) }).catch(() => undefined);
@@ -276,7 +290,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
         await ack();
         const started = performance.now();
         const text = messageText(shortcut.message).slice(0, 4000);
-        const result = await run(`check ${text.replace(/\s+/g, ' ').trim() || '-'}`, callerOf(shortcut.user.id, shortcut.channel.id, { userName: shortcut.user.name ?? shortcut.user.username, teamId: shortcut.team?.id }));
+        const result = await run(`check ${text.replace(/\s+/g, ' ').trim() || '-'}`, callerOf(shortcut.user.id, shortcut.channel.id, { userName: shortcut.user.name ?? shortcut.user.username, teamId: shortcut.team?.id, enterpriseId: shortcut.enterprise?.id }));
         await myTurn();
         const target = { client, respond, channel: shortcut.channel.id, supersedes: false, userId: shortcut.user.id, ...(context.botUserId ? { botUserId: context.botUserId } : {}) };
         logAnswer(log, result, started, await deliver(target, result, log), 'message shortcut');
@@ -284,9 +298,20 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     ),
   );
 
-  app.error(async (error) => {
+  if (options.workspaces) listenForRemoval(app, options.workspaces, log);
+
+  // Bolt's last overload is the extended handler (extendedErrorHandler: true above).
+  const onError: Parameters<App['error']>[0] = async ({ error, body }) => {
+    if (error.code === ErrorCode.AuthorizationError) {
+      // No installation answers for this workspace: removed, or never finished. Said to the person
+      // through the request's response_url, which needs no token.
+      log.warn({ team: teamOf(body) }, 'slack: a request from a workspace polbot is not installed in');
+      await notInstalled(body, log);
+      return;
+    }
     log.error({ err: error }, 'slack: unhandled error in a listener');
-  });
+  };
+  app.error(onError);
 
   return {
     app,
@@ -347,4 +372,67 @@ function logAnswer(log: Logger, result: RunResult, started: number, via: string,
     { trigger, command: result.command, kind: result.reply.kind, via, ms: Math.round(performance.now() - started) },
     'slack: answered',
   );
+}
+
+/** The workspace a request came from, for logs. */
+function teamOf(body: unknown): string | undefined {
+  const b = body as { team_id?: unknown; team?: { id?: unknown } } | undefined;
+  return stringOr(b?.team_id) ?? stringOr(b?.team?.id);
+}
+
+const NOT_INSTALLED = {
+  response_type: 'ephemeral',
+  replace_original: false,
+  text: 'polbot is not installed in this workspace (it may have been removed). Ask a workspace admin to add it again; digests and alerts the workspace had resume when it is back.',
+};
+
+/** Tells the person, through the request's response_url, that polbot is not installed here. */
+async function notInstalled(body: unknown, log: Logger): Promise<void> {
+  const url = stringOr((body as { response_url?: unknown } | undefined)?.response_url);
+  if (!url) return;
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(NOT_INSTALLED), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    if (!res.ok) log.warn({ status: res.status }, 'slack: could not say that polbot is not installed');
+  } catch (err) {
+    log.warn({ err }, 'slack: could not say that polbot is not installed');
+  }
+}
+
+/** What an Events API body says about the installation it concerns. */
+function scopeOfEvent(body: { team_id?: string; enterprise_id?: string | null; is_enterprise_install?: boolean; authorizations?: { is_enterprise_install?: boolean }[] }): InstallScope {
+  return {
+    teamId: body.team_id ?? null,
+    enterpriseId: body.enterprise_id ?? null,
+    orgWide: body.is_enterprise_install === true || body.authorizations?.[0]?.is_enterprise_install === true,
+  };
+}
+
+/**
+ * `app_uninstalled`, and `tokens_revoked` when it names the bot's token: the workspace's tokens are
+ * deleted and its digests and alerts paused. Bolt runs these two without an installation (it may
+ * be gone already). Each event id is processed once, whatever Slack retries or repeats.
+ */
+function listenForRemoval(app: App, workspaces: WorkspaceEvents, log: Logger): void {
+  if (workspaces.firstDelivery) {
+    const first = workspaces.firstDelivery.bind(workspaces);
+    app.use(async ({ body, next }) => {
+      const eventId = stringOr((body as { event_id?: unknown }).event_id);
+      if (eventId && !(await first(eventId))) {
+        log.info({ eventId }, 'slack: an event already processed arrived again; ignored');
+        return;
+      }
+      await next();
+    });
+  }
+  app.event('app_uninstalled', async ({ body }) => {
+    const scope = scopeOfEvent(body);
+    log.info({ team: scope.teamId, enterprise: scope.enterpriseId }, 'slack: polbot was removed from a workspace');
+    await workspaces.removed(scope);
+  });
+  app.event('tokens_revoked', async ({ event, body }) => {
+    if (!event.tokens.bot?.length) return;
+    const scope = scopeOfEvent(body);
+    log.info({ team: scope.teamId, enterprise: scope.enterpriseId }, "slack: polbot's token was revoked in a workspace");
+    await workspaces.removed(scope);
+  });
 }

@@ -1,6 +1,7 @@
 import { DeliveryError, delivering, type Deliverer } from '../../src/digest/deliver.js';
 import { SlackDeliveryError, type Posted } from './delivery.js';
 import type { Reply } from '../../src/reply/model.js';
+import type { WorkspaceRef } from '../../src/workspaces/workspace.js';
 
 /**
  * The digest scheduler's view of Slack: post a Reply into a channel, and say whether a failure is
@@ -44,14 +45,14 @@ export function toDeliveryError(err: unknown): DeliveryError {
 }
 
 export function slackDeliverer(adapter: {
-  postReply(channelId: string, reply: Reply): Promise<Posted>;
-  hasRecentMessage?(channelId: string, needle: string): Promise<boolean>;
+  postReply(channelId: string, reply: Reply, opts?: { workspace?: WorkspaceRef }): Promise<Posted>;
+  hasRecentMessage?(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<boolean>;
 }): Deliverer {
   return {
     platform: 'slack',
-    ...(adapter.hasRecentMessage ? { alreadyDelivered: (channelId: string, key: string) => adapter.hasRecentMessage!(channelId, key) } : {}),
-    async post(channelId, reply) {
-      await delivering(toDeliveryError, () => adapter.postReply(channelId, reply));
+    ...(adapter.hasRecentMessage ? { alreadyDelivered: (channelId: string, key: string, workspace?: WorkspaceRef) => adapter.hasRecentMessage!(channelId, key, workspace) } : {}),
+    async post(channelId, reply, _key, workspace) {
+      await delivering(toDeliveryError, () => adapter.postReply(channelId, reply, workspace ? { workspace } : {}));
     },
   };
 }

@@ -1,18 +1,22 @@
 import { webApi } from '@slack/bolt';
+import { LRUCache } from 'lru-cache';
 import { carriesKey } from '../../src/alerts/deliver.js';
 import { startRouteServer, type HttpRoute } from '../../src/app/routes.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
-import { buildApp, checkBotToken, EVENTS_PATH, type BotIdentity, type CommandRunner, type SlackMode } from './app.js';
+import type { WorkspaceRef } from '../../src/workspaces/workspace.js';
+import { buildApp, checkBotToken, DEFAULT_RETRY, EVENTS_PATH, type BotIdentity, type CommandRunner, type SlackMode, type WorkspaceEvents } from './app.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
-import { postToChannel, updateInChannel, slackErrorCode, type Posted } from './delivery.js';
+import { postToChannel, updateInChannel, slackErrorCode, SlackDeliveryError, type Posted } from './delivery.js';
+import type { SlackOAuth } from './oauth/index.js';
 
 export { renderReply, type SlackMessage } from './blocks.js';
 export { SlackDeliveryError, type Posted } from './delivery.js';
 export { slackDeliverer } from './digest-deliverer.js';
 export { slackAlertDeliverer } from './alert-deliverer.js';
-export { CHECK_SHORTCUT_ID, EVENTS_PATH, DEFAULT_PROGRESS_MS, DEFAULT_RETRY, type CommandRunner } from './app.js';
+export { CHECK_SHORTCUT_ID, EVENTS_PATH, DEFAULT_PROGRESS_MS, DEFAULT_RETRY, type CommandRunner, type WorkspaceEvents } from './app.js';
+export { createSlackOAuth, INSTALL_PATH, REDIRECT_PATH, scopeOfInstallation, type SlackOAuth } from './oauth/index.js';
 
 export interface StartSlackOptions {
   core: CommandRunner;
@@ -27,6 +31,10 @@ export interface StartSlackOptions {
   retryConfig?: webApi.RetryOptions;
   /** `config.digestAdmins` (DIGEST_ADMINS): who may manage digests; empty lets everyone. */
   digestAdmins?: readonly string[];
+  /** Many workspaces (SLACK_CLIENT_ID...): installations, and the install routes (already among `customRoutes`). */
+  oauth?: SlackOAuth;
+  /** What a workspace's removal does, and how repeated events are recognised. */
+  workspaces?: WorkspaceEvents;
 }
 
 export interface SlackAdapter {
@@ -38,16 +46,16 @@ export interface SlackAdapter {
    * digests. Throws SlackDeliveryError carrying Slack's error code (`not_in_channel`...). Sent
    * once, never repeated by the client: a failure (a timeout above all) may still have landed.
    */
-  postReply(channelId: string, reply: Reply, opts?: { threadTs?: string }): Promise<Posted>;
+  postReply(channelId: string, reply: Reply, opts?: { threadTs?: string; workspace?: WorkspaceRef }): Promise<Posted>;
   /** Redraws a message the bot posted (its `ts`), in place; its files stay as they were. */
-  updateReply(channelId: string, ts: string, reply: Reply): Promise<void>;
+  updateReply(channelId: string, ts: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
   /**
    * Whether one of the bot's recent messages in the channel carries `needle` (a digest's delivery
    * key), so a digest part that reached Slack before a crash is not posted twice. Needs `channels:history`.
    */
-  hasRecentMessage(channelId: string, needle: string): Promise<boolean>;
+  hasRecentMessage(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<boolean>;
   /** The same search, saying where the message is: the `ts` of the newest one carrying `needle` (an alert's key), or null. */
-  findRecentMessage(channelId: string, needle: string): Promise<string | null>;
+  findRecentMessage(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<string | null>;
   /** Stops taking events, lets answers under way finish (bounded), then closes the servers. */
   stop(): Promise<void>;
 }
@@ -73,30 +81,68 @@ function apiBase(url: string | undefined): string | undefined {
   return url === undefined ? undefined : url.endsWith('/') ? url : `${url}/`;
 }
 
+/** The clients and identity that post as polbot in one workspace. */
+interface WorkspaceClients {
+  /** Scheduled posts: never repeats a request by itself (see below). */
+  delivery: webApi.WebClient;
+  /** Updates and history searches, which are safe to repeat. */
+  calls: webApi.WebClient;
+  identity: BotIdentity;
+}
+
 export async function startSlack(options: StartSlackOptions): Promise<SlackAdapter> {
-  const { slack, http, log } = options;
+  const { slack, http, log, oauth } = options;
   const mode = modeOf(slack);
   const apiUrl = apiBase(slack.apiUrl);
-  const botToken = slack.botToken;
-  if (!botToken) throw new Error('Slack: SLACK_BOT_TOKEN is not set');
-  // Checked before anything listens, so a bad token fails start-up instead of the first command.
-  let identity: BotIdentity;
-  try {
-    identity = await checkBotToken(botToken, apiUrl, log);
-  } catch (err) {
-    throw new Error(`Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? (err instanceof Error && err.message.startsWith('auth.test') ? err.message : 'Slack unreachable')}`);
-  }
-  const { app, ingress, drain } = buildApp({
+  const clientLog = { logger: boltLogger(log), logLevel: boltLevelFor(log.level) };
+  // Scheduled posts (digests, alerts) never repeat a request by themselves. The Web API client's
+  // retries would post again after a timeout or a 5xx even when Slack had taken the message and
+  // only the answer got lost; their callers retry instead, searching the channel for the
+  // message's key first. A 429 comes back at once and postToChannel sends again after
+  // Retry-After: Slack took nothing.
+  const clientsOf = (token: string, identity: BotIdentity): WorkspaceClients => ({
+    delivery: new webApi.WebClient(token, { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { retries: 0 }, timeout: DELIVERY_TIMEOUT_MS, rejectRateLimitedCalls: true, ...clientLog }),
+    calls: new webApi.WebClient(token, { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { ...DEFAULT_RETRY }, timeout: DELIVERY_TIMEOUT_MS, rejectRateLimitedCalls: false, ...clientLog }),
     identity,
+  });
+
+  let single: { botToken: string; identity: BotIdentity } | undefined;
+  if (!oauth) {
+    const botToken = slack.botToken;
+    if (!botToken) throw new Error('Slack: set SLACK_BOT_TOKEN, or SLACK_CLIENT_ID with SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth');
+    // Checked before anything listens, so a bad token fails start-up instead of the first command.
+    try {
+      single = { botToken, identity: await checkBotToken(botToken, apiUrl, log) };
+    } catch (err) {
+      throw new Error(`Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? (err instanceof Error && err.message.startsWith('auth.test') ? err.message : 'Slack unreachable')}`);
+    }
+  }
+  const singleClients = single ? clientsOf(single.botToken, single.identity) : undefined;
+  // Installed workspaces' clients, by token: a reinstall's new token gets new clients, and the
+  // cache forgets idle ones. The token is read from the store each time, so a removal takes effect at once.
+  const installedClients = new LRUCache<string, WorkspaceClients>({ max: 1_000, ttl: 30 * 60_000 });
+  const clientsFor = async (workspace: WorkspaceRef | undefined, channelId: string): Promise<WorkspaceClients> => {
+    if (singleClients) return singleClients;
+    const installation = workspace?.teamId || workspace?.enterpriseId ? await oauth!.store.find({ teamId: workspace.teamId ?? undefined, enterpriseId: workspace.enterpriseId ?? undefined }) : null;
+    const bot = installation?.bot;
+    // Said as Slack says it of a token that is gone, so deliverers treat it as they would Slack's answer.
+    if (!bot?.token || !bot.id || !bot.userId) throw new SlackDeliveryError('account_inactive', channelId);
+    let clients = installedClients.get(bot.token);
+    if (!clients) installedClients.set(bot.token, (clients = clientsOf(bot.token, { botId: bot.id, botUserId: bot.userId })));
+    return clients;
+  };
+
+  const { app, ingress, drain } = buildApp({
     core: options.core,
     log,
-    botToken,
+    ...(single ? { single } : { authorize: oauth!.provider.authorize.bind(oauth!.provider) }),
     mode,
     ...(apiUrl ? { apiUrl } : {}),
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
     ...(options.progressMs !== undefined ? { progressMs: options.progressMs } : {}),
     ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
     ...(options.digestAdmins ? { digestAdmins: options.digestAdmins } : {}),
+    ...(options.workspaces ? { workspaces: options.workspaces } : {}),
   });
 
   await app.init();
@@ -106,7 +152,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   if (ingress) {
     // What app.start() does for a receiver, with the arguments typed.
     ({ port } = await ingress.start(http.port, http.host));
-    log.info({ mode: 'http', host: http.host, port, path: EVENTS_PATH }, 'slack: listening for events');
+    log.info({ mode: 'http', host: http.host, port, path: EVENTS_PATH, ...(oauth ? { workspaces: await oauth.store.count() } : {}) }, oauth ? 'slack: listening for events of every installed workspace' : 'slack: listening for events');
   } else {
     try {
       await app.start();
@@ -122,23 +168,11 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     log.info({ mode: 'socket', ...(port !== undefined ? { port } : {}) }, 'slack: connected in Socket Mode');
   }
 
-  // Scheduled posts (digests, alerts) never repeat a request by themselves. The Web API client's
-  // retries would post again after a timeout or a 5xx even when Slack had taken the message and
-  // only the answer got lost; their callers retry instead, searching the channel for the
-  // message's key first. A 429 comes back at once and postToChannel sends again after
-  // Retry-After: Slack took nothing.
-  const deliveryClient = new webApi.WebClient(botToken, {
-    ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
-    retryConfig: { retries: 0 },
-    timeout: DELIVERY_TIMEOUT_MS,
-    rejectRateLimitedCalls: true,
-    logger: boltLogger(log),
-    logLevel: boltLevelFor(log.level),
-  });
-  /** The bot's own messages only: someone quoting a key in the channel is not a delivery. */
-  const ours = (m: { bot_id?: string; user?: string }) => m.bot_id === identity.botId || m.user === identity.botUserId;
-  const findRecentMessage = async (channelId: string, needle: string): Promise<string | null> => {
-    const res = await app.client.conversations.history({ channel: channelId, limit: HISTORY_LIMIT });
+  const findRecentMessage = async (channelId: string, needle: string, workspace?: WorkspaceRef): Promise<string | null> => {
+    const { calls, identity } = await clientsFor(workspace, channelId);
+    /** The bot's own messages only: someone quoting a key in the channel is not a delivery. */
+    const ours = (m: { bot_id?: string; user?: string }) => m.bot_id === identity.botId || m.user === identity.botUserId;
+    const res = await calls.conversations.history({ channel: channelId, limit: HISTORY_LIMIT });
     return (res.messages ?? []).find((m) => ours(m) && carriesKey(JSON.stringify(m), needle))?.ts ?? null;
   };
 
@@ -146,10 +180,10 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   return {
     mode: mode.kind,
     ...(port !== undefined ? { port } : {}),
-    postReply: (channelId, reply, opts) => postToChannel(deliveryClient, log, channelId, reply, opts?.threadTs),
-    updateReply: (channelId, ts, reply) => updateInChannel(app.client, channelId, ts, reply),
+    postReply: async (channelId, reply, opts) => postToChannel((await clientsFor(opts?.workspace, channelId)).delivery, log, channelId, reply, opts?.threadTs),
+    updateReply: async (channelId, ts, reply, workspace) => updateInChannel((await clientsFor(workspace, channelId)).calls, channelId, ts, reply),
     findRecentMessage,
-    hasRecentMessage: async (channelId, needle) => (await findRecentMessage(channelId, needle)) !== null,
+    hasRecentMessage: async (channelId, needle, workspace) => (await findRecentMessage(channelId, needle, workspace)) !== null,
     stop() {
       stopping ??= (async () => {
         await app.stop().catch((err: unknown) => log.warn({ err }, 'slack: stopping the receiver failed'));

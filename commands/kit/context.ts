@@ -15,6 +15,8 @@ export interface Caller {
   userName?: string;
   /** The Slack workspace or Discord server, for limits on alert rules across its channels. */
   workspaceId?: string;
+  /** The Slack Enterprise Grid organisation of the workspace, if any: with the workspace, whose token posts there. */
+  enterpriseId?: string;
   /**
    * False where polbot can answer the person but not post to the channel by itself: a Discord
    * server it is not in, reached through a person's own install, or their DMs with others.

@@ -1,4 +1,5 @@
 import type { Reply } from '../reply/model.js';
+import type { WorkspaceRef } from '../workspaces/workspace.js';
 
 /**
  * How an incident reaches its channel and stays one message: posted once, redrawn in place as
@@ -9,18 +10,18 @@ import type { Reply } from '../reply/model.js';
 export interface AlertDeliverer {
   readonly platform: 'slack' | 'discord';
   /** Posts the incident's message; resolves with where it is (Slack's `ts`, Discord's message id). */
-  post(channelId: string, reply: Reply): Promise<string>;
+  post(channelId: string, reply: Reply, workspace?: WorkspaceRef): Promise<string>;
   /** Redraws the message in place. */
-  update(channelId: string, ref: string, reply: Reply): Promise<void>;
+  update(channelId: string, ref: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
   /** A short follow-up in the message's thread. */
-  followUp(channelId: string, ref: string, reply: Reply): Promise<void>;
+  followUp(channelId: string, ref: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
   /**
    * Where the bot's recent message carrying `key` (see `alertKey`) is in the channel (its `ts` or
    * message id), or null when there is none. Asked before posting an incident whose delivery was
    * claimed before: its earlier holder may have died, or its post failed, after the platform took
    * the message. Without it, that gap can post an alert twice.
    */
-  find?(channelId: string, key: string): Promise<string | null>;
+  find?(channelId: string, key: string, workspace?: WorkspaceRef): Promise<string | null>;
 }
 
 /**
@@ -41,3 +42,6 @@ export function carriesKey(text: string, key: string): boolean {
   }
   return false;
 }
+
+/** The workspace whose token posts a rule's alerts. */
+export const workspaceOfRule = (rule: { workspaceId: string | null; enterpriseId: string | null }): WorkspaceRef => ({ teamId: rule.workspaceId, enterpriseId: rule.enterpriseId });

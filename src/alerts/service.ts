@@ -10,7 +10,7 @@ import { footerOf } from '../reply/footer.js';
 import { Ticker } from '../time/ticker.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
-import { alertKey, type AlertDeliverer } from './deliver.js';
+import { alertKey, workspaceOfRule, type AlertDeliverer } from './deliver.js';
 import { percentText } from './condition.js';
 import { demoMove, type DemoMove } from './demo.js';
 import { evaluate } from './evaluate.js';
@@ -209,7 +209,7 @@ export class AlertService {
       deliveryState: 'delivered',
       deliveryAttempts: 0,
     };
-    await deliverer.post(rule.channelId, await this.draw([{ incident, rule }], now, true));
+    await deliverer.post(rule.channelId, await this.draw([{ incident, rule }], now, true), workspaceOfRule(rule));
     if (!this.options.demo || rule.state !== 'active') return null;
     // A change is judged against the last check: the rule needs one before the move.
     if (rule.lastCheckedAt === null) await this.tick();
@@ -289,7 +289,7 @@ export class AlertService {
     for (const lead of new Set(again.map(leadOf))) {
       let ref: string | null;
       try {
-        ref = await deliverer.find(channelId, alertKey(lead));
+        ref = await deliverer.find(channelId, alertKey(lead), workspaceOfRule(entries[0]!.rule));
       } catch (err) {
         throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, { permanent: false, cause: err });
       }
@@ -319,7 +319,7 @@ export class AlertService {
         log?.warn({ incidents: ids }, 'alert claims taken over before posting; not posted');
         return;
       }
-      const ref = await deliverer.post(channelId, reply);
+      const ref = await deliverer.post(channelId, reply, workspaceOfRule(entries[0]!.rule));
       const recorded = await Promise.all(ids.map((id) => this.store.delivered(id, me, ref, now, id === lead ? null : lead)));
       report.posted++;
       report.lost += recorded.filter((ok) => !ok).length;
@@ -353,7 +353,7 @@ export class AlertService {
         ' once things are calmer.',
       ],
     };
-    await deliverer.post(channelId, this.options.complete ? this.options.complete(notice) : notice).catch((err: unknown) => log?.warn({ reason: asDeliveryError(err).reason }, 'alert ceiling notice not delivered'));
+    await deliverer.post(channelId, this.options.complete ? this.options.complete(notice) : notice, workspaceOfRule(entries[0]!.rule)).catch((err: unknown) => log?.warn({ reason: asDeliveryError(err).reason }, 'alert ceiling notice not delivered'));
   }
 
   private async channelGone(platform: Platform, channelId: string, reason: string, log: Logger | undefined): Promise<void> {
@@ -377,7 +377,7 @@ export class AlertService {
       const stopRenewing = this.renewWhile([f.id], (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs));
       try {
         if (f.kind === 'cleared') await this.redraw(f.message.leadId);
-        await deliverer.followUp(rule.channelId, f.message.ref, followupMessage(f.kind, { incident, rule }, f.verdict, f.createdAt));
+        await deliverer.followUp(rule.channelId, f.message.ref, followupMessage(f.kind, { incident, rule }, f.verdict, f.createdAt), workspaceOfRule(rule));
         if (await this.store.followupSettled(f.id, me, 'done')) report.followups++;
         else report.lost++;
       } catch (err) {
@@ -400,7 +400,7 @@ export class AlertService {
     const deliverer = this.byPlatform.get(lead.rule.platform);
     if (!deliverer) return;
     // The chart was posted with the message and stays with it; a redraw changes words and buttons.
-    await deliverer.update(lead.rule.channelId, lead.incident.messageRef, await this.draw(entries, this.clock(), false, false));
+    await deliverer.update(lead.rule.channelId, lead.incident.messageRef, await this.draw(entries, this.clock(), false, false), workspaceOfRule(lead.rule));
   }
 
   private async draw(entries: readonly MessageEntry[], now: number, test = false, withChart = true): Promise<Reply> {

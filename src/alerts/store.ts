@@ -1,6 +1,7 @@
 import type { EntityKind, EntityRef } from '../api/domain.js';
 import { ms, msOrNull, type Db } from '../digest/db.js';
 import type { Platform } from '../digest/store.js';
+import { scopeCondition, UNINSTALLED_REASON, type InstallScope } from '../workspaces/workspace.js';
 import type { Condition } from './condition.js';
 import type { Reading, Verdict } from './evaluate.js';
 
@@ -17,6 +18,8 @@ export interface AlertRule {
   id: number;
   platform: Platform;
   workspaceId: string | null;
+  /** The Slack organisation (Enterprise Grid) of the workspace, if any. */
+  enterpriseId: string | null;
   channelId: string;
   entities: EntityRef[];
   condition: Condition;
@@ -33,7 +36,7 @@ export interface AlertRule {
   lastCheckedAt: number | null;
 }
 
-export type NewRule = Pick<AlertRule, 'platform' | 'workspaceId' | 'channelId' | 'entities' | 'condition' | 'conditionText' | 'everySec' | 'cooldownSec' | 'createdBy'>;
+export type NewRule = Pick<AlertRule, 'platform' | 'workspaceId' | 'channelId' | 'entities' | 'condition' | 'conditionText' | 'everySec' | 'cooldownSec' | 'createdBy'> & { enterpriseId?: string | null };
 
 export interface RuleLimits {
   perChannel: number;
@@ -74,6 +77,7 @@ function toRule(r: Row): AlertRule {
     id: Number(r.id),
     platform: r.platform as Platform,
     workspaceId: (r.workspace_id as string | null) ?? null,
+    enterpriseId: (r.enterprise_id as string | null) ?? null,
     channelId: String(r.channel_id),
     entities: r.entities as EntityRef[],
     condition: r.condition as Condition,
@@ -175,9 +179,9 @@ export class AlertStore {
         if (Number(workspace?.n ?? 0) >= limits.perWorkspace) return { ok: false, reason: 'workspace_full', count: Number(workspace?.n ?? 0) } as const;
       }
       const [row] = await tx.query<Row>(
-        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check)
-         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10) RETURNING *`,
-        [input.platform, input.workspaceId, input.channelId, json(input.entities), json(input.condition), input.conditionText, input.everySec, input.cooldownSec, input.createdBy, at(now)],
+        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check, enterprise_id)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10, $11) RETURNING *`,
+        [input.platform, input.workspaceId, input.channelId, json(input.entities), json(input.condition), input.conditionText, input.everySec, input.cooldownSec, input.createdBy, at(now), input.enterpriseId ?? null],
       );
       const rule = toRule(row!);
       for (const e of input.entities) {
@@ -219,6 +223,23 @@ export class AlertStore {
   }
 
   /** Resumes every paused rule of a channel (after the hourly ceiling, or a channel that is back); returns them. */
+  /** The Slack app was removed from a workspace: its active rules pause with a reason a reinstall recognises. */
+  async pauseWorkspace(scope: InstallScope): Promise<AlertRule[]> {
+    const where = scopeCondition(scope, 2);
+    return (await this.db.query<Row>(`UPDATE alert_rules SET state = 'paused', state_reason = $1 WHERE platform = 'slack' AND ${where.sql} AND state = 'active' RETURNING *`, [UNINSTALLED_REASON, ...where.params])).map(toRule);
+  }
+
+  /** The app is back: the rules its removal paused are checked again at once. */
+  async resumeWorkspace(scope: InstallScope, now: number): Promise<AlertRule[]> {
+    const where = scopeCondition(scope, 3);
+    return (
+      await this.db.query<Row>(
+        `UPDATE alert_rules SET state = 'active', state_reason = NULL, next_check = $1 WHERE platform = 'slack' AND state = 'paused' AND state_reason = $2 AND ${where.sql} RETURNING *`,
+        [at(now), UNINSTALLED_REASON, ...where.params],
+      )
+    ).map(toRule);
+  }
+
   async resumeChannel(platform: Platform, channelId: string, now: number): Promise<AlertRule[]> {
     return (
       await this.db.query<Row>(

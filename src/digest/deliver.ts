@@ -1,4 +1,5 @@
 import { DelegateBackoff, handleWhen, retry } from 'cockatiel';
+import type { WorkspaceRef } from '../workspaces/workspace.js';
 import type { Reply } from '../reply/model.js';
 
 /**
@@ -9,14 +10,14 @@ import type { Reply } from '../reply/model.js';
 export interface Deliverer {
   readonly platform: 'slack' | 'discord';
   /** Posts one message. Throws DeliveryError; anything else counts as a transient failure. */
-  post(channelId: string, reply: Reply, key: string): Promise<void>;
+  post(channelId: string, reply: Reply, key: string, workspace?: WorkspaceRef): Promise<void>;
   /**
    * Whether a message carrying `key` is already in the channel (e.g. the bot's recent messages).
    * Asked only when taking over a run whose previous holder died mid-delivery: it closes the gap
    * between "the platform accepted the post" and "the database recorded it". Without it, that gap
    * can produce a duplicate after a crash.
    */
-  alreadyDelivered?(channelId: string, key: string): Promise<boolean>;
+  alreadyDelivered?(channelId: string, key: string, workspace?: WorkspaceRef): Promise<boolean>;
 }
 
 export type DeliveryScope = 'channel' | 'message';
@@ -75,19 +76,19 @@ export async function delivering<T>(explain: (err: unknown) => DeliveryError, wo
  * A failed attempt may still have landed (a timeout after the platform accepted it), so a retry
  * first asks the deliverer, when it can tell, whether the key is already in the channel.
  */
-export async function postWithRetry(deliverer: Deliverer, channelId: string, reply: Reply, key: string, o: PostRetryOptions = DEFAULT_POST_RETRY): Promise<void> {
+export async function postWithRetry(deliverer: Deliverer, channelId: string, reply: Reply, key: string, o: PostRetryOptions = DEFAULT_POST_RETRY, workspace?: WorkspaceRef): Promise<void> {
   let attempt = 0;
   const once = async () => {
     if (attempt++ > 0 && deliverer.alreadyDelivered) {
       let landed: boolean;
       try {
-        landed = await deliverer.alreadyDelivered(channelId, key);
+        landed = await deliverer.alreadyDelivered(channelId, key, workspace);
       } catch (err) {
         throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, { permanent: false, cause: err });
       }
       if (landed) return;
     }
-    await deliverer.post(channelId, reply, key);
+    await deliverer.post(channelId, reply, key, workspace);
   };
   const policy = retry(
     handleWhen((err) => !asDeliveryError(err).permanent),

@@ -154,6 +154,43 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'when an alert was acknowledged, and who snoozed it',
     statements: [`ALTER TABLE alert_incidents ADD COLUMN acknowledged_at timestamptz`, `ALTER TABLE alert_incidents ADD COLUMN snoozed_by text`],
   },
+  {
+    version: 5,
+    name: 'Slack installations for many workspaces, and the workspace of each digest and alert rule',
+    statements: [
+      // One row per installation: a workspace (keyed by its team id) or, for an Enterprise Grid
+      // organisation-wide install, the organisation (keyed by its enterprise id). Tokens are only in
+      // `sealed`, the whole installation encrypted with POLBOT_ENCRYPTION_KEY.
+      `CREATE TABLE slack_installations (
+        installation_key text PRIMARY KEY,
+        enterprise_id text,
+        team_id text,
+        is_enterprise_install boolean NOT NULL,
+        sealed text NOT NULL,
+        installed_by text,
+        installed_at timestamptz NOT NULL
+      )`,
+      // A known text sealed with the key in use, so a replica started with another key says so at start-up.
+      `CREATE TABLE sealing_key_check (
+        id integer PRIMARY KEY CHECK (id = 1),
+        sealed text NOT NULL
+      )`,
+      // OAuth states already used: a callback replayed with one is refused, whichever replica it reaches.
+      `CREATE TABLE slack_oauth_states_used (
+        state_hash text PRIMARY KEY,
+        used_at timestamptz NOT NULL
+      )`,
+      // Slack retries an event it thinks was lost; each event id is processed once.
+      `CREATE TABLE slack_events_seen (
+        event_id text PRIMARY KEY,
+        seen_at timestamptz NOT NULL
+      )`,
+      `ALTER TABLE digests ADD COLUMN workspace_id text`,
+      `ALTER TABLE digests ADD COLUMN enterprise_id text`,
+      `ALTER TABLE alert_rules ADD COLUMN enterprise_id text`,
+      `CREATE INDEX digests_by_workspace ON digests (platform, workspace_id)`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { WorkspaceRef } from '../workspaces/workspace.js';
 import { hostname } from 'node:os';
 import { UpstreamError } from '../api/errors.js';
 import type { Logger } from '../log.js';
@@ -195,7 +196,7 @@ export class DigestScheduler {
         const check = deliverer.alreadyDelivered.bind(deliverer);
         const posted = async (key: string) => {
           try {
-            return await check(digest.channelId, key);
+            return await check(digest.channelId, key, workspaceOf(digest));
           } catch (err) {
             // Not knowing is not a reason to post twice, nor to mark the channel failing: try later.
             throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, { permanent: false, cause: err });
@@ -223,7 +224,7 @@ export class DigestScheduler {
         // The fence: no post unless this replica still holds the run, with a fresh lease for the post.
         if (!(await store.renew(digest.id, run.slot, me, time() + this.o.leaseMs))) return 'lost';
         const reply = await this.withImage(content, i);
-        await postWithRetry(deliverer, digest.channelId, reply, deliveryKey(digest, run.slot, i, parts), this.o.retry);
+        await postWithRetry(deliverer, digest.channelId, reply, deliveryKey(digest, run.slot, i, parts), this.o.retry, workspaceOf(digest));
         if (!(await store.partSent(digest.id, run.slot, me, i + 1))) return 'lost';
       }
       return (await store.delivered(digest.id, run.slot, me, time())) ? 'delivered' : 'lost';
@@ -286,3 +287,5 @@ export class DigestScheduler {
     return (await store.release(digest.id, run.slot, this.instanceId, now + wait, reason)) ? 'released' : 'lost';
   }
 }
+
+const workspaceOf = (d: { workspaceId: string | null; enterpriseId: string | null }): WorkspaceRef => ({ teamId: d.workspaceId, enterpriseId: d.enterpriseId });

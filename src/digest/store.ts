@@ -3,6 +3,7 @@ import type { Reply } from '../reply/model.js';
 import type { WatchlistChartSpec } from '../charts/types.js';
 import { ms, msOrNull, type Db, type Queryable } from './db.js';
 import { nextSlot, slotsBetween, type Schedule } from './schedule.js';
+import { scopeCondition, UNINSTALLED_REASON, type InstallScope } from '../workspaces/workspace.js';
 
 export type Platform = 'slack' | 'discord' | 'console';
 export type DigestState = 'active' | 'paused' | 'failing';
@@ -12,6 +13,9 @@ export interface Digest {
   id: number;
   platform: Platform;
   channelId: string;
+  /** The Slack workspace (and organisation) of the channel, whose token posts there; null elsewhere or with one token. */
+  workspaceId: string | null;
+  enterpriseId: string | null;
   /** Resolved when the digest was added; names as they were then. */
   entities: EntityRef[];
   cron: string;
@@ -87,6 +91,8 @@ export interface ClaimedRun {
 export interface NewDigest {
   platform: Platform;
   channelId: string;
+  workspaceId?: string | null;
+  enterpriseId?: string | null;
   entities: EntityRef[];
   schedule: Schedule;
   createdBy: string;
@@ -107,6 +113,8 @@ function toDigest(r: Row): Digest {
     id: Number(r.id),
     platform: r.platform as Platform,
     channelId: String(r.channel_id),
+    workspaceId: (r.workspace_id as string | null) ?? null,
+    enterpriseId: (r.enterprise_id as string | null) ?? null,
     entities: r.entities as EntityRef[],
     cron: String(r.cron),
     scheduleLabel: String(r.schedule_label),
@@ -171,9 +179,9 @@ export class DigestStore {
       if (count >= maxPerChannel) return { ok: false, reason: 'channel_full', count } as const;
       const first = nextSlot(input.schedule.cron, input.schedule.timezone, now);
       const [row] = await tx.query<Row>(
-        `INSERT INTO digests (platform, channel_id, entities, cron, schedule_label, timezone, state, created_by, created_at, next_slot)
-         VALUES ($1, $2, $3::jsonb, $4, $5, $6, 'active', $7, $8, $9) RETURNING *`,
-        [input.platform, input.channelId, json(input.entities), input.schedule.cron, input.schedule.label, input.schedule.timezone, input.createdBy, at(now), first === null ? null : at(first)],
+        `INSERT INTO digests (platform, channel_id, entities, cron, schedule_label, timezone, state, created_by, created_at, next_slot, workspace_id, enterprise_id)
+         VALUES ($1, $2, $3::jsonb, $4, $5, $6, 'active', $7, $8, $9, $10, $11) RETURNING *`,
+        [input.platform, input.channelId, json(input.entities), input.schedule.cron, input.schedule.label, input.schedule.timezone, input.createdBy, at(now), first === null ? null : at(first), input.workspaceId ?? null, input.enterpriseId ?? null],
       );
       return { ok: true, digest: toDigest(row!) } as const;
     });
@@ -232,6 +240,40 @@ export class DigestStore {
       [id, platform, channelId, next === null ? null : at(next)],
     );
     return row ? toDigest(row) : null;
+  }
+
+  /**
+   * The Slack app was removed from a workspace: its running digests pause, with a reason a
+   * reinstall recognises. Digests someone paused on purpose stay as they are.
+   */
+  async pauseWorkspace(scope: InstallScope, now: number): Promise<Digest[]> {
+    return this.db.transaction(async (tx) => {
+      const where = scopeCondition(scope, 2);
+      const rows = await tx.query<Row>(
+        `UPDATE digests SET state = 'paused', state_reason = $1, next_slot = NULL
+         WHERE platform = 'slack' AND ${where.sql} AND state IN ('active', 'failing') RETURNING *`,
+        [UNINSTALLED_REASON, ...where.params],
+      );
+      const ids = rows.map((r) => Number(r.id));
+      if (ids.length) await tx.query(`UPDATE digest_runs SET status = 'skipped', reason = 'not sent: polbot was removed from the workspace', finished_at = $2 WHERE digest_id = ANY($1::int[]) AND status = 'pending'`, [ids, at(now)]);
+      return rows.map(toDigest);
+    });
+  }
+
+  /** The app is back in the workspace: the digests its removal paused run again from their next slot. */
+  async resumeWorkspace(scope: InstallScope, now: number): Promise<Digest[]> {
+    const where = scopeCondition(scope, 1);
+    const paused = (await this.db.query<Row>(`SELECT * FROM digests WHERE platform = 'slack' AND ${where.sql} AND state = 'paused' AND state_reason = $2`, [...where.params, UNINSTALLED_REASON])).map(toDigest);
+    const resumed: Digest[] = [];
+    for (const d of paused) {
+      const next = nextSlot(d.cron, d.timezone, now);
+      const [row] = await this.db.query<Row>(
+        `UPDATE digests SET state = 'active', state_reason = NULL, last_error = NULL, next_slot = $2 WHERE id = $1 AND state = 'paused' AND state_reason = $3 RETURNING *`,
+        [d.id, next === null ? null : at(next), UNINSTALLED_REASON],
+      );
+      if (row) resumed.push(toDigest(row));
+    }
+    return resumed;
   }
 
   // The scheduler

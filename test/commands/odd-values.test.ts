@@ -184,6 +184,8 @@ describe('digests', () => {
       id: 9001,
       platform: 'slack',
       channelId: 'C-ODD',
+      workspaceId: null,
+      enterpriseId: null,
       entities: [
         { kind: 'project', slug: 'aave', name: 'Aave', ticker: 'AAVE' },
         { kind: 'exchange', slug: 'kraken', name: 'Kraken' },

@@ -35,10 +35,10 @@ export type MainMessage =
   | { op: 'stop' };
 
 /**
- * Slash commands, button clicks and message shortcuts get an empty acknowledgement the moment they are verified:
+ * Slash commands, button clicks, message shortcuts and Events API events get an empty acknowledgement the moment they are verified:
  * polbot never answers them in the acknowledgement's body, and Slack allows 3 seconds, which a
  * burst queued behind chart drawing would not keep.
  */
 export function acknowledgedOnArrival(body: Record<string, unknown>): boolean {
-  return typeof body.command === 'string' || body.type === 'block_actions' || body.type === 'message_action';
+  return typeof body.command === 'string' || body.type === 'block_actions' || body.type === 'message_action' || body.type === 'event_callback';
 }
