@@ -191,6 +191,25 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX digests_by_workspace ON digests (platform, workspace_id)`,
     ],
   },
+  {
+    version: 6,
+    name: 'recent lookups per person',
+    statements: [
+      // One row per person and entity: looking one up again moves it to the top rather than
+      // adding a row. In the database, not in a replica's memory, so every replica shows the same.
+      `CREATE TABLE recent_lookups (
+        platform text NOT NULL CHECK (platform IN ('slack', 'discord')),
+        workspace_id text NOT NULL,
+        user_id text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('project', 'exchange')),
+        slug text NOT NULL,
+        name text NOT NULL,
+        looked_up_at timestamptz NOT NULL,
+        PRIMARY KEY (platform, workspace_id, user_id, kind, slug)
+      )`,
+      `CREATE INDEX recent_lookups_newest ON recent_lookups (platform, workspace_id, user_id, looked_up_at DESC)`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CHECK_SHORTCUT_ID, EVENTS_PATH } from '../../adapters/slack/index.js';
+import { startFakeSlack } from '../fakes/slack/index.js';
 
 const manifest = readFileSync(new URL('../../adapters/slack/manifest.yml', import.meta.url), 'utf8');
 const lines = manifest.split('\n');
@@ -28,7 +29,26 @@ describe('Slack app manifest', () => {
   it('declares /pol, a bot user, and exactly the scopes the adapter uses', () => {
     expect(under('slash_commands')).toEqual(expect.arrayContaining(['- command: /pol', 'should_escape: false']));
     expect(under('bot_user')).toContain('display_name: polbot');
-    expect(under('bot')).toEqual(['- commands', '- chat:write', '- files:write', '- channels:history', '- groups:history']);
+    expect(under('bot')).toEqual(['- commands', '- chat:write', '- files:write', '- channels:history', '- groups:history', '- im:write', '- channels:read', '- groups:read']);
+  });
+
+  it('enables the Home tab and the Messages tab its cards go to, and subscribes to the event that draws it', () => {
+    expect(under('app_home')).toEqual(['home_tab_enabled: true', 'messages_tab_enabled: true', 'messages_tab_read_only_enabled: false']);
+    expect(under('bot_events')).toContain('- app_home_opened');
+    // Slack sends events only to a subscription's URL in HTTP mode; the line is there to uncomment.
+    expect(under('event_subscriptions')).toContain('bot_events:');
+    expect(manifest).toMatch(/event_subscriptions:\n(?: {4}#.*\n)*? {4}# request_url: https:\/\/polbot\.example\.com\/slack\/events\n/);
+  });
+
+  it('is what the fake Slack grants by default, so a call needing a scope the manifest lacks fails in tests', async () => {
+    const fake = await startFakeSlack();
+    try {
+      const res = await fetch(`${fake.url}auth.test`, { method: 'POST', headers: { authorization: `Bearer ${fake.botToken}` } });
+      const granted = (res.headers.get('x-oauth-scopes') ?? '').split(',');
+      expect(granted.map((g) => `- ${g}`)).toEqual(under('bot'));
+    } finally {
+      await fake.close();
+    }
   });
 
   it('declares the message shortcut the adapter answers', () => {

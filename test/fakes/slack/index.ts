@@ -28,3 +28,4 @@ export {
   type ActionInput,
 } from './payloads.js';
 export { DEFAULT_CHANNEL_ID, type FakeIdentity } from './identity.js';
+export { appHomeOpenedBody, homeBlockActionsBody, homeBlockSuggestionBody, type FakeHome } from './home.js';

@@ -41,10 +41,11 @@ export function blocksOf(args: Obj): unknown[] {
 }
 
 /** Slack's `invalid_blocks` messages: `[ERROR] ... [json-pointer:/blocks/3/text]`. */
-export function blockErrors(blocks: readonly unknown[]): string[] {
+export function blockErrors(blocks: readonly unknown[], maxBlocks: number = BLOCK_LIMITS.blocks): string[] {
   const errors: string[] = [];
   const err = (pointer: string, what: string) => errors.push(`[ERROR] ${what} [json-pointer:${pointer}]`);
-  if (blocks.length > BLOCK_LIMITS.blocks) err('/blocks', `no more than ${BLOCK_LIMITS.blocks} items allowed`);
+  // A message takes 50 blocks; a view (a Home tab) 100.
+  if (blocks.length > maxBlocks) err('/blocks', `no more than ${maxBlocks} items allowed`);
   const actionIds = new Set<string>();
   const element = (e: unknown, pointer: string) => {
     if (!isObj(e)) return;

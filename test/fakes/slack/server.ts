@@ -4,6 +4,7 @@ import { requestHead, secretWatch } from '../../helpers/secret-watch.js';
 import { parseArgs, readBody, mediaType } from './body.js';
 import { FailurePlan, type FailOptions, type PlannedFailure, type RateLimitOptions } from './failures.js';
 import { FileStore, type UploadRecord } from './files.js';
+import { FakeHome } from './home.js';
 import {
   DEFAULT_APP_TOKEN,
   DEFAULT_BOT_TOKEN,
@@ -44,6 +45,8 @@ export interface FakeSlack {
   readonly appToken: string;
   readonly identity: Readonly<FakeIdentity>;
   readonly socket: SocketModeControls;
+  /** People's channels (what users.conversations lists), their conversations with the app, and the Home view each was last shown. */
+  readonly home: FakeHome;
 
   calls(method?: string): RecordedCall[];
   waitFor(method: string, predicate?: CallPredicate, timeoutMs?: number): Promise<RecordedCall>;
@@ -80,13 +83,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   secretWatch.secret(botToken, 'fake Slack bot token');
   secretWatch.secret(appToken, 'fake Slack app-level token');
   const identity: FakeIdentity = { ...DEFAULT_IDENTITY, ...options.identity };
-  const granted = options.scopes ?? ['commands', 'chat:write', 'files:write', 'channels:history', 'groups:history'];
+  const granted = options.scopes ?? ['commands', 'chat:write', 'files:write', 'channels:history', 'groups:history', 'im:write', 'channels:read', 'groups:read'];
   const scopes = granted.join(',');
   const recorder = new CallRecorder();
   const failures = new FailurePlan();
   const files = new FileStore();
   const nextTs = createTsClock();
   const history = new Map<string, Record<string, unknown>[]>();
+  const home = new FakeHome();
   const nextResponseId = createIdSequence('R');
   const socket = new FakeSocketMode({
     appId: identity.appId,
@@ -143,6 +147,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       args,
       identity,
       history,
+      home,
       nextTs,
       files,
       origin,
@@ -240,6 +245,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     appToken,
     identity,
     socket,
+    home,
     calls: (method) => recorder.calls(method),
     waitFor: (method, predicate, timeoutMs) => recorder.waitFor(method, predicate, timeoutMs),
     rawPayloads: () => recorder.rawPayloads(),

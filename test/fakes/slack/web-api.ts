@@ -1,4 +1,5 @@
 import type { FileStore } from './files.js';
+import { HOME_METHODS, type FakeHome } from './home.js';
 import type { FakeIdentity } from './identity.js';
 
 export interface ApiContext {
@@ -11,6 +12,8 @@ export interface ApiContext {
   issueSocketUrl: () => string;
   /** Messages the bot posted, per channel, oldest first: what `conversations.history` reads. */
   history: Map<string, Record<string, unknown>[]>;
+  /** People's channels, their conversations with the app and their Home views. */
+  home: FakeHome;
 }
 
 export type ApiBody = { ok: boolean; error?: string } & Record<string, unknown>;
@@ -238,4 +241,6 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
     token: 'app',
     handle: (ctx) => ({ ok: true, url: ctx.issueSocketUrl() }),
   },
+
+  ...HOME_METHODS,
 };
