@@ -122,7 +122,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
       const slackLog = log.child({ adapter: 'slack' });
       const { oauth, workspaces } = await slackWorkspaces({ slack: config.slack, db: digests.db, digests: digests.store, alerts: alertStore, complete: core.complete, adapter: () => slack, log: slackLog });
       if (oauth) routes.push(...oauth.routes);
-      const started = await startSlack({ core, slack: config.slack, http: config.http, log: slackLog, customRoutes: routes, digestAdmins: config.digestAdmins, workspaces, ...(oauth ? { oauth } : {}) });
+      const started = await startSlack({ core, slack: config.slack, http: config.http, log: slackLog, customRoutes: routes, digestAdmins: config.digestAdmins, workspaces, ...(oauth ? { oauth } : {}), onRefused: (reason) => metrics.slackRefused.inc({ reason }) });
       slack = started;
       stoppers.unshift(() => started.stop());
       health.register('slack', () => ({ ok: true, detail: `${started.mode} mode` }));

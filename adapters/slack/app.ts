@@ -11,10 +11,11 @@ import { within } from '../../src/time/within.js';
 import { typedText } from '../../src/reply/inline.js';
 import { ACTION_ID, CHOICE_ACTION_PREFIX, LOOKUP_BLOCK_PREFIX } from './blocks.js';
 import { flat, plain } from './escape.js';
+import { registerHome } from './home/register.js';
 import { clip, LIMITS } from './limits.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { deliver } from './delivery.js';
-import { acknowledgedOnArrival } from './ingress/protocol.js';
+import { acknowledgedOnArrival, type RefusalReason } from './ingress/protocol.js';
 import { IngressReceiver } from './ingress/receiver.js';
 import { lookingUp, somethingWentWrong } from './notices.js';
 import { onePerTurn } from './one-per-turn.js';
@@ -81,6 +82,8 @@ export interface BuildAppOptions {
   retryConfig?: webApi.RetryOptions;
   /** DIGEST_ADMINS: Slack user ids who may manage digests; empty lets everyone. */
   digestAdmins?: readonly string[];
+  /** HTTP mode: told of each request refused before it ran anything (forged, stale, replayed). */
+  onRefused?: (reason: RefusalReason) => void;
 }
 
 export interface BotIdentity {
@@ -137,6 +140,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
           logLevel,
           log,
           ...(options.customRoutes?.length ? { routes: options.customRoutes } : {}),
+          ...(options.onRefused ? { onRefused: options.onRefused } : {}),
         });
 
   const { single } = options;
@@ -176,8 +180,9 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     ...(who.enterpriseId ? { enterpriseId: who.enterpriseId } : {}),
     canManageDigests: slackCanManageDigests(digestAdmins, userId),
   });
+  const home = registerHome(app, { core, log, digestAdmins, track, progressMs });
   const run = (text: string, caller: Caller): Promise<RunResult> =>
-    core.run(text, caller).catch((err: unknown) => {
+    core.run(text, caller).then(home.noted(caller)).catch((err: unknown) => {
       log.error({ err }, 'slack: command core failed');
       return FAILED;
     });

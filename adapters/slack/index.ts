@@ -10,6 +10,7 @@ import { buildApp, checkBotToken, DEFAULT_RETRY, EVENTS_PATH, type BotIdentity, 
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { postToChannel, updateInChannel, slackErrorCode, SlackDeliveryError, type Posted } from './delivery.js';
 import type { SlackOAuth } from './oauth/index.js';
+import type { RefusalReason } from './ingress/protocol.js';
 
 export { renderReply, type SlackMessage } from './blocks.js';
 export { SlackDeliveryError, type Posted } from './delivery.js';
@@ -35,6 +36,8 @@ export interface StartSlackOptions {
   oauth?: SlackOAuth;
   /** What a workspace's removal does, and how repeated events are recognised. */
   workspaces?: WorkspaceEvents;
+  /** HTTP mode: told of each request refused before it ran anything (forged, stale, replayed). */
+  onRefused?: (reason: RefusalReason) => void;
 }
 
 export interface SlackAdapter {
@@ -143,6 +146,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
     ...(options.digestAdmins ? { digestAdmins: options.digestAdmins } : {}),
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
+    ...(options.onRefused ? { onRefused: options.onRefused } : {}),
   });
 
   await app.init();

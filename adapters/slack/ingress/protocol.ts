@@ -25,7 +25,11 @@ export type IngressMessage =
   /** Verified and parsed. Without `id` it was acknowledged on arrival; with one, the main thread acknowledges it. */
   | { op: 'event'; id?: number; body: Record<string, unknown>; retryNum?: number; retryReason?: string }
   | { op: 'log'; level: LogLevelName; text: string }
+  /** A request that ran nothing: forged, stale, or a replay of one already taken. */
+  | { op: 'refused'; reason: RefusalReason }
   | { op: 'stopped' };
+
+export type RefusalReason = 'bad_signature' | 'stale' | 'replayed';
 
 /** To the ingress thread. */
 export type MainMessage =

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { App, Logger as BoltLogger, LogLevel, Receiver } from '@slack/bolt';
 import { startRouteServer, type HttpRoute, type RouteServer } from '../../../src/app/routes.js';
 import type { Logger } from '../../../src/log.js';
-import type { IngressMessage, IngressSettings, MainMessage } from './protocol.js';
+import type { IngressMessage, IngressSettings, MainMessage, RefusalReason } from './protocol.js';
 
 export interface IngressReceiverOptions {
   signingSecret: string;
@@ -14,6 +14,8 @@ export interface IngressReceiverOptions {
   logger: BoltLogger;
   logLevel: LogLevel;
   log: Logger;
+  /** Told of every request refused before it could run anything (counted in /metrics). */
+  onRefused?: (reason: RefusalReason) => void;
   /** The thread's module; by default `thread.ts`/`thread.js` next to this file. */
   threadModule?: URL;
 }
@@ -165,6 +167,9 @@ export class IngressReceiver implements Receiver {
       }
       case 'log':
         this.options.logger[message.level](message.text);
+        break;
+      case 'refused':
+        this.options.onRefused?.(message.reason);
         break;
     }
   }

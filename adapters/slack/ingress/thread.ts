@@ -16,8 +16,9 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathOf } from '../../../src/app/routes.js';
-import { guardRequestAge } from '../signature.js';
+import { guardRequestAge, MAX_SKEW_SECONDS } from '../signature.js';
 import { Handover } from './handover.js';
+import { LRUCache } from 'lru-cache';
 import { acknowledgedOnArrival, type IngressMessage, type IngressSettings, type LogLevelName, type MainMessage } from './protocol.js';
 
 /** Bolt's default body limit. */
@@ -40,6 +41,14 @@ let nextId = 0;
 /** Events the main thread acknowledges: their response, and the timer that answers if it never does. */
 const awaitingAck = new Map<number, { res: ServerResponse; timer: NodeJS.Timeout }>();
 const handover = new Handover<IngressMessage>(send);
+
+/**
+ * Signatures already taken within the five minutes a timestamp stays acceptable. Slack signs each
+ * delivery anew (a retry too), so the same signature twice is someone replaying a captured
+ * request. Kept per replica: a replay sent to another replica is caught there only for events
+ * (by their id, on the main thread).
+ */
+const taken = new LRUCache<string, true>({ max: 100_000, ttl: (MAX_SKEW_SECONDS + 60) * 1000 });
 
 function answer(res: ServerResponse, status: number, body?: string, contentType?: string): void {
   if (res.headersSent) return;
@@ -106,10 +115,21 @@ function onSlackRequest(req: IncomingMessage, res: ServerResponse): void {
     // Slack checks TLS with a bare, unsigned `ssl_check=1`; nothing else in it is read.
     if (query?.ssl_check === '1') return answer(res, 200);
     const timestamp = firstHeader(req.headers['x-slack-request-timestamp']) ?? '';
-    if (!signatureMatches(timestamp, text, req.headers['x-slack-signature'])) {
+    const signature = req.headers['x-slack-signature'];
+    if (!signatureMatches(timestamp, text, signature)) {
       log('warn', 'request signature did not verify, refused');
+      send({ op: 'refused', reason: 'bad_signature' });
       return answer(res, 401);
     }
+    // Events are told apart by their event_id on the main thread, across replicas; here only
+    // commands and interactions, which Slack never sends twice.
+    const seenKey = query ? `${timestamp}:${String(signature)}` : undefined;
+    if (seenKey !== undefined && taken.has(seenKey)) {
+      log('warn', 'a request already taken arrived again with the same signature (a replay), refused');
+      send({ op: 'refused', reason: 'replayed' });
+      return answer(res, 401);
+    }
+    if (seenKey !== undefined) taken.set(seenKey, true);
     let body: unknown;
     try {
       body = query ? (typeof query.payload === 'string' ? JSON.parse(query.payload) : { ...query }) : JSON.parse(text);
@@ -181,7 +201,10 @@ const listener = guardRequestAge(
   },
   {
     endpoints: [settings.endpoint],
-    onReject: ({ path, reason }) => log('warn', `request timestamp outside the 5-minute window (${reason}) on ${path}, refused`),
+    onReject: ({ path, reason }) => {
+      log('warn', `request timestamp outside the 5-minute window (${reason}) on ${path}, refused`);
+      send({ op: 'refused', reason: 'stale' });
+    },
   },
 );
 

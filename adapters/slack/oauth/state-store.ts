@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ClearStateStore, InvalidStateError, type InstallURLOptions, type StateStore } from '@slack/oauth';
+import oauth, { InvalidStateError, type InstallURLOptions, type StateStore } from '@slack/oauth';
+
+// A CommonJS re-export that Node's ESM loader cannot see as a named export (it is found only through the default export).
+const { ClearStateStore } = oauth;
 import type { Queryable } from '../../../src/digest/db.js';
 
 /** How long an install link stays good: Slack's own default for the state. */
@@ -12,7 +15,7 @@ export const STATE_TTL_SECONDS = 600;
  * before that, so any replica can start an install and any other finish it.
  */
 export class OneTimeStateStore implements StateStore {
-  private readonly signed: ClearStateStore;
+  private readonly signed: InstanceType<typeof ClearStateStore>;
 
   constructor(
     private readonly db: Queryable,

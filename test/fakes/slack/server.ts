@@ -4,6 +4,7 @@ import { requestHead, secretWatch } from '../../helpers/secret-watch.js';
 import { parseArgs, readBody, mediaType } from './body.js';
 import { FailurePlan, type FailOptions, type PlannedFailure, type RateLimitOptions } from './failures.js';
 import { FileStore, type UploadRecord } from './files.js';
+import { FakeWorkspaces, type OAuthClient, type WorkspaceSpec } from './workspaces.js';
 import { FakeHome } from './home.js';
 import {
   DEFAULT_APP_TOKEN,
@@ -34,6 +35,8 @@ export interface FakeSlackOptions {
   socketPingIntervalMs?: number;
   /** Enforce Slack's rate tiers (429 with Retry-After); off by default, see rules.ts. */
   rateLimits?: boolean;
+  /** The app's OAuth client: `oauth.v2.access` exchanges codes from `installWorkspace` for workspace tokens. */
+  oauth?: OAuthClient;
 }
 
 export interface FakeSlack {
@@ -55,6 +58,16 @@ export interface FakeSlack {
   uploads(): UploadRecord[];
   /** Forgets recorded calls, raw payloads and uploads; scheduled failures stay. */
   clear(): void;
+
+  /**
+   * A person allowed the app for a workspace at Slack's authorize page: the one-time code Slack
+   * puts in the redirect. Exchanging it (`oauth.v2.access`) issues that workspace's own token.
+   */
+  installWorkspace(spec: WorkspaceSpec): string;
+  /** The app was removed from the workspace: its token now gets `token_revoked`. */
+  uninstallWorkspace(teamId: string): void;
+  /** Who a workspace's current token posts as; undefined when it is not installed. */
+  workspace(teamId: string): { identity: FakeIdentity; token: string } | undefined;
 
   /** A response_url on the fake, issued now; POSTs to it are recorded as method `response_url` with this id. */
   responseUrl(id?: string): string;
@@ -112,8 +125,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   };
   const invalidBlocks = (errors: string[]) => ({ ok: false, error: 'invalid_blocks', errors, response_metadata: { messages: errors } });
 
+  const workspaces = new FakeWorkspaces(options.oauth, identity.appId, scopes);
+  if (options.oauth) secretWatch.secret(options.oauth.clientSecret, 'fake Slack client secret');
+
   const tokenError = (kind: TokenKind, token: string | undefined): string | undefined => {
     if (!token) return 'not_authed';
+    const installed = kind === 'bot' ? workspaces.ofToken(token) : undefined;
+    if (installed) return installed.revoked ? 'token_revoked' : undefined;
     const expected = kind === 'app' ? appToken : botToken;
     const other = kind === 'app' ? botToken : appToken;
     if (token === expected) return undefined;
@@ -124,6 +142,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const parsed = await parseArgs(raw, req.headers['content-type'], url.searchParams);
     if (!parsed.ok) return [json(200, { ok: false, error: parsed.error }), {}];
     const { args } = parsed;
+    // The one method called without a token: the app's client credentials are its authentication.
+    if (method === 'oauth.v2.access') return [json(200, workspaces.exchange(args, req.headers.authorization, now())), args];
     const spec = METHODS[method];
     // Whatever token a client presents is one of its secrets, right or wrong.
     secretWatch.secret(stringArg(args.token), 'Slack token sent to the fake');
@@ -135,6 +155,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (spec.scopes && !spec.scopes.some((s) => granted.includes(s))) {
       return [json(200, { ok: false, error: 'missing_scope', needed: spec.scopes.join(','), provided: scopes }, { 'x-oauth-scopes': scopes }), args];
     }
+    // Each token acts as its own workspace, and reaches only that workspace's channels.
+    const caller = workspaces.ofToken(bearer(req) ?? stringArg(args.token))?.identity ?? identity;
+    const owner = workspaces.ownerOf(args.channel ?? args.channel_id);
+    if (owner !== undefined && owner !== caller.teamId) return [json(200, { ok: false, error: 'channel_not_found' }), args];
     const channelError = failures.channelError(args.channel ?? args.channel_id);
     if (channelError) return [json(200, { ok: false, error: channelError }), args];
     const wait = rateTiers?.take(method, stringArg(args.channel ?? args.channel_id), now());
@@ -145,7 +169,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     }
     const body: ApiBody = spec.handle({
       args,
-      identity,
+      identity: caller,
       history,
       home,
       nextTs,
@@ -254,6 +278,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       recorder.clear();
       files.clearRecords();
     },
+    installWorkspace: (spec) => workspaces.authorize(spec, now()),
+    uninstallWorkspace: (teamId) => workspaces.uninstall(teamId),
+    workspace: (teamId) => workspaces.ofTeam(teamId),
     responseUrl: (id) => {
       const key = id ?? nextResponseId();
       responseUrls.issue(encodeURIComponent(key), now());
