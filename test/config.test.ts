@@ -109,3 +109,36 @@ describe('logger', () => {
     expect(lines).toHaveLength(3);
   });
 });
+
+describe('configuration for installs', () => {
+  const KEY = Buffer.alloc(32, 7).toString('base64');
+  const oauth = { SLACK_CLIENT_ID: '1234567890.1234567890', SLACK_CLIENT_SECRET: 'client-secret-value', SLACK_STATE_SECRET: 'a-long-state-secret-0001', POLBOT_ENCRYPTION_KEY: KEY, SLACK_SIGNING_SECRET: 'shh-secret' };
+
+  it('reads Slack OAuth without a bot token, the key as its 32 bytes, and its secrets for scrubbing', () => {
+    const c = loadConfig(oauth);
+    expect(c.slack?.botToken).toBeUndefined();
+    expect(c.slack?.oauth?.clientId).toBe('1234567890.1234567890');
+    expect(c.slack?.oauth?.encryptionKey.equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(secretsOf(c)).toEqual(expect.arrayContaining(['client-secret-value', 'a-long-state-secret-0001', KEY]));
+  });
+
+  it('refuses OAuth settings that are incomplete, mixed with a bot token, or without a usable key', () => {
+    expect(fails({ ...oauth, SLACK_STATE_SECRET: '' }, 'SLACK_STATE_SECRET')).toContain('required for Slack OAuth');
+    expect(fails({ ...oauth, SLACK_BOT_TOKEN: 'xoxb-1-2-3' }, 'SLACK_BOT_TOKEN')).toContain('leave it unset');
+    expect(fails({ ...oauth, POLBOT_ENCRYPTION_KEY: '' }, 'POLBOT_ENCRYPTION_KEY')).toContain('openssl rand -base64 32');
+    const short = fails({ ...oauth, POLBOT_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') }, 'POLBOT_ENCRYPTION_KEY');
+    expect(short).toContain('32 random bytes in base64');
+    expect(fails({ ...oauth, POLBOT_ENCRYPTION_KEY: 'not base64 at all!' }, 'POLBOT_ENCRYPTION_KEY')).not.toContain('not base64 at all');
+    expect(fails({ ...oauth, SLACK_SIGNING_SECRET: '' }, 'SLACK_SIGNING_SECRET')).toContain('required with Slack OAuth');
+    expect(fails({ ...oauth, SLACK_CLIENT_ID: 'abc' }, 'SLACK_CLIENT_ID')).toContain('client id');
+    expect(fails({ ...oauth, SLACK_STATE_SECRET: 'short' }, 'SLACK_STATE_SECRET')).not.toContain('short');
+  });
+
+  it('reads a Discord public key, and refuses one that is not 64 hex characters or comes without a token', () => {
+    const publicKey = 'AB'.repeat(32);
+    const c = loadConfig({ DISCORD_TOKEN: 'discord.token.value', DISCORD_APPLICATION_ID: '123456789012345678', DISCORD_PUBLIC_KEY: publicKey });
+    expect(c.discord?.publicKey).toBe(publicKey.toLowerCase());
+    expect(fails({ DISCORD_TOKEN: 'discord.token.value', DISCORD_APPLICATION_ID: '123456789012345678', DISCORD_PUBLIC_KEY: 'abc' }, 'DISCORD_PUBLIC_KEY')).toContain('64 hex');
+    expect(fails({ DISCORD_PUBLIC_KEY: publicKey }, 'DISCORD_TOKEN')).toContain('required with DISCORD_PUBLIC_KEY');
+  });
+});

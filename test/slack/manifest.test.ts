@@ -35,6 +35,8 @@ describe('Slack app manifest', () => {
   it('enables the Home tab and the Messages tab its cards go to, and subscribes to the event that draws it', () => {
     expect(under('app_home')).toEqual(['home_tab_enabled: true', 'messages_tab_enabled: true', 'messages_tab_read_only_enabled: false']);
     expect(under('bot_events')).toContain('- app_home_opened');
+    // What the adapter listens for when a workspace removes polbot.
+    expect(under('bot_events')).toEqual(expect.arrayContaining(['- app_uninstalled', '- tokens_revoked']));
     // Slack sends events only to a subscription's URL in HTTP mode; the line is there to uncomment.
     expect(under('event_subscriptions')).toContain('bot_events:');
     expect(manifest).toMatch(/event_subscriptions:\n(?: {4}#.*\n)*? {4}# request_url: https:\/\/polbot\.example\.com\/slack\/events\n/);
