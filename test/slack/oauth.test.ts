@@ -102,6 +102,7 @@ const command = (team: typeof A, text: string, responseId: string) =>
 
 const event = (body: string, headers: Record<string, string> = {}) => postToBolt(`${base}/slack/events`, body, SIGNING_SECRET, { contentType: 'application/json', headers });
 
+const ruleRows = (teamId: string) => bot.digests.db.query<{ id: number; state: string; state_reason: string | null }>('SELECT id, state, state_reason FROM alert_rules WHERE workspace_id = $1 ORDER BY id', [teamId]);
 const digestRows = (teamId: string) => bot.digests.db.query<{ id: number; state: string; state_reason: string | null }>('SELECT id, state, state_reason FROM digests WHERE workspace_id = $1 ORDER BY id', [teamId]);
 
 /**
@@ -182,6 +183,9 @@ describe('Slack OAuth for many workspaces', () => {
     }
     expect((await digestRows(A.teamId)).map((d) => d.state)).toEqual(['active']);
     expect((await digestRows(B.teamId)).map((d) => d.state)).toEqual(['active']);
+    await command(A, 'alert add kraken when pol above 9%', 'alert-add');
+    await fake.waitFor('chat.postMessage', (c) => c.args.channel === A.channels[0] && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''), 15_000);
+    expect((await ruleRows(A.teamId)).map((r) => r.state)).toEqual(['active']);
 
     fake.clear();
     await deliverDueDigests([A.teamId, B.teamId]);
@@ -202,6 +206,7 @@ describe('Slack OAuth for many workspaces', () => {
 
     const paused = await until(() => digestRows(A.teamId), (rows) => rows.every((r) => r.state === 'paused'));
     expect(paused.map((r) => [r.state, r.state_reason])).toEqual([['paused', 'polbot was removed from this workspace; adding it again resumes this']]);
+    expect((await ruleRows(A.teamId)).map((r) => [r.state, r.state_reason])).toEqual([['paused', 'polbot was removed from this workspace; adding it again resumes this']]);
     expect((await digestRows(B.teamId)).map((d) => d.state)).toEqual(['active']);
     const keys = await bot.digests.db.query<{ installation_key: string }>('SELECT installation_key FROM slack_installations');
     expect(keys.map((k) => k.installation_key)).toEqual([`T:${B.teamId}`]);
@@ -229,17 +234,28 @@ describe('Slack OAuth for many workspaces', () => {
   it('reinstalling resumes the digests the removal paused, with the new token, and says so in their channel', async () => {
     fake.clear();
     const page = await install(A);
-    expect(page).toContain('1 digest');
+    expect(page).toContain('2 digests and alert rules it had paused run again');
     expect((await digestRows(A.teamId)).map((d) => d.state)).toEqual(['active']);
     const back = await fake.waitFor('chat.postMessage', (c) => c.args.channel === A.channels[0] && /polbot is back/.test(headerOf(c.args) ?? JSON.stringify(c.args)), 10_000);
     expect(bearer(back)).toBe(`Bearer ${tokenOf(A)}`);
-    expect(JSON.stringify(back.args)).toContain("this channel's 1 digest runs again");
+    expect(JSON.stringify(back.args)).toContain("this channel's 1 digest and 1 alert rule run again");
+    expect((await ruleRows(A.teamId)).map((r) => r.state)).toEqual(['active']);
 
     fake.clear();
     await deliverDueDigests([A.teamId]);
     const posts = fake.calls('chat.postMessage').filter((c) => c.args.channel === A.channels[0]);
     expect(posts.length).toBeGreaterThan(0);
     for (const p of posts) expect(bearer(p)).toBe(`Bearer ${tokenOf(A)}`);
+  });
+
+  it("posts a workspace's alerts with that workspace's token", async () => {
+    const [rule] = await ruleRows(A.teamId);
+    fake.clear();
+    await command(A, `alert test ${rule!.id}`, 'alert-test');
+    const sample = await fake.waitFor('chat.postMessage', (c) => c.args.channel === A.channels[0] && headerOf(c.args) === '🧪 Test alert: Kraken', 15_000);
+    expect(bearer(sample)).toBe(`Bearer ${tokenOf(A)}`);
+    const real = await fake.waitFor('chat.postMessage', (c) => c.args.channel === A.channels[0] && headerOf(c.args) === '🔔 Alert: Kraken', 30_000);
+    expect(bearer(real)).toBe(`Bearer ${tokenOf(A)}`);
   });
 
   it('tokens_revoked for the bot does what an uninstall does; one for user tokens only changes nothing', async () => {

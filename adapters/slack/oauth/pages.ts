@@ -28,7 +28,7 @@ export function installPage(authorizeUrl: string): string {
 
 export function installedPage(teamName: string | undefined, resumed: number): string {
   const where = teamName ? `to ${escapeHtml(teamName)}` : 'to your workspace';
-  const back = resumed ? `<p>polbot had been here before: ${resumed} digest${resumed === 1 ? '' : 's'} and alert rule${resumed === 1 ? '' : 's'} it had paused run again, and their channels have been told.</p>` : '';
+  const back = resumed ? `<p>polbot had been here before: the ${resumed === 1 ? 'digest or alert rule' : `${resumed} digests and alert rules`} it had paused ${resumed === 1 ? 'runs' : 'run'} again, and their channels have been told.</p>` : '';
   return page('polbot is installed', `<p>polbot was added ${where}.</p><p>Invite it to a channel with <code>/invite @polbot</code>, then type <code>/pol help</code>.</p>${back}<p>You can close this page.</p>`);
 }
 
