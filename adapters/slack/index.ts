@@ -130,8 +130,10 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     const bot = installation?.bot;
     // Said as Slack says it of a token that is gone, so deliverers treat it as they would Slack's answer.
     if (!bot?.token || !bot.id || !bot.userId) throw new SlackDeliveryError('account_inactive', channelId);
-    let clients = installedClients.get(bot.token);
-    if (!clients) installedClients.set(bot.token, (clients = clientsOf(bot.token, { botId: bot.id, botUserId: bot.userId })));
+    const cached = installedClients.get(bot.token);
+    if (cached) return cached;
+    const clients = clientsOf(bot.token, { botId: bot.id, botUserId: bot.userId });
+    installedClients.set(bot.token, clients);
     return clients;
   };
 

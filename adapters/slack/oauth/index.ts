@@ -13,8 +13,7 @@ import { BOT_SCOPES } from './scopes.js';
 import { OneTimeStateStore } from './state-store.js';
 
 export { INSTALL_PATH, REDIRECT_PATH } from './pages.js';
-export { BOT_SCOPES } from './scopes.js';
-export { NoInstallationError, SealedInstallationStore } from './installation-store.js';
+export { SealedInstallationStore } from './installation-store.js';
 
 export interface SlackOAuthOptions {
   oauth: SlackOAuthConfig;

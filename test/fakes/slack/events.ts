@@ -13,7 +13,7 @@ export interface InstallEventInput {
   enterpriseId?: string;
 }
 
-export const newEventId = (): string => `Ev${randomBytes(5).toString('hex').toUpperCase()}`;
+const newEventId = (): string => `Ev${randomBytes(5).toString('hex').toUpperCase()}`;
 
 function envelope(input: InstallEventInput, event: Record<string, unknown>): string {
   return JSON.stringify({

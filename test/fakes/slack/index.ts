@@ -29,5 +29,5 @@ export {
 } from './payloads.js';
 export { DEFAULT_CHANNEL_ID, type FakeIdentity } from './identity.js';
 export { appHomeOpenedBody, homeBlockActionsBody, homeBlockSuggestionBody, type FakeHome } from './home.js';
-export { appUninstalledBody, tokensRevokedBody, newEventId } from './events.js';
+export { appUninstalledBody, tokensRevokedBody } from './events.js';
 export type { WorkspaceSpec } from './workspaces.js';
