@@ -54,6 +54,12 @@ export interface DiscordClientOptions {
   listRefreshMs?: number;
   /** Extra discord.js options (the REST base comes from `discord.apiUrl`). */
   clientOptions?: Partial<ClientOptions>;
+  /**
+   * How interactions arrive. `gateway` (the default): the client's own event. `http`: the caller
+   * hands each one to `onInteraction`, and an answer ready within `quickAnswerMs` is the initial
+   * response itself rather than a deferral edited afterwards.
+   */
+  transport?: 'gateway' | 'http';
 }
 
 const EPHEMERAL = MessageFlags.Ephemeral;
@@ -91,6 +97,7 @@ export class DiscordAdapter {
   private readonly log: Logger;
   private readonly quickAnswerMs: number;
   private readonly listRefreshMs: number;
+  private readonly transport: 'gateway' | 'http';
   private readonly lastRefresh = new Map<EntityKind, number>();
   // Commands too long for a custom id wait here under a short key. A click outliving its entry
   // (a restart, an hour) is answered with "run it again", never with another entity.
@@ -103,6 +110,7 @@ export class DiscordAdapter {
     this.log = opts.log;
     this.quickAnswerMs = opts.quickAnswerMs ?? 200;
     this.listRefreshMs = opts.listRefreshMs ?? 60_000;
+    this.transport = opts.transport ?? 'gateway';
     this.mentions = new CommandMentions(opts.core.registry.commands);
     this.render = {
       encode: (ref) => {
@@ -166,7 +174,7 @@ export class DiscordAdapter {
 
   private wire(): void {
     const { client, log } = this;
-    client.on(Events.InteractionCreate, (i) => void this.onInteraction(i));
+    if (this.transport === 'gateway') client.on(Events.InteractionCreate, (i) => void this.onInteraction(i));
     client.on(Events.Error, (err) => log.error({ error: describeError(err) }, 'discord client error'));
     client.on(Events.Warn, (m) => log.warn({ detail: maskTokens(m) }, 'discord client warning'));
     client.on(Events.Debug, (m) => log.trace({ detail: maskTokens(m) }, 'discord debug'));
@@ -181,7 +189,8 @@ export class DiscordAdapter {
     );
   }
 
-  private async onInteraction(i: Interaction): Promise<void> {
+  /** Answers one interaction; never rejects. */
+  async onInteraction(i: Interaction): Promise<void> {
     try {
       if (i.isAutocomplete()) return await this.onAutocomplete(i);
       if (i.isChatInputCommand()) return await this.onCommand(i);
@@ -277,6 +286,7 @@ export class DiscordAdapter {
     const started = Date.now();
     const pending = this.run(invocation, caller);
     const early = await within(pending, this.quickAnswerMs);
+    if (early && this.transport === 'http') return this.replyAtOnce(i, early, label, started);
     const deferredPrivate = early ? this.renderMessage(early.reply).private : false;
     try {
       await i.deferReply(deferredPrivate ? { flags: EPHEMERAL } : {});
@@ -307,6 +317,20 @@ export class DiscordAdapter {
         return;
       }
       await i.followUp({ ...asNew(notice(GENERIC_FAILURE)), flags: EPHEMERAL }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Over HTTP the initial response travels back on Discord's own request, so an answer that is
+   * already there goes out whole (files included) and nothing is left to edit.
+   */
+  private async replyAtOnce(i: Answerable, result: RunResult, label: string, started: number): Promise<void> {
+    const msg = this.renderMessage(result.reply);
+    try {
+      await i.reply({ ...asNew(msg), ...(msg.private ? { flags: EPHEMERAL } : {}) });
+      this.log.debug({ command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started }, 'discord interaction answered');
+    } catch (err) {
+      this.logSendFailure(err, 'answer');
     }
   }
 

@@ -48,6 +48,8 @@ export interface DiscordHandle {
    */
   readonly primary: boolean;
   readonly adapter: DiscordAdapter;
+  /** For `/healthz`: whether interactions can be answered, and how they arrive. */
+  status(): { ok: boolean; detail: string };
   stop(): Promise<void>;
 }
 
@@ -82,28 +84,13 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
     throw new Error(`Discord: ${why}`);
   }
 
-  // The commands are registered (written only when they differ from what Discord has), and their
-  // ids let hints name them as mentions. A failure costs the mention chips, not the bot: a hint
-  // then names its command in code.
-  try {
-    const registered = await registerDiscordCommands({ discord, log });
-    adapter.mentions.setIds(registered.ids);
-  } catch (err) {
-    log.warn({ error: describeError(err) }, 'discord commands could not be registered; hints name commands without mentions');
-  }
+  await registerForMentions(adapter, discord, log);
 
   const ids = client.shard?.ids ?? [...client.ws.shards.keys()];
   const count = client.shard?.count ?? Math.max(1, client.ws.shards.size);
   log.info({ user: client.user?.tag, guilds: client.guilds.cache.size, shards: ids, shardCount: count }, 'discord adapter ready');
 
-  /** Newest first, as Discord lists them; the bot's own only: someone quoting a key is not a delivery. */
-  const findRecentMessage = async (channelId: string, needle: string): Promise<string | null> => {
-    const me = client.user?.id;
-    // Without knowing who the bot is, "not found" could be wrong: a failed search is retried, a wrong one posts twice.
-    if (!me) throw new Error('the Discord client does not know its own user yet');
-    const messages = (await client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(HISTORY_LIMIT) }) })) as { id: string; author?: { id?: string } }[];
-    return messages.find((m) => m.author?.id === me && carriesKey(JSON.stringify(m), needle))?.id ?? null;
-  };
+  const findRecentMessage = recentMessageFinder(adapter, () => client.user?.id);
 
   let stopped = false;
   return {
@@ -115,6 +102,7 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
     shards: { ids, count },
     primary: ids.includes(0),
     adapter,
+    status: () => ({ ok: client.isReady(), detail: `shards ${ids.join(',')} of ${count}` }),
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -122,5 +110,30 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
       await client.destroy();
       log.info('discord adapter stopped');
     },
+  };
+}
+
+/**
+ * The commands are registered (written only when they differ from what Discord has), and their
+ * ids let hints name them as mentions. A failure costs the mention chips, not the bot: a hint
+ * then names its command in code.
+ */
+export async function registerForMentions(adapter: DiscordAdapter, discord: DiscordSettings, log: Logger): Promise<void> {
+  try {
+    const registered = await registerDiscordCommands({ discord, log });
+    adapter.mentions.setIds(registered.ids);
+  } catch (err) {
+    log.warn({ error: describeError(err) }, 'discord commands could not be registered; hints name commands without mentions');
+  }
+}
+
+/** Newest first, as Discord lists them; the bot's own only: someone quoting a key is not a delivery. */
+export function recentMessageFinder(adapter: DiscordAdapter, me: () => string | undefined) {
+  return async (channelId: string, needle: string): Promise<string | null> => {
+    const self = me();
+    // Without knowing who the bot is, "not found" could be wrong: a failed search is retried, a wrong one posts twice.
+    if (!self) throw new Error('the Discord client does not know its own user yet');
+    const messages = (await adapter.client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(HISTORY_LIMIT) }) })) as { id: string; author?: { id?: string } }[];
+    return messages.find((m) => m.author?.id === self && carriesKey(JSON.stringify(m), needle))?.id ?? null;
   };
 }

@@ -24,11 +24,13 @@ import {
   type InteractionHandle,
   Interactions,
 } from './interactions.js';
+import { OutgoingInteractions, type RawPost, type RawResponse } from './outgoing.js';
 import { type CallFilter, type RecordedCall, Recorder } from './recorder.js';
 import { type FailureSpec, type RateLimitSpec, RestApi } from './rest.js';
 import { World, userPayload } from './world.js';
 
-export type { AutocompleteInput, CommandInput, ComponentInput, InteractionHandle, MessageCommandInput, RecordedCallback } from './interactions.js';
+export type { AutocompleteInput, CommandInput, ComponentInput, HttpExchange, InteractionHandle, MessageCommandInput, RecordedCallback } from './interactions.js';
+export type { RawPost, RawResponse, SignatureMode } from './outgoing.js';
 export type { CallFilter, RecordedCall, RecordedFile } from './recorder.js';
 export type { ConnectionRecord, GatewayEventKind, IdentifyRecord } from './gateway.js';
 export type { FailureSpec, RateLimitSpec } from './rest.js';
@@ -96,6 +98,18 @@ export interface FakeDiscord {
   invalidateSessions(): void;
   dispatch(event: string, data: unknown): void;
 
+  // Interactions over HTTP
+  /** The application's Ed25519 public key, 64 hex characters, as the Developer Portal shows it (`DISCORD_PUBLIC_KEY`). */
+  readonly publicKey: string;
+  /**
+   * Sets the Interactions Endpoint URL as the Developer Portal does, after checking it (a signed
+   * PING answered with PONG, a badly signed one with 401). From then on every interaction is
+   * POSTed there, signed, and none goes over the gateway; `null` goes back to the gateway.
+   */
+  setInteractionsEndpoint(url: string | null): Promise<void>;
+  /** A POST to the endpoint, signed or not as asked, for requests no interaction makes (PING, forgeries, replays). */
+  postToEndpoint(req: RawPost): Promise<RawResponse>;
+
   // Interactions
   sendCommand(input: CommandInput): InteractionHandle;
   sendMessageCommand(input: MessageCommandInput): InteractionHandle;
@@ -138,6 +152,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
   });
   let clockOffsetMs = 0;
   const now = () => Date.now() + clockOffsetMs;
+  const callbackDeadlineMs = opts.callbackDeadlineMs ?? 3_000;
+  const outgoing = new OutgoingInteractions({ applicationId, recorder, endpoints: () => rest.endpoints, callbackDeadlineMs, now });
   const interactions = new Interactions({
     now,
     applicationId,
@@ -145,7 +161,8 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     commands,
     recorder,
     defaultUser,
-    dispatch: (payload) => gateway.dispatch('INTERACTION_CREATE', payload),
+    // With an Interactions Endpoint URL, Discord sends interactions there and no longer over the gateway.
+    dispatch: (payload, state) => (outgoing.endpoint ? outgoing.deliver(payload, state) : gateway.dispatch('INTERACTION_CREATE', payload)),
   });
   const rest = new RestApi({
     token,
@@ -155,7 +172,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     commands,
     interactions,
     recorder,
-    callbackDeadlineMs: opts.callbackDeadlineMs ?? 3_000,
+    callbackDeadlineMs,
     gatewayUrl: () => gateway.url,
     now,
   });
@@ -223,6 +240,10 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     requestReconnect: () => gateway.requestReconnect(),
     invalidateSessions: () => gateway.invalidateSessions(),
     dispatch: (event, data) => gateway.dispatch(event, data),
+
+    publicKey: outgoing.publicKey,
+    setInteractionsEndpoint: (url) => outgoing.setEndpoint(url),
+    postToEndpoint: (req) => outgoing.post(null, req),
 
     sendCommand: (input) => interactions.sendCommand(input),
     sendMessageCommand: (input) => interactions.sendMessageCommand(input),

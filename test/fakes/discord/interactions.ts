@@ -81,6 +81,27 @@ export interface InteractionState {
   /** Message behind `@original`: the reply, or for components the message that carried the component. */
   originalMessageId: string | null;
   followupIds: Set<string>;
+  /**
+   * Delivered over HTTP (an Interactions Endpoint URL is set): the exchange with the app's
+   * endpoint, whose response is the initial response. Until it settles, webhook requests for the
+   * interaction wait for it, as Discord reads the response before it knows the webhook.
+   */
+  http?: Promise<HttpExchange>;
+  /** Why Discord would show "This interaction failed" (over HTTP: no valid response in time). */
+  failure?: string;
+}
+
+/** Discord's POST of an interaction to the app's endpoint, and what came back. */
+export interface HttpExchange {
+  /** The HTTP status; 0 when nothing came back within the deadline. */
+  status: number;
+  contentType: string;
+  /** The JSON body, or the `payload_json` part of a multipart/form-data one. */
+  body: unknown;
+  files: RecordedFile[];
+  /** From sending the request to the last byte of the response. */
+  ms: number;
+  failure?: string;
 }
 
 export interface InteractionHandle {
@@ -97,6 +118,10 @@ export interface InteractionHandle {
   waitForFollowup(timeoutMs?: number, predicate?: (call: RecordedCall) => boolean): Promise<RecordedCall>;
   /** The `@original` message as the platform currently stores it. */
   original(): APIMessage | undefined;
+  /** Over HTTP: the exchange with the app's endpoint (rejects for an interaction sent over the gateway). */
+  httpResponse(): Promise<HttpExchange>;
+  /** Set when the interaction failed ("This interaction failed"), with the reason. */
+  failure(): string | undefined;
 }
 
 interface Deps {
@@ -105,7 +130,8 @@ interface Deps {
   commands: CommandStore;
   recorder: Recorder;
   defaultUser: APIUser;
-  dispatch: (payload: Record<string, unknown>) => void;
+  /** Sends the interaction to the app: over the gateway, or to its endpoint over HTTP (setting `state.http`). */
+  dispatch: (payload: Record<string, unknown>, state: InteractionState) => void;
   /** The fake's clock, which tests may move on to reach Discord's time limits. */
   now: () => number;
 }
@@ -216,7 +242,7 @@ export class Interactions {
       ...(message ? { message } : {}),
     };
 
-    this.byToken.set(token, {
+    const state: InteractionState = {
       id,
       token,
       type,
@@ -226,8 +252,9 @@ export class Interactions {
       acknowledged: false,
       originalMessageId: message?.id ?? null,
       followupIds: new Set(),
-    });
-    this.deps.dispatch(payload);
+    };
+    this.byToken.set(token, state);
+    this.deps.dispatch(payload, state);
     return this.#handle(id, token, payload);
   }
 
@@ -256,6 +283,8 @@ export class Interactions {
         const messageId = this.byToken.get(token)?.originalMessageId;
         return messageId ? world.messages.get(messageId) : undefined;
       },
+      httpResponse: () => this.byToken.get(token)?.http ?? Promise.reject(new Error('fake Discord: this interaction went over the gateway')),
+      failure: () => this.byToken.get(token)?.failure,
     };
   }
 

@@ -20,6 +20,8 @@ export interface RecordedCall {
   /** Status the fake answered with. */
   status: number;
   at: number;
+  /** `http-response`: not a request but the app's HTTP response to an interaction, taken as its initial response. */
+  via?: 'http-response';
 }
 
 export type CallFilter =

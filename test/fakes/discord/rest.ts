@@ -74,8 +74,11 @@ export class RestApi {
   readonly #router = new Router<Handler>();
   readonly #channelFailures = new Map<string, FailureSpec>();
   readonly #injected: Injected[] = [];
+  /** The interaction callback and webhook routes (their rules also judge responses given over HTTP). */
+  readonly endpoints: InteractionEndpoints;
 
   constructor(private readonly deps: RestDeps) {
+    this.endpoints = new InteractionEndpoints(deps);
     this.#routes();
   }
 
@@ -141,6 +144,11 @@ export class RestApi {
     // Recorded and routed decoded, so `@original` matches whether or not the client escaped it.
     const path = decodeSegments(versioned ? url.pathname.slice(API_PREFIX.length) : url.pathname);
     const { found } = versioned ? this.#router.match(method, path) : { found: null };
+
+    // An interaction answered over HTTP has its webhook once Discord has read that response.
+    const token = /^\/(?:webhooks\/\d+|interactions\/\d+)\/([^/]+)/.exec(path)?.[1];
+    const answering = token ? this.deps.interactions.byToken.get(token)?.http : undefined;
+    if (answering) await answering;
 
     let body: unknown;
     let files: RecordedFile[] = [];
@@ -260,7 +268,7 @@ export class RestApi {
       );
     }
 
-    new InteractionEndpoints(deps).register(r);
+    this.endpoints.register(r);
 
     r.add('GET', '/channels/:channelId', (c) => {
       const channel = deps.world.channels.get(c.params.channelId ?? '');

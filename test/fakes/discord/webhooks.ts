@@ -10,6 +10,7 @@ import {
 } from './errors.js';
 import { type Ctx, type Reply, type RestRouter, error, json, noContent } from './http.js';
 import { INTERACTION, type InteractionState, type Interactions } from './interactions.js';
+import type { RecordedFile } from './recorder.js';
 import { validateChoices, validateMessage } from './validate.js';
 import type { MessageBody, World } from './world.js';
 
@@ -56,13 +57,23 @@ export class InteractionEndpoints {
   }
 
   #callback(c: Ctx): Reply {
-    const { interactions, world, callbackDeadlineMs } = this.deps;
+    const { interactions, callbackDeadlineMs } = this.deps;
     const state = interactions.byToken.get(c.params.interactionToken ?? '');
     if (!state || state.id !== c.params.interactionId) return error(unknownInteraction());
     if (this.deps.now() - state.createdAt > callbackDeadlineMs) return error(unknownInteraction());
     if (state.acknowledged) return error(alreadyAcknowledged());
+    // Over HTTP, a response that came too late or was refused failed the interaction for good.
+    if (state.failure) return error(unknownInteraction());
+    return this.respond(state, (c.body ?? {}) as { type?: number; data?: Record<string, unknown> }, c.files, c.query.get('with_response') === 'true');
+  }
 
-    const { type, data } = (c.body ?? {}) as { type?: number; data?: Record<string, unknown> };
+  /**
+   * An interaction's initial response, however it came: the `/callback` request, or the body of
+   * the HTTP response to the interaction (checked by the same rules, and allowed once).
+   */
+  respond(state: InteractionState, response: { type?: number; data?: Record<string, unknown> }, files: RecordedFile[], withResponse = false): Reply {
+    const { world } = this.deps;
+    const { type, data } = response;
     const allowed: Record<number, number[]> = {
       [INTERACTION.applicationCommand]: [4, 5, 9],
       [INTERACTION.component]: [4, 5, 6, 7, 9],
@@ -77,9 +88,9 @@ export class InteractionEndpoints {
     let message: APIMessage | undefined;
     switch (type) {
       case 4: {
-        const invalid = validateMessage(body, c.files, false);
+        const invalid = validateMessage(body, files, false);
         if (invalid) return error(invalid);
-        message = world.createMessage(state.channelId, body, c.files, extras);
+        message = world.createMessage(state.channelId, body, files, extras);
         state.originalMessageId = message.id;
         break;
       }
@@ -90,9 +101,9 @@ export class InteractionEndpoints {
       case 7: {
         const current = state.originalMessageId ? world.messages.get(state.originalMessageId) : undefined;
         if (!current) return error(unknownMessage());
-        const invalid = validateMessage(body, c.files, true);
+        const invalid = validateMessage(body, files, true);
         if (invalid) return error(invalid);
-        message = world.editMessage(current, body, c.files);
+        message = world.editMessage(current, body, files);
         break;
       }
       case 8: {
@@ -108,7 +119,7 @@ export class InteractionEndpoints {
     }
     state.acknowledged = true;
 
-    if (c.query.get('with_response') !== 'true') return noContent();
+    if (!withResponse) return noContent();
     const current = message ?? (state.originalMessageId ? world.messages.get(state.originalMessageId) : undefined);
     return json(200, {
       interaction: {
