@@ -1,4 +1,5 @@
 import { discordAlertDeliverer, discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
+import { discordOverHttp } from '../adapters/discord/http/index.js';
 import { slackAlertDeliverer, slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
 import { slackWorkspaces } from './slack-workspaces.js';
 import type { AlertDeliverer } from '../src/alerts/deliver.js';
@@ -118,6 +119,13 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
       return { ok: true };
     });
 
+    // Over HTTP, Discord's interactions arrive on the same port as the routes, so the endpoint joins them before any server starts.
+    const discordHttp = config.discord?.publicKey ? discordOverHttp({ core, discord: { ...config.discord, publicKey: config.discord.publicKey }, log: log.child({ adapter: 'discord' }), metrics }) : null;
+    if (discordHttp) {
+      routes.push(discordHttp.route);
+      stoppers.unshift(() => discordHttp.stop());
+    }
+
     if (config.slack) {
       const slackLog = log.child({ adapter: 'slack' });
       const { oauth, workspaces } = await slackWorkspaces({ slack: config.slack, db: digests.db, digests: digests.store, alerts: alertStore, complete: core.complete, adapter: () => slack, log: slackLog });
@@ -132,10 +140,10 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     if (own) stoppers.unshift(() => own.close());
 
     if (config.discord) {
-      const started = await startDiscord({ core, discord: config.discord, log: log.child({ adapter: 'discord' }) });
+      const started = discordHttp ? await discordHttp.start() : await startDiscord({ core, discord: config.discord, log: log.child({ adapter: 'discord' }) });
       discord = started;
-      stoppers.unshift(() => started.stop());
-      health.register('discord', () => ({ ok: started.adapter.client.isReady(), detail: `shards ${started.shards.ids.join(',')} of ${started.shards.count}` }));
+      if (!discordHttp) stoppers.unshift(() => started.stop());
+      health.register('discord', () => started.status());
     }
 
     // Under Discord sharding every process runs this; only one should schedule. Slack replicas
