@@ -326,7 +326,10 @@ function watchRequest(req: IncomingMessage, body: string): void {
   const token = bearer(req);
   secretWatch.secret(token, 'Slack token sent to the fake');
   const { line, headers } = requestHead(req);
-  secretWatch.payload(`fake Slack ${line}`, `${headers}\n\n${body}`);
+  // The token exchange carries the app's client secret in its form body by design, as other calls
+  // carry their token in the Authorization header; that one field is the credential, not a leak.
+  const shown = req.url?.startsWith('/api/oauth.v2.access') ? body.replace(/(^|&)client_secret=[^&]*/, '$1client_secret=(credential)') : body;
+  secretWatch.payload(`fake Slack ${line}`, `${headers}\n\n${shown}`);
 }
 
 function bearer(req: IncomingMessage): string | undefined {
