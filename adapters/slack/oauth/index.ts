@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InstallProvider, type CodedError, type Installation } from '@slack/oauth';
+import { InstallProvider, SlackOAuthError, type CodedError, type Installation } from '@slack/oauth';
 import type { HttpRoute } from '../../../src/app/routes.js';
 import type { SlackOAuthConfig } from '../../../src/config.js';
 import type { Queryable } from '../../../src/digest/db.js';
@@ -37,6 +37,16 @@ export function scopeOfInstallation(installation: Installation): InstallScope {
   return { teamId: installation.team?.id ?? null, enterpriseId: installation.enterprise?.id ?? null, orgWide: installation.isEnterpriseInstall === true };
 }
 
+/**
+ * Bolt's logger, except that a refused install (a bad or reused state, a cancelled consent) is not
+ * an error with a stack trace: the InstallProvider logs every failure at error level, and the
+ * failure page's own line (`an install was refused`, at warn) already says what happened.
+ */
+function installerLogger(log: Logger) {
+  const base = boltLogger(log);
+  return { ...base, error: (...msg: unknown[]) => (msg.some((m) => m instanceof SlackOAuthError) ? base.debug(...msg) : base.error(...msg)) };
+}
+
 function sendPage(res: ServerResponse, status: number, html: string): void {
   if (res.headersSent) return void res.end();
   res.statusCode = status;
@@ -62,7 +72,7 @@ export function createSlackOAuth(options: SlackOAuthOptions): SlackOAuth {
     installationStore: store,
     installUrlOptions: { scopes: [...BOT_SCOPES] },
     renderHtmlForInstallPath: installPage,
-    logger: boltLogger(log),
+    logger: installerLogger(log),
     logLevel: boltLevelFor(log.level),
     // @slack/web-api joins method names onto the base, so it has to end with a slash.
     ...(options.apiUrl ? { clientOptions: { slackApiUrl: options.apiUrl.endsWith('/') ? options.apiUrl : `${options.apiUrl}/` } } : {}),
