@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/server.js';
+import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { postToBolt, slashCommandBody, startFakeSlack, type FakeSlack, type RecordedCall } from '../fakes/slack/index.js';
 import {
   environmentOf,
@@ -29,8 +30,8 @@ import { polText } from '../helpers/truth.js';
  * machine's binaries with the postgres service's settings, one `polbot start` per polbot service
  * with that service's environment, nginx with the configuration the lb service mounts). Service
  * names become loopback ports; nothing else is changed. Then, through the load balancer only:
- * Slack commands are answered by both replicas, a digest both replicas' schedulers could take is
- * posted once, and with one replica killed the other answers everything.
+ * Slack commands and Discord interactions are answered by both replicas, a digest both replicas'
+ * schedulers could take is posted once, and with one replica killed the other answers everything.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -43,6 +44,7 @@ secretWatch.secret(POSTGRES_PASSWORD, 'PostgreSQL password (compose test)');
 
 let sim: Simulator;
 let slack: FakeSlack;
+let discord: FakeDiscord;
 let compose: ComposeFile;
 let polbotServices: string[];
 let postgres: LocalPostgres | undefined;
@@ -60,7 +62,7 @@ const translate = (value: string) => {
 };
 
 beforeAll(async () => {
-  [sim, slack] = await Promise.all([startTestSimulator(), startFakeSlack({ botToken: BOT_TOKEN })]);
+  [sim, slack, discord] = await Promise.all([startTestSimulator(), startFakeSlack({ botToken: BOT_TOKEN }), startFakeDiscord()]);
   // What a .env next to the compose file would hold; every other setting is left unset.
   compose = readCompose(COMPOSE, {
     POSTGRES_PASSWORD,
@@ -69,6 +71,10 @@ beforeAll(async () => {
     POL_API_BASE_URL: sim.url,
     POL_API_KEY: sim.apiKey,
     SLACK_API_URL: slack.url,
+    DISCORD_TOKEN: discord.token,
+    DISCORD_APPLICATION_ID: discord.applicationId,
+    DISCORD_PUBLIC_KEY: discord.publicKey,
+    DISCORD_API_URL: discord.apiUrl,
   });
   polbotServices = Object.keys(compose.services).filter((name) => compose.services[name]!.build !== undefined);
 
@@ -106,7 +112,7 @@ afterAll(async () => {
   await nginx?.stop();
   await Promise.all(replicas.map((r) => r.stop()));
   await postgres?.stop();
-  await Promise.all([slack?.close(), sim?.close()]);
+  await Promise.all([slack?.close(), discord?.close(), sim?.close()]);
 });
 
 /** The file the lb service mounts as nginx's server configuration. */
@@ -128,6 +134,12 @@ async function expectCard(channel: string, kind: 'project' | 'exchange', slug: s
   const post = await slack.waitFor('chat.postMessage', (c) => c.args.channel === channel, 20_000);
   expect(header(post)).toBe(entity.kind === 'project' ? `${entity.name} (${entity.ticker})` : entity.name);
   expect(JSON.stringify(post.args.blocks)).toContain(`*${polText(entity.pol[entity.pol.length - 1]!)}*`);
+}
+
+/** Discord commands a replica has answered, from its own /metrics. */
+async function discordCommands(replica: Replica): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${replica.port}/metrics`)).text();
+  return sumOf(text, /^polbot_command_duration_seconds_count\{[^}]*platform="discord"[^}]*\} (\d+)$/gm);
 }
 
 /** Slack commands a replica has answered, from its own /metrics (not reachable through the balancer). */
@@ -263,6 +275,32 @@ describe('docker-compose.yml, run on loopback', () => {
     const kraken = sim.store.exchange('kraken')!;
     expect(JSON.stringify(posts()[0]!.args)).toContain(polText(kraken.pol[kraken.pol.length - 1]!));
   }, 45_000);
+
+  it('serves Discord over HTTP through the balancer: the portal check, signed commands answered by both replicas, forgeries refused', async () => {
+    // The Developer Portal's check of the URL: a signed PING gets PONG, a badly signed one 401.
+    await discord.setInteractionsEndpoint(`${lb}/discord/interactions`);
+    const before = await Promise.all(replicas.map(discordCommands));
+    const asked = ['kraken', 'okx', 'bybit', 'kraken'] as const;
+    for (const slug of asked) {
+      const h = discord.sendCommand({ name: 'pol', subcommand: 'card', options: { name: `exchange:${slug}` } });
+      const x = await h.httpResponse();
+      expect(x.failure).toBeUndefined();
+      expect(x.ms).toBeLessThan(3_000);
+      const first = x.body as { type: number; data?: { embeds?: { title?: string; fields?: { name: string; value: string }[] }[] } };
+      // Ready in time, the card is the response itself; otherwise it is deferred and edited in.
+      const message = first.type === 4 ? first.data : ((await h.waitForEdit(20_000)).body as NonNullable<typeof first.data>);
+      const embed = message?.embeds?.[0];
+      const exchange = sim.store.exchange(slug)!;
+      expect(embed?.title).toBe(exchange.name);
+      expect(embed?.fields?.find((f) => f.name.startsWith('Probability of Loss'))?.value).toContain(`**${polText(exchange.pol[exchange.pol.length - 1]!)}**`);
+    }
+    const after = await Promise.all(replicas.map(discordCommands));
+    const answered = after.map((n, i) => n - before[i]!);
+    for (const [i, n] of answered.entries()) expect(n, `Discord commands answered by ${replicas[i]!.name}`).toBeGreaterThan(0);
+    expect(answered.reduce((x, y) => x + y, 0)).toBe(asked.length);
+    const forged = await discord.postToEndpoint({ body: { id: '1', application_id: discord.applicationId, type: 1, token: 't', version: 1 }, signature: 'invalid' });
+    expect(forged.status).toBe(401);
+  }, 90_000);
 
   it('keeps answering through the other replica when one is killed', async () => {
     const [dead, alive] = replicas as [Replica, Replica];
