@@ -90,15 +90,9 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
   const count = client.shard?.count ?? Math.max(1, client.ws.shards.size);
   log.info({ user: client.user?.tag, guilds: client.guilds.cache.size, shards: ids, shardCount: count }, 'discord adapter ready');
 
-  const findRecentMessage = recentMessageFinder(adapter, () => client.user?.id);
-
   let stopped = false;
   return {
-    postReply: (channelId, reply) => adapter.postReply(channelId, reply),
-    updateReply: (channelId, messageId, reply) => adapter.updateReply(channelId, messageId, reply),
-    threadReply: (channelId, messageId, name, reply) => adapter.threadReply(channelId, messageId, name, reply),
-    findRecentMessage,
-    hasRecentMessage: async (channelId, needle) => (await findRecentMessage(channelId, needle)) !== null,
+    ...deliveryMethods(adapter, () => client.user?.id),
     shards: { ids, count },
     primary: ids.includes(0),
     adapter,
@@ -127,8 +121,20 @@ export async function registerForMentions(adapter: DiscordAdapter, discord: Disc
   }
 }
 
+/** What a DiscordHandle posts with, the same over the gateway and over HTTP: REST with the bot token. */
+export function deliveryMethods(adapter: DiscordAdapter, me: () => string | undefined) {
+  const findRecentMessage = recentMessageFinder(adapter, me);
+  return {
+    postReply: (channelId: string, reply: Reply) => adapter.postReply(channelId, reply),
+    updateReply: (channelId: string, messageId: string, reply: Reply) => adapter.updateReply(channelId, messageId, reply),
+    threadReply: (channelId: string, messageId: string, name: string, reply: Reply) => adapter.threadReply(channelId, messageId, name, reply),
+    findRecentMessage,
+    hasRecentMessage: async (channelId: string, needle: string) => (await findRecentMessage(channelId, needle)) !== null,
+  };
+}
+
 /** Newest first, as Discord lists them; the bot's own only: someone quoting a key is not a delivery. */
-export function recentMessageFinder(adapter: DiscordAdapter, me: () => string | undefined) {
+function recentMessageFinder(adapter: DiscordAdapter, me: () => string | undefined) {
   return async (channelId: string, needle: string): Promise<string | null> => {
     const self = me();
     // Without knowing who the bot is, "not found" could be wrong: a failed search is retried, a wrong one posts twice.

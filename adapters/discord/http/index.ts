@@ -6,7 +6,7 @@ import type { HttpRoute } from '../../../src/app/routes.js';
 import type { Logger } from '../../../src/log.js';
 import { DiscordAdapter } from '../client.js';
 import { describeError } from '../errors.js';
-import { recentMessageFinder, registerForMentions, type DiscordHandle } from '../index.js';
+import { deliveryMethods, registerForMentions, type DiscordHandle } from '../index.js';
 import type { DiscordSettings } from '../register.js';
 import { restOptions } from '../rest.js';
 import { INTERACTION, interactionsRoute, type RawInteraction } from './endpoint.js';
@@ -126,13 +126,8 @@ export function discordOverHttp(options: DiscordHttpOptions): DiscordHttp {
     await registerForMentions(adapter, discord, log);
     adapter.warmLists();
     log.info({ transport: 'http', user: me }, 'discord adapter ready');
-    const findRecentMessage = recentMessageFinder(adapter, () => me);
     return {
-      postReply: (channelId, reply) => adapter.postReply(channelId, reply),
-      updateReply: (channelId, messageId, reply) => adapter.updateReply(channelId, messageId, reply),
-      threadReply: (channelId, messageId, name, reply) => adapter.threadReply(channelId, messageId, name, reply),
-      findRecentMessage,
-      hasRecentMessage: async (channelId, needle) => (await findRecentMessage(channelId, needle)) !== null,
+      ...deliveryMethods(adapter, () => me),
       // No gateway, no shards: this process is the only one scheduling.
       shards: { ids: [], count: 0 },
       primary: true,
