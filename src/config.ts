@@ -142,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (e.SLACK_BOT_TOKEN) fail('SLACK_BOT_TOKEN: leave it unset with SLACK_CLIENT_ID: OAuth keeps a token per installed workspace');
     if (!e.POLBOT_ENCRYPTION_KEY) fail('POLBOT_ENCRYPTION_KEY: required with Slack OAuth, to encrypt stored tokens (create one with `openssl rand -base64 32`)');
     if (!e.SLACK_SIGNING_SECRET) fail('SLACK_SIGNING_SECRET: required with Slack OAuth (events come over HTTP)');
+    if (e.SLACK_APP_TOKEN) fail('SLACK_APP_TOKEN: leave it unset with SLACK_CLIENT_ID: installs in many workspaces run over HTTP (Socket Mode apps cannot be distributed)');
   }
   if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
     fail('SLACK_SIGNING_SECRET: set it (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) with SLACK_BOT_TOKEN');

@@ -130,6 +130,7 @@ describe('configuration for installs', () => {
     expect(short).toContain('32 random bytes in base64');
     expect(fails({ ...oauth, POLBOT_ENCRYPTION_KEY: 'not base64 at all!' }, 'POLBOT_ENCRYPTION_KEY')).not.toContain('not base64 at all');
     expect(fails({ ...oauth, SLACK_SIGNING_SECRET: '' }, 'SLACK_SIGNING_SECRET')).toContain('required with Slack OAuth');
+    expect(fails({ ...oauth, SLACK_APP_TOKEN: 'xapp-1-A1-2-3' }, 'SLACK_APP_TOKEN')).toContain('run over HTTP');
     expect(fails({ ...oauth, SLACK_CLIENT_ID: 'abc' }, 'SLACK_CLIENT_ID')).toContain('client id');
     expect(fails({ ...oauth, SLACK_STATE_SECRET: 'short' }, 'SLACK_STATE_SECRET')).not.toContain('short');
   });
