@@ -96,7 +96,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     const deliverers: Deliverer[] = [];
     if (config.slack) deliverers.push(lateDeliverer('slack', () => (slack ? slackDeliverer(slack) : null)));
     if (config.discord) deliverers.push(lateDeliverer('discord', () => (discord ? discordDeliverer(discord) : null)));
-    const digests = await createDigests({ config, ctx: core.ctx, deliverers, log });
+    const digests = await createDigests({ config, ctx: core.ctx, deliverers, log, scheduler: { onOutcome: (platform, outcome) => metrics.digests.inc({ platform, outcome }) } });
     stoppers.unshift(() => digests.stop());
     core.ctx.digests = digests.service;
     const alertDeliverers: AlertDeliverer[] = [];

@@ -51,7 +51,7 @@ export function createMetrics() {
     }),
     digests: new Counter({
       name: 'polbot_digest_deliveries_total',
-      help: 'Digest deliveries by platform and outcome',
+      help: 'Digest runs claimed by this replica, by platform and how they ended: delivered, confirmed (found already posted after a crash), skipped, failed, released (to retry), lost (taken over)',
       labelNames: ['platform', 'outcome'] as const,
       registers: [registry],
     }),

@@ -44,6 +44,8 @@ export interface SchedulerOptions {
   slotDataIdleMs?: number;
   /** Finished runs older than this are deleted (the latest delivered one of each digest stays). Default 30 days. */
   keepRunsMs?: number;
+  /** Told how each claimed run ended, for the deliveries counter in /metrics. */
+  onOutcome?: (platform: Platform, outcome: Outcome) => void;
 }
 
 export interface TickReport {
@@ -59,7 +61,7 @@ export interface TickReport {
   confirmed: number;
 }
 
-type Outcome = 'delivered' | 'confirmed' | 'skipped' | 'failed' | 'released' | 'lost';
+export type Outcome = 'delivered' | 'confirmed' | 'skipped' | 'failed' | 'released' | 'lost';
 
 const HOUR = 3_600_000;
 
@@ -86,7 +88,7 @@ const HOUR = 3_600_000;
  */
 export class DigestScheduler {
   readonly instanceId: string;
-  private readonly o: Required<Omit<SchedulerOptions, 'log' | 'now' | 'instanceId' | 'content'>> & Pick<SchedulerOptions, 'log' | 'content'>;
+  private readonly o: Required<Omit<SchedulerOptions, 'log' | 'now' | 'instanceId' | 'content' | 'onOutcome'>> & Pick<SchedulerOptions, 'log' | 'content' | 'onOutcome'>;
   private readonly byPlatform: Map<Platform, Deliverer>;
   private readonly clock: () => number;
   private readonly ticker: Ticker;
@@ -146,6 +148,7 @@ export class DigestScheduler {
         const outcome = await this.process(c, now, time, this.loaderFor(c.run.slot, now));
         if (outcome === 'skipped') report.skipped++;
         else report[outcome]++;
+        this.o.onOutcome?.(c.digest.platform, outcome);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.concurrency, claimed.length) }, worker));

@@ -194,6 +194,9 @@ describe('Slack OAuth for many workspaces', () => {
       expect(posts.length).toBeGreaterThan(0);
       for (const p of posts) expect(bearer(p)).toBe(`Bearer ${tokenOf(team)}`);
     }
+    // Both runs are counted in /metrics as delivered.
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/^polbot_digest_deliveries_total\{platform="slack",outcome="delivered"\} 2$/m);
   });
 
   it("uninstalling one workspace deletes its tokens and pauses its digests, and touches nothing of the other's; Slack's retry of the event is processed once", async () => {
