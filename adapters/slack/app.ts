@@ -60,8 +60,8 @@ export type SlackMode = { kind: 'http'; signingSecret: string } | { kind: 'socke
 export interface WorkspaceEvents {
   /** `app_uninstalled`, or `tokens_revoked` naming the bot: forget the tokens, pause what the workspace had. */
   removed(scope: InstallScope): Promise<void>;
-  /** True the first time an event id is seen (across replicas), false for Slack's retries and duplicates. */
-  firstDelivery?(eventId: string): Promise<boolean>;
+  /** True the first time a key (an event id, a trigger id) is seen across replicas, false for Slack's retries, duplicates and replays. */
+  firstDelivery?(key: string): Promise<boolean>;
 }
 
 export interface BuildAppOptions {
@@ -303,7 +303,11 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     ),
   );
 
-  if (options.workspaces) listenForRemoval(app, options.workspaces, log);
+  if (options.workspaces) {
+    const { workspaces } = options;
+    if (workspaces.firstDelivery) processOnce(app, workspaces.firstDelivery.bind(workspaces), log, options.onRefused && (() => options.onRefused!('replayed')));
+    listenForRemoval(app, workspaces, log);
+  }
 
   // Bolt's last overload is the extended handler (extendedErrorHandler: true above).
   const onError: Parameters<App['error']>[0] = async ({ error, body }) => {
@@ -403,6 +407,30 @@ async function notInstalled(body: unknown, log: Logger): Promise<void> {
   }
 }
 
+/**
+ * Each event (by its `event_id`) and each command, click or shortcut (by its `trigger_id`, which
+ * Slack makes unique per request) runs once across replicas. Slack's retries of an event are
+ * dropped here; so is a captured command replayed to a replica other than the one that took it
+ * (the ingress thread refuses a replay to the same replica before it is acknowledged).
+ */
+function processOnce(app: App, first: (key: string) => Promise<boolean>, log: Logger, onReplay: (() => void) | undefined): void {
+  app.use(async ({ body, next }) => {
+    const b = body as { event_id?: unknown; trigger_id?: unknown };
+    const eventId = stringOr(b.event_id);
+    const triggerId = stringOr(b.trigger_id);
+    if (eventId && !(await first(eventId))) {
+      log.info({ eventId }, 'slack: an event already processed arrived again; ignored');
+      return;
+    }
+    if (!eventId && triggerId && !(await first(`trigger:${triggerId}`))) {
+      log.warn('slack: a request already taken arrived again (a replay); not run');
+      onReplay?.();
+      return;
+    }
+    await next();
+  });
+}
+
 /** What an Events API body says about the installation it concerns. */
 function scopeOfEvent(body: { team_id?: string; enterprise_id?: string | null; is_enterprise_install?: boolean; authorizations?: { is_enterprise_install?: boolean }[] }): InstallScope {
   return {
@@ -418,17 +446,6 @@ function scopeOfEvent(body: { team_id?: string; enterprise_id?: string | null; i
  * be gone already). Each event id is processed once, whatever Slack retries or repeats.
  */
 function listenForRemoval(app: App, workspaces: WorkspaceEvents, log: Logger): void {
-  if (workspaces.firstDelivery) {
-    const first = workspaces.firstDelivery.bind(workspaces);
-    app.use(async ({ body, next }) => {
-      const eventId = stringOr((body as { event_id?: unknown }).event_id);
-      if (eventId && !(await first(eventId))) {
-        log.info({ eventId }, 'slack: an event already processed arrived again; ignored');
-        return;
-      }
-      await next();
-    });
-  }
   app.event('app_uninstalled', async ({ body }) => {
     const scope = scopeOfEvent(body);
     log.info({ team: scope.teamId, enterprise: scope.enterpriseId }, 'slack: polbot was removed from a workspace');

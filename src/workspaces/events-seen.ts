@@ -6,8 +6,9 @@ const KEEP_MS = 15 * 60_000;
 const PRUNE_EVERY = 200;
 
 /**
- * Event ids already taken, across replicas: a Slack retry (`X-Slack-Retry-Num`) or a duplicate
- * delivery of one event reaches whichever replica, and only the first one processes it.
+ * Event ids (and command trigger ids) already taken, across replicas: a Slack retry
+ * (`X-Slack-Retry-Num`), a duplicate delivery or a replayed request reaches whichever replica, and
+ * only the first one processes it.
  */
 export class SeenEvents {
   private sincePrune = 0;
