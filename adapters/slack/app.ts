@@ -180,7 +180,8 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     ...(who.enterpriseId ? { enterpriseId: who.enterpriseId } : {}),
     canManageDigests: slackCanManageDigests(digestAdmins, userId),
   });
-  const home = registerHome(app, { core, log, digestAdmins, track, progressMs });
+  // Home runs commands as the listeners below do; `run` is read when a Home event arrives, by then defined.
+  const home = registerHome(app, { core, log, digestAdmins, track, progressMs, run: (text, caller) => run(text, caller), callerOf, firstClick: (key) => firstClick(key) });
   const run = (text: string, caller: Caller): Promise<RunResult> =>
     core.run(text, caller).then(home.noted(caller)).catch((err: unknown) => {
       log.error({ err }, 'slack: command core failed');

@@ -203,6 +203,13 @@ export class DigestStore {
     return rows.map(toDigest);
   }
 
+  /** The digests of several channels in one read, by channel then id (a person's Home tab). */
+  async listChannels(platform: Platform, channelIds: readonly string[]): Promise<Digest[]> {
+    if (!channelIds.length) return [];
+    const rows = await this.db.query<Row>('SELECT * FROM digests WHERE platform = $1 AND channel_id = ANY($2::text[]) ORDER BY channel_id, id', [platform, [...channelIds]]);
+    return rows.map(toDigest);
+  }
+
   async all(): Promise<Digest[]> {
     return (await this.db.query<Row>('SELECT * FROM digests ORDER BY id')).map(toDigest);
   }

@@ -1,5 +1,4 @@
 import type { App, BlockAction, ButtonAction, ExternalSelectAction, webApi } from '@slack/bolt';
-import { LRUCache } from 'lru-cache';
 import type { RunResult } from '../../../commands/core/run.js';
 import type { Caller } from '../../../commands/kit/context.js';
 import type { EntityKind, EntityRef } from '../../../src/api/domain.js';
@@ -47,6 +46,10 @@ export interface HomeCore {
 
 export interface HomeOptions {
   core: HomeCore;
+  /** The adapter's own: a command through the core (failures said, lookups noted), who asked, and double-click suppression. */
+  run(text: string, caller: Caller): Promise<RunResult>;
+  callerOf(userId: string, channelId: string, who: { userName?: string | undefined; teamId?: string | undefined }): Caller;
+  firstClick(key: string): boolean;
   log: Logger;
   /** DIGEST_ADMINS: who may manage digests and alert rules; empty lets everyone. */
   digestAdmins: readonly string[];
@@ -65,34 +68,15 @@ export interface Home {
   noted(caller: Caller): (result: RunResult) => RunResult;
 }
 
-const FAILED: RunResult = { command: 'invalid', reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' } };
-/** A second click on the same thing by the same person within this window is a double click. */
-const DOUBLE_CLICK_MS = 10_000;
 /** Slack shows "no results" if options are not answered within 3 s; suggestions never wait on the upstream. */
 const SUGGESTIONS = 25;
 
 type HomeAction = BlockAction<ButtonAction | ExternalSelectAction>;
 
-/** Channels read at once: someone in hundreds of channels with digests must not take the whole database pool. */
-const READ_BATCH = 8;
-
-async function inBatches<T>(channels: readonly string[], read: (channel: string) => Promise<T[]>): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = 0; i < channels.length; i += READ_BATCH) out.push(...(await Promise.all(channels.slice(i, i + READ_BATCH).map(read))).flat());
-  return out;
-}
-
 export function registerHome(app: App, o: HomeOptions): Home {
-  const { core, log, track } = o;
+  const { core, log, track, run, firstClick } = o;
   const now = o.now ?? Date.now;
   const memberships = new ChannelMemberships();
-  const recentClicks = new LRUCache<string, true>({ max: 10_000, ttl: DOUBLE_CLICK_MS });
-  const firstClick = (key: string): boolean => {
-    if (recentClicks.has(key)) return false;
-    recentClicks.set(key, true);
-    return true;
-  };
-
   // The database arrives with the digests, after the adapter is built: looked up when needed.
   let lookups: { db: unknown; store: RecentLookups } | undefined;
   const recentStore = (): RecentLookups | undefined => {
@@ -101,15 +85,6 @@ export function registerHome(app: App, o: HomeOptions): Home {
     if (lookups?.db !== db) lookups = { db, store: new RecentLookups(db) };
     return lookups.store;
   };
-
-  const callerFor = (teamId: string, user: { id: string; name?: string | undefined }, channelId: string): Caller => ({
-    platform: 'slack',
-    userId: user.id,
-    ...(user.name ? { userName: user.name } : {}),
-    channelId,
-    workspaceId: teamId,
-    canManageDigests: slackCanManageDigests(o.digestAdmins, user.id),
-  });
 
   const noted =
     (caller: Caller) =>
@@ -122,15 +97,6 @@ export function registerHome(app: App, o: HomeOptions): Home {
       }
       return result;
     };
-
-  const run = (text: string, caller: Caller): Promise<RunResult> =>
-    core
-      .run(text, caller)
-      .catch((err: unknown) => {
-        log.error({ err }, 'slack home: command core failed');
-        return FAILED;
-      })
-      .then(noted(caller));
 
   async function recentRows(teamId: string, userId: string): Promise<RecentRow[] | null> {
     const store = recentStore();
@@ -157,16 +123,7 @@ export function registerHome(app: App, o: HomeOptions): Home {
     const member = await memberships.of(client, teamId, userId);
     if (!member.ok) return { canManage, channels: member, digests: [], alerts: [] };
     const channels = [...member.channels];
-    const db = digests?.store.db ?? alerts?.store.db;
-    // One query finds which of the person's channels hold any; each of those is then read whole.
-    const holding = async (table: 'digests' | 'alert_rules'): Promise<string[]> =>
-      db && channels.length
-        ? (await db.query<{ channel_id: string }>(`SELECT DISTINCT channel_id FROM ${table} WHERE platform = 'slack' AND channel_id = ANY($1::text[]) ORDER BY channel_id`, [channels])).map((r) => r.channel_id)
-        : [];
-    const [digestList, ruleList] = await Promise.all([
-      digests ? holding('digests').then((cs) => inBatches(cs, (c) => digests.store.listChannel('slack', c))) : Promise.resolve<Digest[]>([]),
-      alerts ? holding('alert_rules').then((cs) => inBatches(cs, (c) => alerts.store.listChannel('slack', c))) : Promise.resolve<AlertRule[]>([]),
-    ]);
+    const [digestList, ruleList] = await Promise.all([digests ? digests.store.listChannels('slack', channels) : Promise.resolve<Digest[]>([]), alerts ? alerts.store.listChannels('slack', channels) : Promise.resolve<AlertRule[]>([])]);
     return { canManage, channels: { ok: true, truncated: member.truncated }, digests: digestList, alerts: ruleList };
   }
 
@@ -225,7 +182,7 @@ export function registerHome(app: App, o: HomeOptions): Home {
       await publish(client, teamId, user.id, noticeText(':warning: polbot could not open its Messages tab with you just now. Please try again, or type `/pol` with the name in any channel.'));
       return;
     }
-    const work = run(command, callerFor(teamId, user, dm));
+    const work = run(command, o.callerOf(user.id, dm, { userName: user.name, teamId }));
     if (!(await within(work, o.progressMs ?? 1_000))) await publish(client, teamId, user.id, noticeText(`:hourglass_flowing_sand: Looking up… the card will be in your Messages tab.`));
     const result = await work;
     if (audienceOf(result.reply) !== 'channel') {
@@ -256,7 +213,7 @@ export function registerHome(app: App, o: HomeOptions): Home {
       await publish(client, teamId, user.id, noticeText(`:warning: You are not in <#${channel}> any more, so its digests and alert rules are managed by its members.`));
       return;
     }
-    const result = await run(command, callerFor(teamId, user, channel));
+    const result = await run(command, o.callerOf(user.id, channel, { userName: user.name, teamId }));
     if (audienceOf(result.reply) !== 'channel') {
       await publish(client, teamId, user.id, noticeOf(result));
       return;
