@@ -230,18 +230,18 @@ export class AlertStore {
 
   /** Resumes every paused rule of a channel (after the hourly ceiling, or a channel that is back); returns them. */
   /** The Slack app was removed from a workspace: its active rules pause with a reason a reinstall recognises. */
-  async pauseWorkspace(scope: InstallScope): Promise<AlertRule[]> {
-    const where = scopeCondition(scope, 2);
-    return (await this.db.query<Row>(`UPDATE alert_rules SET state = 'paused', state_reason = $1 WHERE platform = 'slack' AND ${where.sql} AND state = 'active' RETURNING *`, [UNINSTALLED_REASON, ...where.params])).map(toRule);
+  async pauseWorkspace(platform: Platform, scope: InstallScope): Promise<AlertRule[]> {
+    const where = scopeCondition(scope, 3);
+    return (await this.db.query<Row>(`UPDATE alert_rules SET state = 'paused', state_reason = $1 WHERE platform = $2 AND ${where.sql} AND state = 'active' RETURNING *`, [UNINSTALLED_REASON, platform, ...where.params])).map(toRule);
   }
 
   /** The app is back: the rules its removal paused are checked again at once. */
-  async resumeWorkspace(scope: InstallScope, now: number): Promise<AlertRule[]> {
-    const where = scopeCondition(scope, 3);
+  async resumeWorkspace(platform: Platform, scope: InstallScope, now: number): Promise<AlertRule[]> {
+    const where = scopeCondition(scope, 4);
     return (
       await this.db.query<Row>(
-        `UPDATE alert_rules SET state = 'active', state_reason = NULL, next_check = $1 WHERE platform = 'slack' AND state = 'paused' AND state_reason = $2 AND ${where.sql} RETURNING *`,
-        [at(now), UNINSTALLED_REASON, ...where.params],
+        `UPDATE alert_rules SET state = 'active', state_reason = NULL, next_check = $1 WHERE platform = $3 AND state = 'paused' AND state_reason = $2 AND ${where.sql} RETURNING *`,
+        [at(now), UNINSTALLED_REASON, platform, ...where.params],
       )
     ).map(toRule);
   }

@@ -253,13 +253,13 @@ export class DigestStore {
    * The Slack app was removed from a workspace: its running digests pause, with a reason a
    * reinstall recognises. Digests someone paused on purpose stay as they are.
    */
-  async pauseWorkspace(scope: InstallScope, now: number): Promise<Digest[]> {
+  async pauseWorkspace(platform: Platform, scope: InstallScope, now: number): Promise<Digest[]> {
     return this.db.transaction(async (tx) => {
-      const where = scopeCondition(scope, 2);
+      const where = scopeCondition(scope, 3);
       const rows = await tx.query<Row>(
         `UPDATE digests SET state = 'paused', state_reason = $1, next_slot = NULL
-         WHERE platform = 'slack' AND ${where.sql} AND state IN ('active', 'failing') RETURNING *`,
-        [UNINSTALLED_REASON, ...where.params],
+         WHERE platform = $2 AND ${where.sql} AND state IN ('active', 'failing') RETURNING *`,
+        [UNINSTALLED_REASON, platform, ...where.params],
       );
       const ids = rows.map((r) => Number(r.id));
       if (ids.length) await tx.query(`UPDATE digest_runs SET status = 'skipped', reason = 'not sent: polbot was removed from the workspace', finished_at = $2 WHERE digest_id = ANY($1::int[]) AND status = 'pending'`, [ids, at(now)]);
@@ -268,9 +268,9 @@ export class DigestStore {
   }
 
   /** The app is back in the workspace: the digests its removal paused run again from their next slot. */
-  async resumeWorkspace(scope: InstallScope, now: number): Promise<Digest[]> {
-    const where = scopeCondition(scope, 1);
-    const paused = (await this.db.query<Row>(`SELECT * FROM digests WHERE platform = 'slack' AND ${where.sql} AND state = 'paused' AND state_reason = $2`, [...where.params, UNINSTALLED_REASON])).map(toDigest);
+  async resumeWorkspace(platform: Platform, scope: InstallScope, now: number): Promise<Digest[]> {
+    const where = scopeCondition(scope, 3);
+    const paused = (await this.db.query<Row>(`SELECT * FROM digests WHERE platform = $1 AND ${where.sql} AND state = 'paused' AND state_reason = $2`, [platform, UNINSTALLED_REASON, ...where.params])).map(toDigest);
     const resumed: Digest[] = [];
     for (const d of paused) {
       const next = nextSlot(d.cron, d.timezone, now);

@@ -10,6 +10,9 @@ export interface ChannelReturn {
   alerts: AlertRule[];
 }
 
+/** Installs that come and go per workspace are Slack's; a Discord server's digests have no such lifecycle. */
+const PLATFORM = 'slack';
+
 /**
  * What happens to a Slack workspace's digests and alert rules when polbot is removed from it
  * (paused, never deleted) and added again (those same ones resume; ones someone paused on purpose
@@ -23,14 +26,14 @@ export class WorkspaceLifecycle {
   ) {}
 
   async removed(scope: InstallScope): Promise<{ digests: number; alerts: number }> {
-    const [digests, alerts] = await Promise.all([this.digests.pauseWorkspace(scope, this.clock()), this.alerts.pauseWorkspace(scope)]);
+    const [digests, alerts] = await Promise.all([this.digests.pauseWorkspace(PLATFORM, scope, this.clock()), this.alerts.pauseWorkspace(PLATFORM, scope)]);
     return { digests: digests.length, alerts: alerts.length };
   }
 
   /** Resumes what the removal paused; returns it per channel, to say so there. */
   async returned(scope: InstallScope): Promise<ChannelReturn[]> {
     const now = this.clock();
-    const [digests, alerts] = await Promise.all([this.digests.resumeWorkspace(scope, now), this.alerts.resumeWorkspace(scope, now)]);
+    const [digests, alerts] = await Promise.all([this.digests.resumeWorkspace(PLATFORM, scope, now), this.alerts.resumeWorkspace(PLATFORM, scope, now)]);
     const byChannel = new Map<string, ChannelReturn>();
     const of = (channelId: string) => byChannel.get(channelId) ?? byChannel.set(channelId, { channelId, digests: [], alerts: [] }).get(channelId)!;
     for (const d of digests) of(d.channelId).digests.push(d);

@@ -108,12 +108,12 @@ describe('installations', () => {
     await digests.pause(inOrgPausedByHand.id, 'slack', 'C0ORG2', Date.now());
     const elsewhere = await add('C0ELSE', 'T0C', null);
 
-    const paused = await digests.pauseWorkspace({ teamId: null, enterpriseId: 'E0GRID', orgWide: true }, Date.now());
+    const paused = await digests.pauseWorkspace('slack', { teamId: null, enterpriseId: 'E0GRID', orgWide: true }, Date.now());
     expect(paused.map((d) => d.id)).toEqual([inOrg.id]);
     expect((await digests.get(inOrg.id))?.stateReason).toBe(UNINSTALLED_REASON);
     expect((await digests.get(elsewhere.id))?.state).toBe('active');
 
-    const resumed = await digests.resumeWorkspace({ teamId: null, enterpriseId: 'E0GRID', orgWide: true }, Date.now());
+    const resumed = await digests.resumeWorkspace('slack', { teamId: null, enterpriseId: 'E0GRID', orgWide: true }, Date.now());
     expect(resumed.map((d) => d.id)).toEqual([inOrg.id]);
     expect((await digests.get(inOrg.id))?.nextSlot).not.toBeNull();
     expect((await digests.get(inOrgPausedByHand.id))?.state).toBe('paused');
