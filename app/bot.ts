@@ -96,7 +96,13 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     const deliverers: Deliverer[] = [];
     if (config.slack) deliverers.push(lateDeliverer('slack', () => (slack ? slackDeliverer(slack) : null)));
     if (config.discord) deliverers.push(lateDeliverer('discord', () => (discord ? discordDeliverer(discord) : null)));
-    const digests = await createDigests({ config, ctx: core.ctx, deliverers, log, scheduler: { onOutcome: (platform, outcome) => metrics.digests.inc({ platform, outcome }) } });
+    const digests = await createDigests({
+      config,
+      ctx: core.ctx,
+      deliverers,
+      log,
+      scheduler: { onOutcome: (platform, outcome) => metrics.digests.inc({ platform, outcome }) },
+    });
     stoppers.unshift(() => digests.stop());
     core.ctx.digests = digests.service;
     const alertDeliverers: AlertDeliverer[] = [];
@@ -120,7 +126,14 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     });
 
     // Over HTTP, Discord's interactions arrive on the same port as the routes, so the endpoint joins them before any server starts.
-    const discordHttp = config.discord?.publicKey ? discordOverHttp({ core, discord: { ...config.discord, publicKey: config.discord.publicKey }, log: log.child({ adapter: 'discord' }), metrics }) : null;
+    const discordHttp = config.discord?.publicKey
+      ? discordOverHttp({
+          core,
+          discord: { ...config.discord, publicKey: config.discord.publicKey },
+          log: log.child({ adapter: 'discord' }),
+          metrics,
+        })
+      : null;
     if (discordHttp) {
       routes.push(discordHttp.route);
       stoppers.unshift(() => discordHttp.stop());
@@ -128,9 +141,27 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
 
     if (config.slack) {
       const slackLog = log.child({ adapter: 'slack' });
-      const { oauth, workspaces } = await slackWorkspaces({ slack: config.slack, db: digests.db, digests: digests.store, alerts: alertStore, complete: core.complete, adapter: () => slack, log: slackLog });
+      const { oauth, workspaces } = await slackWorkspaces({
+        slack: config.slack,
+        db: digests.db,
+        digests: digests.store,
+        alerts: alertStore,
+        complete: core.complete,
+        adapter: () => slack,
+        log: slackLog,
+      });
       if (oauth) routes.push(...oauth.routes);
-      const started = await startSlack({ core, slack: config.slack, http: config.http, log: slackLog, customRoutes: routes, digestAdmins: config.digestAdmins, workspaces, ...(oauth ? { oauth } : {}), onRefused: (reason) => metrics.slackRefused.inc({ reason }) });
+      const started = await startSlack({
+        core,
+        slack: config.slack,
+        http: config.http,
+        log: slackLog,
+        customRoutes: routes,
+        digestAdmins: config.digestAdmins,
+        workspaces,
+        ...(oauth ? { oauth } : {}),
+        onRefused: (reason) => metrics.slackRefused.inc({ reason }),
+      });
       slack = started;
       stoppers.unshift(() => started.stop());
       health.register('slack', () => ({ ok: true, detail: `${started.mode} mode` }));
@@ -140,7 +171,9 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     if (own) stoppers.unshift(() => own.close());
 
     if (config.discord) {
-      const started = discordHttp ? await discordHttp.start() : await startDiscord({ core, discord: config.discord, log: log.child({ adapter: 'discord' }) });
+      const started = discordHttp
+        ? await discordHttp.start()
+        : await startDiscord({ core, discord: config.discord, log: log.child({ adapter: 'discord' }) });
       discord = started;
       if (!discordHttp) stoppers.unshift(() => started.stop());
       health.register('discord', () => started.status());

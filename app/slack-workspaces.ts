@@ -45,7 +45,9 @@ export async function slackWorkspaces(o: SlackWorkspacesOptions): Promise<SlackW
           const back = await lifecycle.returned(scope);
           for (const channel of back) {
             const posted = o.adapter()?.postReply(channel.channelId, o.complete(backNotice(channel)), { workspace: scope });
-            await posted?.catch((err: unknown) => log.warn({ err, channel: channel.channelId }, 'slack: could not say in a channel that polbot is back'));
+            await posted?.catch((err: unknown) =>
+              log.warn({ err, channel: channel.channelId }, 'slack: could not say in a channel that polbot is back'),
+            );
           }
           if (back.length) log.info({ team: scope.teamId, channels: back.length }, 'slack: what the workspace had runs again');
           return back.reduce((n, c) => n + c.digests.length + c.alerts.length, 0);
@@ -64,9 +66,18 @@ export async function slackWorkspaces(o: SlackWorkspacesOptions): Promise<SlackW
     ...(oauth ? { oauth } : {}),
     workspaces: {
       async removed(scope) {
-        const hadTokens = oauth ? await oauth.store.remove({ teamId: scope.teamId ?? undefined, enterpriseId: scope.enterpriseId ?? undefined, isEnterpriseInstall: scope.orgWide }) : false;
+        const hadTokens = oauth
+          ? await oauth.store.remove({
+              teamId: scope.teamId ?? undefined,
+              enterpriseId: scope.enterpriseId ?? undefined,
+              isEnterpriseInstall: scope.orgWide,
+            })
+          : false;
         const paused = await lifecycle.removed(scope);
-        log.info({ team: scope.teamId, enterprise: scope.enterpriseId, tokensDeleted: hadTokens, ...paused }, 'slack: the workspace removed polbot; its digests and alerts are paused');
+        log.info(
+          { team: scope.teamId, enterprise: scope.enterpriseId, tokensDeleted: hadTokens, ...paused },
+          'slack: the workspace removed polbot; its digests and alerts are paused',
+        );
       },
       firstDelivery: (eventId) => seen.first(eventId),
     },

@@ -20,7 +20,10 @@ interface Profile {
   endTime: number;
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, filter: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '25' }, filter: { type: 'string' } },
+});
 const top = Number(values.top);
 
 for (const file of positionals) {
@@ -60,7 +63,10 @@ for (const file of positionals) {
   }
   const show = (title: string, map: Map<string, number>) => {
     console.log(`\n${title}`);
-    const rows = [...map].filter(([k]) => !values.filter || k.includes(values.filter)).sort((a, b) => b[1] - a[1]).slice(0, top);
+    const rows = [...map]
+      .filter(([k]) => !values.filter || k.includes(values.filter))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top);
     for (const [k, ms] of rows) console.log(`${ms.toFixed(0).padStart(8)} ms ${((ms / totalMs) * 100).toFixed(1).padStart(5)} %  ${k}`);
   };
   console.log(`${file}: ${totalMs.toFixed(0)} ms profiled`);

@@ -85,7 +85,14 @@ const SCENARIOS: Scenario[] = [
     run: async () => {
       const r = await simThroughput(options.quick ? 5_000 : 20_000);
       return {
-        rows: [{ metric: 'simulator throughput (in-process, no latency)', measured: `${Math.round(r.perSecond)} req/s`, target: '—', pass: null }],
+        rows: [
+          {
+            metric: 'simulator throughput (in-process, no latency)',
+            measured: `${Math.round(r.perSecond)} req/s`,
+            target: '—',
+            pass: null,
+          },
+        ],
         details: r,
       };
     },
@@ -123,7 +130,12 @@ for (const scenario of selected) {
     results[scenario.name] = { ...r.details, seconds: Number(((performance.now() - t0) / 1000).toFixed(1)) };
     if (r.notes) notes.push(...r.notes.map((n) => `${scenario.name}: ${n}`));
   } catch (err) {
-    rows.push({ metric: `${scenario.name}: failed`, measured: String((err as Error)?.message ?? err).slice(0, 120), target: '—', pass: false });
+    rows.push({
+      metric: `${scenario.name}: failed`,
+      measured: String((err as Error)?.message ?? err).slice(0, 120),
+      target: '—',
+      pass: false,
+    });
     results[scenario.name] = { error: String((err as Error)?.stack ?? err) };
     process.stderr.write(`bench: ${scenario.name} failed: ${(err as Error)?.stack ?? err}\n`);
   } finally {

@@ -7,7 +7,11 @@ import { startSimulator } from '../src/sim/server.js';
 
 const TOTAL = Number(process.env.SIM_BENCH_REQUESTS ?? 20_000);
 const CONCURRENCY = 32;
-const PATHS = ['/projects_data/v1/bitcoin/pol/current', '/exchanges_data/v1/binance/pol/by_category', '/projects_data/v1/aave/reputational'];
+const PATHS = [
+  '/projects_data/v1/bitcoin/pol/current',
+  '/exchanges_data/v1/binance/pol/by_category',
+  '/projects_data/v1/aave/reputational',
+];
 
 export async function simThroughput(total = TOTAL): Promise<{ requests: number; seconds: number; perSecond: number }> {
   const sim = await startSimulator({ seed: 42 });

@@ -48,20 +48,60 @@ export default defineCommand({
     ['alert', 'create'],
   ],
   summary: 'Alert this channel when names cross a line (PoL, rating, red flags, a category)',
-  examples: ['alert add binance, kraken when pol above 5%', 'alert add aave when rating below B every 15m', 'alert add uniswap when new red flag'],
+  examples: [
+    'alert add binance, kraken when pol above 5%',
+    'alert add aave when rating below B every 15m',
+    'alert add uniswap when new red flag',
+  ],
   group: 'alert',
   managers: true,
   options: [
-    { type: 'entities', name: 'names', description: 'Projects and exchanges, separated by commas', required: true, min: 1, max: 25, discord: 'joined', missing: 'Name at least one project or exchange to watch.' },
-    { type: 'text', name: 'when', description: 'pol above 5% · pol rises by 2pp in 7d · rating below B · downgrade · new red flag …', required: true, maxLength: 100, autocomplete: 'alert-conditions', missing: `When should it alert? Conditions: ${CONDITION_GRAMMAR}.` },
-    { type: 'choice', name: 'every', description: 'How often to check (default 5m)', choices: EVERY.map((value) => ({ value })), aliases: aliases(EVERY) },
-    { type: 'choice', name: 'cooldown', description: 'Quiet time after an alert closes (default 30m)', choices: COOLDOWN.map((value) => ({ value })), aliases: aliases(COOLDOWN) },
+    {
+      type: 'entities',
+      name: 'names',
+      description: 'Projects and exchanges, separated by commas',
+      required: true,
+      min: 1,
+      max: 25,
+      discord: 'joined',
+      missing: 'Name at least one project or exchange to watch.',
+    },
+    {
+      type: 'text',
+      name: 'when',
+      description: 'pol above 5% · pol rises by 2pp in 7d · rating below B · downgrade · new red flag …',
+      required: true,
+      maxLength: 100,
+      autocomplete: 'alert-conditions',
+      missing: `When should it alert? Conditions: ${CONDITION_GRAMMAR}.`,
+    },
+    {
+      type: 'choice',
+      name: 'every',
+      description: 'How often to check (default 5m)',
+      choices: EVERY.map((value) => ({ value })),
+      aliases: aliases(EVERY),
+    },
+    {
+      type: 'choice',
+      name: 'cooldown',
+      description: 'Quiet time after an alert closes (default 30m)',
+      choices: COOLDOWN.map((value) => ({ value })),
+      aliases: aliases(COOLDOWN),
+    },
   ],
   text: {
     usage: USAGE,
     parse: parseAdd,
     format: (args) =>
-      [list(args, 'names').map((n) => n.replace(/,/g, ' ')).join(', '), `when ${str(args, 'when')}`, str(args, 'every') && `every ${str(args, 'every')}`, str(args, 'cooldown') && `cooldown ${str(args, 'cooldown')}`]
+      [
+        list(args, 'names')
+          .map((n) => n.replace(/,/g, ' '))
+          .join(', '),
+        `when ${str(args, 'when')}`,
+        str(args, 'every') && `every ${str(args, 'every')}`,
+        str(args, 'cooldown') && `cooldown ${str(args, 'cooldown')}`,
+      ]
         .filter(Boolean)
         .join(' '),
   },
@@ -71,16 +111,30 @@ export default defineCommand({
       if (refused) return refused;
       const { limits } = service;
       const everySec = str(args, 'every') ? durationSec(str(args, 'every'))! : limits.defaultEverySec;
-      if (everySec < limits.minEverySec || everySec > limits.maxEverySec) return usage(`Checks run every ${durationText(limits.minEverySec)} at the most often and every ${durationText(limits.maxEverySec)} at the least.`);
-      const cooldownSec = str(args, 'cooldown') === 'none' ? 0 : str(args, 'cooldown') ? durationSec(str(args, 'cooldown'))! : limits.defaultCooldownSec;
+      if (everySec < limits.minEverySec || everySec > limits.maxEverySec)
+        return usage(
+          `Checks run every ${durationText(limits.minEverySec)} at the most often and every ${durationText(limits.maxEverySec)} at the least.`,
+        );
+      const cooldownSec =
+        str(args, 'cooldown') === 'none' ? 0 : str(args, 'cooldown') ? durationSec(str(args, 'cooldown'))! : limits.defaultCooldownSec;
 
       const names = list(args, 'names');
-      const resolved = await resolveWatchlist(ctx, names, (chosen) => ({ command: 'alert-add', args: { ...stringArgs(args), names: chosen } }));
+      const resolved = await resolveWatchlist(ctx, names, (chosen) => ({
+        command: 'alert-add',
+        args: { ...stringArgs(args), names: chosen },
+      }));
       if (!resolved.ok) return resolved.reply;
       const { entities } = resolved;
-      const condition = parseCondition(str(args, 'when'), entities.map((e) => e.kind));
+      const condition = parseCondition(
+        str(args, 'when'),
+        entities.map((e) => e.kind),
+      );
       if (!condition.ok) return usage(condition.message);
-      const unreadable = unreadablePart(ctx.source, condition.condition, entities.map((e) => e.kind));
+      const unreadable = unreadablePart(
+        ctx.source,
+        condition.condition,
+        entities.map((e) => e.kind),
+      );
       if (unreadable) {
         return {
           kind: 'error',
@@ -91,13 +145,28 @@ export default defineCommand({
 
       const { platform, channelId, userId, workspaceId, enterpriseId } = ctx.caller;
       const created = await service.store.create(
-        { platform, workspaceId: workspaceId ?? null, enterpriseId: enterpriseId ?? null, channelId, entities, condition: condition.condition, conditionText: str(args, 'when'), everySec, cooldownSec, createdBy: userId },
+        {
+          platform,
+          workspaceId: workspaceId ?? null,
+          enterpriseId: enterpriseId ?? null,
+          channelId,
+          entities,
+          condition: condition.condition,
+          conditionText: str(args, 'when'),
+          everySec,
+          cooldownSec,
+          createdBy: userId,
+        },
         ctx.now(),
         limits,
       );
       if (!created.ok) {
         return created.reason === 'channel_full'
-          ? { kind: 'error', message: `This channel already has ${rulesText(limits.perChannel)}, the most it can have.`, hint: inline`Remove one first: see them with ${ref('alert-list')}.` }
+          ? {
+              kind: 'error',
+              message: `This channel already has ${rulesText(limits.perChannel)}, the most it can have.`,
+              hint: inline`Remove one first: see them with ${ref('alert-list')}.`,
+            }
           : {
               kind: 'error',
               message: `This ${ctx.caller.platform === 'discord' ? 'server' : 'workspace'} already has ${rulesText(limits.perWorkspace)} across its channels, the most it can have.`,
@@ -117,5 +186,9 @@ export default defineCommand({
 const rulesText = (n: number) => `${n} alert ${n === 1 ? 'rule' : 'rules'}`;
 
 function usage(message: string): ErrorReply {
-  return { kind: 'error', message, hint: inline`For example: ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%', every: '15m' })}` };
+  return {
+    kind: 'error',
+    message,
+    hint: inline`For example: ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%', every: '15m' })}`,
+  };
 }

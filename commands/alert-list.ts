@@ -16,14 +16,25 @@ export default defineCommand({
   handler: (ctx) =>
     withAlerts(ctx, async (service) => {
       const { platform, channelId } = ctx.caller;
-      const [rules, open] = await Promise.all([service.store.listChannel(platform, channelId), service.store.openCounts(platform, channelId)]);
+      const [rules, open] = await Promise.all([
+        service.store.listChannel(platform, channelId),
+        service.store.openCounts(platform, channelId),
+      ]);
       if (rules.length === 0) {
-        return { kind: 'text', title: 'No alert rules in this channel yet', text: inline`Add one with ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%' })}` };
+        return {
+          kind: 'text',
+          title: 'No alert rules in this channel yet',
+          text: inline`Add one with ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%' })}`,
+        };
       }
       const paused = rules.filter((r) => r.state === 'paused');
       // Why each paused rule stopped, said once per reason: the table keeps to what fits a column.
       const reasons = [...new Set(paused.map((r) => (r.stateReason ?? 'paused').replace(/^paused: /, '')))].map(
-        (why) => `${paused.filter((r) => (r.stateReason ?? 'paused').replace(/^paused: /, '') === why).map((r) => `#${r.id}`).join(', ')}: ${why}`,
+        (why) =>
+          `${paused
+            .filter((r) => (r.stateReason ?? 'paused').replace(/^paused: /, '') === why)
+            .map((r) => `#${r.id}`)
+            .join(', ')}: ${why}`,
       );
       const table: TableReply = {
         kind: 'table',

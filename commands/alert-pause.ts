@@ -8,6 +8,10 @@ export default alertRuleCommand({
   async run(ctx, { store }, id) {
     const rule = await store.pause(id, ctx.caller.platform, ctx.caller.channelId, `paused by ${ctx.caller.userName ?? 'someone'}`);
     if (!rule) return null;
-    return { kind: 'text', title: `Alert rule #${id} paused`, text: inline`Resume it with ${ref('alert-resume', { id: String(id) })}; it then compares with what it saw last.` };
+    return {
+      kind: 'text',
+      title: `Alert rule #${id} paused`,
+      text: inline`Resume it with ${ref('alert-resume', { id: String(id) })}; it then compares with what it saw last.`,
+    };
   },
 });

@@ -11,7 +11,17 @@ export default defineCommand({
   examples: ['alert resume 3', 'alert resume all'],
   group: 'alert',
   managers: true,
-  options: [{ type: 'text', name: 'id', label: 'rule number', description: 'Alert rule number, or all', required: true, maxLength: 12, missing: 'Which rule? Give its number from the alert list, or all.' }],
+  options: [
+    {
+      type: 'text',
+      name: 'id',
+      label: 'rule number',
+      description: 'Alert rule number, or all',
+      required: true,
+      maxLength: 12,
+      missing: 'Which rule? Give its number from the alert list, or all.',
+    },
+  ],
   handler: (ctx, args) =>
     withAlerts(ctx, async ({ store }) => {
       const refused = mayManage(ctx.caller, 'alert rules');
@@ -20,10 +30,20 @@ export default defineCommand({
       const typed = str(args, 'id').trim().toLowerCase();
       if (typed === 'all') {
         const resumed = await store.resumeChannel(platform, channelId, ctx.now());
-        if (!resumed.length) return { kind: 'text', title: 'No paused alert rules in this channel', text: inline`See them with ${ref('alert-list')}.` };
-        return { kind: 'text', title: `${resumed.length} alert ${resumed.length === 1 ? 'rule' : 'rules'} resumed`, text: `Rules ${resumed.map((r) => `#${r.id}`).join(', ')} are checked again now.` };
+        if (!resumed.length)
+          return { kind: 'text', title: 'No paused alert rules in this channel', text: inline`See them with ${ref('alert-list')}.` };
+        return {
+          kind: 'text',
+          title: `${resumed.length} alert ${resumed.length === 1 ? 'rule' : 'rules'} resumed`,
+          text: `Rules ${resumed.map((r) => `#${r.id}`).join(', ')} are checked again now.`,
+        };
       }
-      if (!/^#?\d{1,9}$/.test(typed)) return { kind: 'error', message: `'${typed.slice(0, 12)}' is not a rule number.`, hint: inline`For example: ${ref('alert-resume', { id: '3' })}` };
+      if (!/^#?\d{1,9}$/.test(typed))
+        return {
+          kind: 'error',
+          message: `'${typed.slice(0, 12)}' is not a rule number.`,
+          hint: inline`For example: ${ref('alert-resume', { id: '3' })}`,
+        };
       const id = Number(typed.replace('#', ''));
       const rule = await store.resume(id, platform, channelId, ctx.now());
       if (!rule) return missingRule(id);

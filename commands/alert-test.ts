@@ -12,7 +12,11 @@ export default alertRuleCommand({
     try {
       moved = await service.test(rule);
     } catch (err) {
-      return { kind: 'error', message: `The test alert could not be posted: ${asDeliveryError(err).reason}.`, hint: 'Real alerts of this rule would fail the same way; check that polbot is in this channel.' };
+      return {
+        kind: 'error',
+        message: `The test alert could not be posted: ${asDeliveryError(err).reason}.`,
+        hint: 'Real alerts of this rule would fail the same way; check that polbot is in this channel.',
+      };
     }
     return {
       kind: 'text',

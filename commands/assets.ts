@@ -8,8 +8,20 @@ export default defineCommand({
   summary: 'The assets an exchange lists, each with its PoL: search, category and sort, a page at a time',
   examples: ['assets binance', 'assets kraken category=DeFi sort=polScore order=asc', 'assets coinbase search=sol'],
   options: [
-    { type: 'entity', kind: 'exchange', name: 'name', description: 'Exchange name or slug (pick from the list, or type a slug such as gate-io)', required: true, missing: 'Which exchange?' },
-    { type: 'text', name: 'filters', description: 'name=value pairs: search=sol category=DeFi sort=polScore order=asc page=2', maxLength: 200 },
+    {
+      type: 'entity',
+      kind: 'exchange',
+      name: 'name',
+      description: 'Exchange name or slug (pick from the list, or type a slug such as gate-io)',
+      required: true,
+      missing: 'Which exchange?',
+    },
+    {
+      type: 'text',
+      name: 'filters',
+      description: 'name=value pairs: search=sol category=DeFi sort=polScore order=asc page=2',
+      maxLength: 200,
+    },
   ],
   // `assets binance category=DeFi`: the exchange's name first, then the pairs.
   text: {
@@ -21,7 +33,8 @@ export default defineCommand({
       if (!name) return { ok: false, message: 'Which exchange?' };
       return { ok: true, args: { name, ...(filters ? { filters } : {}) } };
     },
-    format: (args) => [typeof args.name === 'string' ? args.name : '', typeof args.filters === 'string' ? args.filters : ''].filter(Boolean).join(' '),
+    format: (args) =>
+      [typeof args.name === 'string' ? args.name : '', typeof args.filters === 'string' ? args.filters : ''].filter(Boolean).join(' '),
   },
   handler: (ctx, args) => showAssets(ctx, args),
 });

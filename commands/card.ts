@@ -9,7 +9,13 @@ export default defineCommand({
   summary: 'Score card: PoL, rating, category scores, red flags and a chart (projects and exchanges both searched)',
   examples: ['binance', 'pepe security', 'binance solvency'],
   options: [
-    { type: 'entity', name: 'name', description: 'Project or exchange (pick from the list, or type a name)', required: true, missing: 'Which project or exchange?' },
+    {
+      type: 'entity',
+      name: 'name',
+      description: 'Project or exchange (pick from the list, or type a name)',
+      required: true,
+      missing: 'Which project or exchange?',
+    },
     // `/pol pepe security`, `/pol binance solvency`: a section, typed after the name.
     { ...SECTION_OPTION, description: 'A section of the project or exchange instead of its card' },
   ],

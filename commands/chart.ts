@@ -37,7 +37,13 @@ export default defineCommand({
     'chart binance 365d reserves',
   ],
   options: [
-    { type: 'entity', name: 'name', description: 'Project or exchange', required: true, missing: 'Which project or exchange should I chart?' },
+    {
+      type: 'entity',
+      name: 'name',
+      description: 'Project or exchange',
+      required: true,
+      missing: 'Which project or exchange should I chart?',
+    },
     {
       type: 'choice',
       name: 'range',
@@ -56,14 +62,19 @@ export default defineCommand({
     if (!read.ok) return { kind: 'error', message: read.message, hint: read.hint };
     const window = read.window;
     const kindHint = chart && NEEDS_PROJECT.includes(chart) ? 'project' : chart && NEEDS_EXCHANGE.includes(chart) ? 'exchange' : undefined;
-    const again = (name: string) => ({ command: 'chart', args: { name, ...(window ? typedDates(args) : { range }), ...(chart ? { kind: chart } : {}) } });
+    const again = (name: string) => ({
+      command: 'chart',
+      args: { name, ...(window ? typedDates(args) : { range }), ...(chart ? { kind: chart } : {}) },
+    });
     const resolved = await resolveTarget(ctx, parseTarget(str(args, 'name')), again, kindHint);
     if (!resolved.ok) return resolved.reply;
     const entity = resolved.entity;
     const what = chart ?? 'pol';
     const instead = inline`Try ${ref('chart', { name: targetRef(entity.kind, entity.slug), range, kind: 'pol' })}`;
-    if (NEEDS_PROJECT.includes(what) && entity.kind !== 'project') return { kind: 'error', message: `The ${what} chart exists for projects only.`, hint: instead };
-    if (NEEDS_EXCHANGE.includes(what) && entity.kind !== 'exchange') return { kind: 'error', message: 'The reserves chart exists for exchanges only.', hint: instead };
+    if (NEEDS_PROJECT.includes(what) && entity.kind !== 'project')
+      return { kind: 'error', message: `The ${what} chart exists for projects only.`, hint: instead };
+    if (NEEDS_EXCHANGE.includes(what) && entity.kind !== 'exchange')
+      return { kind: 'error', message: 'The reserves chart exists for exchanges only.', hint: instead };
     const span: Span = window ? { window, days: daysBack(window.from, ctx.now()) } : { days: daysOf(range) };
     const [record, data] = await Promise.all([
       ctx.source.record(entity.kind, entity.slug).catch((err: unknown) => {
@@ -79,9 +90,20 @@ export default defineCommand({
     const rangeText = window ? window.label : range === 'all' ? 'all history' : range;
     if (data.empty) {
       const when = window ? ` for ${window.label}` : range === 'all' ? '' : ` in the last ${range}`;
-      return { kind: 'text', title: `${named.name}: ${data.label}`, text: `There is no ${data.label} history for ${named.name}${when}.`, footer };
+      return {
+        kind: 'text',
+        title: `${named.name}: ${data.label}`,
+        text: `There is no ${data.label} history for ${named.name}${when}.`,
+        footer,
+      };
     }
-    const image = await chartImage(ctx, { ...data.spec, entity: named, days: span.days, ...(window ? { rangeLabel: window.label } : {}), simulated: footer.simulated });
+    const image = await chartImage(ctx, {
+      ...data.spec,
+      entity: named,
+      days: span.days,
+      ...(window ? { rangeLabel: window.label } : {}),
+      simulated: footer.simulated,
+    });
     return {
       kind: 'text',
       title: `${named.name}: ${data.label}, ${rangeText}`,
@@ -99,7 +121,8 @@ interface Span {
   window?: Window;
 }
 
-const within = <P extends { timestamp: number }>(points: P[], window: Window | undefined) => (window ? points.filter((p) => p.timestamp >= window.from && p.timestamp <= window.to) : points);
+const within = <P extends { timestamp: number }>(points: P[], window: Window | undefined) =>
+  window ? points.filter((p) => p.timestamp >= window.from && p.timestamp <= window.to) : points;
 
 /** How many metrics a metrics chart draws: the heaviest ones. */
 const CHART_METRICS = 6;
@@ -109,38 +132,86 @@ async function fetchSeries(ctx: CommandContext, entity: EntityRef, what: ChartKi
   const { days, window } = span;
   switch (what) {
     case 'categories': {
-      const f = window ? await source.byCategoryHistory(entity.kind, entity.slug, window.from, window.to) : await source.byCategoryChart(entity.kind, entity.slug, days);
-      return { fetched: f, empty: f.data.length === 0, series: undefined, label: 'category quality scores (higher is better)', summary: 'Category quality scores over time; higher is better.', spec: { kind: 'categories' as const, points: f.data } };
+      const f = window
+        ? await source.byCategoryHistory(entity.kind, entity.slug, window.from, window.to)
+        : await source.byCategoryChart(entity.kind, entity.slug, days);
+      return {
+        fetched: f,
+        empty: f.data.length === 0,
+        series: undefined,
+        label: 'category quality scores (higher is better)',
+        summary: 'Category quality scores over time; higher is better.',
+        spec: { kind: 'categories' as const, points: f.data },
+      };
     }
     case 'metrics': {
       const [f, now] = await Promise.all([
-        window ? source.byMetricHistory(entity.kind, entity.slug, window.from, window.to) : source.byMetricChart(entity.kind, entity.slug, days),
+        window
+          ? source.byMetricHistory(entity.kind, entity.slug, window.from, window.to)
+          : source.byMetricChart(entity.kind, entity.slug, days),
         source.byMetric(entity.kind, entity.slug),
       ]);
       const heaviest = [...now.data.metrics]
         .sort((a, b) => (readable(b.weight) ?? 0) - (readable(a.weight) ?? 0))
         .slice(0, CHART_METRICS)
         .map((m) => ({ key: m.metric, label: m.label }));
-      return { fetched: f, empty: f.data.length === 0 || heaviest.length === 0, series: undefined, label: 'metric quality scores (higher is better)', summary: `The ${heaviest.length} heaviest metrics' quality scores over time; higher is better.`, spec: { kind: 'metrics' as const, points: f.data, metrics: heaviest } };
+      return {
+        fetched: f,
+        empty: f.data.length === 0 || heaviest.length === 0,
+        series: undefined,
+        label: 'metric quality scores (higher is better)',
+        summary: `The ${heaviest.length} heaviest metrics' quality scores over time; higher is better.`,
+        spec: { kind: 'metrics' as const, points: f.data, metrics: heaviest },
+      };
     }
     case 'reserves': {
       const f = await source.liabilitiesReservesChart(entity.slug, days);
       const points = within(f.data, window);
-      return { fetched: f, empty: points.length === 0, series: { label: 'Reserves / liabilities', values: points.map((p) => (p.liabilities > 0 ? p.reserves / p.liabilities : 0)) }, label: 'liabilities vs reserves', summary: 'Reserves and customer liabilities in USD; reserves above liabilities are safer.', spec: { kind: 'reserves' as const, points } };
+      return {
+        fetched: f,
+        empty: points.length === 0,
+        series: { label: 'Reserves / liabilities', values: points.map((p) => (p.liabilities > 0 ? p.reserves / p.liabilities : 0)) },
+        label: 'liabilities vs reserves',
+        summary: 'Reserves and customer liabilities in USD; reserves above liabilities are safer.',
+        spec: { kind: 'reserves' as const, points },
+      };
     }
     case 'inflation': {
       const f = await source.inflationChart(entity.slug, days);
       const points = within(f.data, window);
-      return { fetched: f, empty: points.length === 0, series: { label: 'Inflation, % per year', values: points.map((p) => p.value) }, label: 'supply inflation', summary: 'Annualised supply inflation, % per year.', spec: { kind: 'inflation' as const, points } };
+      return {
+        fetched: f,
+        empty: points.length === 0,
+        series: { label: 'Inflation, % per year', values: points.map((p) => p.value) },
+        label: 'supply inflation',
+        summary: 'Annualised supply inflation, % per year.',
+        spec: { kind: 'inflation' as const, points },
+      };
     }
     case 'voice': {
       const f = await source.voiceChart(entity.slug, days);
       const points = within(f.data, window);
-      return { fetched: f, empty: points.length === 0, series: { label: 'Proof of Voice', values: points.map((p) => p.value), direction: 'higher is better' as const }, label: 'Proof of Voice score', summary: 'Proof of Voice score over time; higher is better.', spec: { kind: 'voice' as const, points } };
+      return {
+        fetched: f,
+        empty: points.length === 0,
+        series: { label: 'Proof of Voice', values: points.map((p) => p.value), direction: 'higher is better' as const },
+        label: 'Proof of Voice score',
+        summary: 'Proof of Voice score over time; higher is better.',
+        spec: { kind: 'voice' as const, points },
+      };
     }
     default: {
-      const f = window ? await source.polHistory(entity.kind, entity.slug, window.from, window.to) : await source.polChart(entity.kind, entity.slug, days);
-      return { fetched: f, empty: f.data.length === 0, series: { label: 'PoL', values: f.data.map((p) => p.pol), direction: 'lower is safer' as const }, label: 'Probability of Loss (lower is safer)', summary: 'Probability of Loss over time; lower is safer.', spec: { kind: 'pol' as const, points: f.data } };
+      const f = window
+        ? await source.polHistory(entity.kind, entity.slug, window.from, window.to)
+        : await source.polChart(entity.kind, entity.slug, days);
+      return {
+        fetched: f,
+        empty: f.data.length === 0,
+        series: { label: 'PoL', values: f.data.map((p) => p.pol), direction: 'lower is safer' as const },
+        label: 'Probability of Loss (lower is safer)',
+        summary: 'Probability of Loss over time; lower is safer.',
+        spec: { kind: 'pol' as const, points: f.data },
+      };
     }
   }
 }

@@ -20,7 +20,16 @@ export default defineCommand({
   words: ['check'],
   summary: 'Find the projects and exchanges a message names and show each in short',
   examples: ['check moving funds from Kraken to OKX, then into $UNI'],
-  options: [{ type: 'text', name: 'text', description: 'The text to look through', required: true, maxLength: 4000, missing: 'Which text? Paste the message to check.' }],
+  options: [
+    {
+      type: 'text',
+      name: 'text',
+      description: 'The text to look through',
+      required: true,
+      maxLength: 4000,
+      missing: 'Which text? Paste the message to check.',
+    },
+  ],
   audience: 'asker',
   async handler(ctx, args) {
     const { found, ambiguous } = await ctx.resolver.findIn(str(args, 'text'), MAX_SHOWN + 1);
@@ -43,12 +52,18 @@ export default defineCommand({
     // Each of those can be looked at by name made exact.
     const exact = ambiguous.flatMap((a) => a.candidates.slice(0, 3)).slice(0, 6);
     const choose: Inline = exact.length
-      ? ['Name one exactly: ', ...exact.flatMap((c, i) => [...(i ? [' · '] : []), { ref: { command: 'card', args: { name: targetRef(c.kind, c.slug) } } }]), '.']
+      ? [
+          'Name one exactly: ',
+          ...exact.flatMap((c, i) => [...(i ? [' · '] : []), { ref: { command: 'card', args: { name: targetRef(c.kind, c.slug) } } }]),
+          '.',
+        ]
       : [];
     const reply: TextReply = {
       kind: 'text',
       audience: 'asker',
-      title: found.length ? `Named in that message: ${shown.map((e) => e.name).join(', ')}` : 'No project or exchange names found in that message',
+      title: found.length
+        ? `Named in that message: ${shown.map((e) => e.name).join(', ')}`
+        : 'No project or exchange names found in that message',
       ...(found.length > MAX_SHOWN
         ? { text: [`Showing the first ${MAX_SHOWN}. `, ...choose] }
         : !found.length && !ambiguous.length
@@ -57,7 +72,14 @@ export default defineCommand({
             ? { text: choose }
             : {}),
       sections,
-      ...(shown.length ? { footer: footerOf(pols.flatMap((p) => (p.ok ? [p.value] : [])), ctx.now()) } : {}),
+      ...(shown.length
+        ? {
+            footer: footerOf(
+              pols.flatMap((p) => (p.ok ? [p.value] : [])),
+              ctx.now(),
+            ),
+          }
+        : {}),
     };
     return reply;
   },

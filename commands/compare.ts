@@ -34,7 +34,9 @@ export default defineCommand({
     if (names.length < 2) return { kind: 'error', message: 'Name at least two projects or exchanges to compare.' };
     // Resolve all names at once; the first one that needs a choice is asked about, the others kept as typed.
     const results = await Promise.all(
-      names.map((n, i) => resolveTarget(ctx, parseTarget(n), (ref) => ({ command: 'compare', args: { names: names.map((m, j) => (j === i ? ref : m)) } }))),
+      names.map((n, i) =>
+        resolveTarget(ctx, parseTarget(n), (ref) => ({ command: 'compare', args: { names: names.map((m, j) => (j === i ? ref : m)) } })),
+      ),
     );
     const pending = results.find((r) => !r.ok);
     if (pending && !pending.ok) return pending.reply;
@@ -58,14 +60,20 @@ export default defineCommand({
     const firstFailure = rows.find((r) => !r.pol.ok);
     if (firstFailure && !firstFailure.pol.ok && rows.every((r) => !r.pol.ok && !r.cats.ok && !r.rec.ok)) throw firstFailure.pol.error;
 
-    const columns = [{ key: 'measure', label: 'Measure' }, ...rows.map((r, i) => ({ key: `e${i}`, label: r.rec.ok ? r.rec.value.data.name : r.e.name, align: 'right' as const }))];
+    const columns = [
+      { key: 'measure', label: 'Measure' },
+      ...rows.map((r, i) => ({ key: `e${i}`, label: r.rec.ok ? r.rec.value.data.name : r.e.name, align: 'right' as const })),
+    ];
     const line = (measure: string, value: (r: (typeof rows)[number]) => string) =>
       Object.fromEntries([['measure', measure], ...rows.map((r, i) => [`e${i}`, value(r)])]) as Record<string, string>;
 
     const categories = [...new Set(rows.flatMap((r) => (r.cats.ok ? r.cats.value.data.categories.map((c) => c.category) : [])))];
     const table: TableReply = {
       kind: 'table',
-      title: `Compare: ${columns.slice(1).map((c) => c.label).join(' · ')}`,
+      title: `Compare: ${columns
+        .slice(1)
+        .map((c) => c.label)
+        .join(' · ')}`,
       note: 'PoL: lower is safer. Category quality scores: higher is better (— where a category does not apply).',
       columns,
       rows: [
@@ -80,8 +88,14 @@ export default defineCommand({
           }),
         ),
       ],
-      footer: footerOf(rows.flatMap((r) => [...(r.pol.ok ? [r.pol.value] : []), ...(r.cats.ok ? [r.cats.value] : []), ...(r.rec.ok ? [r.rec.value] : [])]), ctx.now()),
-      actions: rows.map((r) => ({ label: r.rec.ok ? r.rec.value.data.name : r.e.name, run: { command: 'card', args: { name: targetRef(r.e.kind, r.e.slug) } } })),
+      footer: footerOf(
+        rows.flatMap((r) => [...(r.pol.ok ? [r.pol.value] : []), ...(r.cats.ok ? [r.cats.value] : []), ...(r.rec.ok ? [r.rec.value] : [])]),
+        ctx.now(),
+      ),
+      actions: rows.map((r) => ({
+        label: r.rec.ok ? r.rec.value.data.name : r.e.name,
+        run: { command: 'card', args: { name: targetRef(r.e.kind, r.e.slug) } },
+      })),
     };
     return table;
   },

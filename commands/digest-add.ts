@@ -47,9 +47,23 @@ export default defineCommand({
   group: 'digest',
   managers: true,
   options: [
-    { type: 'entities', name: 'names', description: 'Projects and exchanges, separated by commas', required: true, min: 1, max: 100, discord: 'joined', missing: 'Name at least one project or exchange to watch.' },
+    {
+      type: 'entities',
+      name: 'names',
+      description: 'Projects and exchanges, separated by commas',
+      required: true,
+      min: 1,
+      max: 100,
+      discord: 'joined',
+      missing: 'Name at least one project or exchange to watch.',
+    },
     { type: 'choice', name: 'schedule', description: 'How often (default daily)', choices: SCHEDULES.map((value) => ({ value })) },
-    { type: 'choice', name: 'day', description: 'Day of the week, with weekly (default Monday)', choices: WEEKDAYS.map((value) => ({ value })) },
+    {
+      type: 'choice',
+      name: 'day',
+      description: 'Day of the week, with weekly (default Monday)',
+      choices: WEEKDAYS.map((value) => ({ value })),
+    },
     { type: 'text', name: 'cron', description: 'A cron expression instead of a schedule, e.g. 0 9 * * 1-5', maxLength: 100 },
     { type: 'text', name: 'at', description: 'Time of day, HH:MM (24 h)', maxLength: 10 },
     { type: 'text', name: 'tz', description: 'Time zone, e.g. Europe/Berlin (default UTC)', maxLength: 64, autocomplete: 'timezones' },
@@ -69,29 +83,50 @@ export default defineCommand({
       if (spec.timezone) args.tz = spec.timezone;
       return { ok: true, args };
     },
-    format: (args) => [list(args, 'names').map((n) => n.replace(/,/g, ' ')).join(', '), scheduleText(args)].filter(Boolean).join(' '),
+    format: (args) =>
+      [
+        list(args, 'names')
+          .map((n) => n.replace(/,/g, ' '))
+          .join(', '),
+        scheduleText(args),
+      ]
+        .filter(Boolean)
+        .join(' '),
   },
   handler: (ctx, args) =>
     withDigests(ctx, async (service): Promise<Reply> => {
       const refused = mayManage(ctx.caller);
       if (refused) return refused;
       const names = list(args, 'names');
-      if (str(args, 'cron') && str(args, 'at')) return usage(`'at' goes with daily, weekdays or weekly; with a cron expression, put the time in the expression.`);
+      if (str(args, 'cron') && str(args, 'at'))
+        return usage(`'at' goes with daily, weekdays or weekly; with a cron expression, put the time in the expression.`);
       const { maxEntities, maxPerChannel } = service.limits;
-      if (names.length > maxEntities) return usage(`A digest watches at most ${maxEntities} names; you named ${names.length}. Split them over two digests.`);
+      if (names.length > maxEntities)
+        return usage(`A digest watches at most ${maxEntities} names; you named ${names.length}. Split them over two digests.`);
       const now = ctx.now();
       const schedule = buildSchedule(specOf(args), now);
       if (!schedule.ok) return usage(schedule.message);
       const existing = await service.store.listChannel(ctx.caller.platform, ctx.caller.channelId);
       if (existing.length >= maxPerChannel) return channelFull(maxPerChannel);
 
-      const resolved = await resolveWatchlist(ctx, names, (chosen) => ({ command: 'digest-add', args: { ...stringArgs(args), names: chosen } }));
+      const resolved = await resolveWatchlist(ctx, names, (chosen) => ({
+        command: 'digest-add',
+        args: { ...stringArgs(args), names: chosen },
+      }));
       if (!resolved.ok) return resolved.reply;
       const { entities } = resolved;
 
       const { platform, channelId, userId, workspaceId, enterpriseId } = ctx.caller;
       const created = await service.store.create(
-        { platform, channelId, workspaceId: workspaceId ?? null, enterpriseId: enterpriseId ?? null, entities, schedule: schedule.value, createdBy: userId },
+        {
+          platform,
+          channelId,
+          workspaceId: workspaceId ?? null,
+          enterpriseId: enterpriseId ?? null,
+          entities,
+          schedule: schedule.value,
+          createdBy: userId,
+        },
         now,
         maxPerChannel,
       );
@@ -108,5 +143,9 @@ export default defineCommand({
 });
 
 function usage(message: string): ErrorReply {
-  return { kind: 'error', message, hint: inline`For example: ${ref('digest-add', { names: ['bitcoin', 'ethereum', 'binance'], schedule: 'weekdays', at: '09:00', tz: 'Europe/Berlin' })}` };
+  return {
+    kind: 'error',
+    message,
+    hint: inline`For example: ${ref('digest-add', { names: ['bitcoin', 'ethereum', 'binance'], schedule: 'weekdays', at: '09:00', tz: 'Europe/Berlin' })}`,
+  };
 }

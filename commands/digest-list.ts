@@ -53,7 +53,9 @@ export default defineCommand({
                 ? `active (last attempt failed: ${d.lastError})`
                 : d.state,
         })),
-        actions: digests.map((d): Action => ({ label: `Preview #${d.id}`, run: { command: 'digest-preview', args: { id: String(d.id) } } })),
+        actions: digests.map(
+          (d): Action => ({ label: `Preview #${d.id}`, run: { command: 'digest-preview', args: { id: String(d.id) } } }),
+        ),
       };
       return table;
     }),

@@ -10,6 +10,10 @@ export default digestByIdCommand({
   async run(ctx, { store }, id) {
     const d = await store.pause(id, ctx.caller.platform, ctx.caller.channelId, ctx.now());
     if (!d) return missingDigest(id);
-    return { kind: 'text', title: `Digest #${id} paused`, text: inline`Resume it with ${ref('digest-resume', { id: String(id) })}; slots while paused are not caught up.` };
+    return {
+      kind: 'text',
+      title: `Digest #${id} paused`,
+      text: inline`Resume it with ${ref('digest-resume', { id: String(id) })}; slots while paused are not caught up.`,
+    };
   },
 });

@@ -20,6 +20,6 @@ export default defineCommand({
     // `/pol exchange binance solvency`: a section of the exchange instead of its card.
     { ...EXCHANGE_SECTION_OPTION, description: 'A section of the exchange instead of its card' },
   ],
-  handler: (ctx, args) => (str(args, 'section') ? showSection(ctx, args, 'exchange', 'exchange') : showCard(ctx, args, 'exchange', 'exchange')),
+  handler: (ctx, args) =>
+    str(args, 'section') ? showSection(ctx, args, 'exchange', 'exchange') : showCard(ctx, args, 'exchange', 'exchange'),
 });
-

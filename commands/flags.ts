@@ -15,14 +15,33 @@ export default defineCommand({
   words: ['flags'],
   summary: 'Red flags, social-fraud signals, registration and jurisdiction of a project',
   examples: ['flags pepe'],
-  options: [{ type: 'entity', kind: 'project', name: 'name', description: 'Project (pick from the list, or type a name)', required: true, missing: 'Which project?' }],
+  options: [
+    {
+      type: 'entity',
+      kind: 'project',
+      name: 'name',
+      description: 'Project (pick from the list, or type a name)',
+      required: true,
+      missing: 'Which project?',
+    },
+  ],
   async handler(ctx, args) {
     const target = parseTarget(str(args, 'name'), 'project');
     if (target.explicit?.kind === 'exchange') {
-      return { kind: 'error', message: 'Red flags are published for projects only.', hint: inline`See the exchange's card with ${ref('exchange', { name: target.explicit.slug })}.` };
+      return {
+        kind: 'error',
+        message: 'Red flags are published for projects only.',
+        hint: inline`See the exchange's card with ${ref('exchange', { name: target.explicit.slug })}.`,
+      };
     }
     const resolved = await resolveTarget(ctx, target, (name) => ({ command: 'flags', args: { name } }), 'project');
-    if (!resolved.ok) return (resolved.reply.reason === 'not_found' && !target.explicit && (await exchangeInstead(ctx, target.text, 'red flags are published for projects only'))) || resolved.reply;
+    if (!resolved.ok)
+      return (
+        (resolved.reply.reason === 'not_found' &&
+          !target.explicit &&
+          (await exchangeInstead(ctx, target.text, 'red flags are published for projects only'))) ||
+        resolved.reply
+      );
     const { entity } = resolved;
     const [flags, social, registration, record] = await Promise.all([
       settle(ctx.source.redFlags(entity.slug)),
@@ -35,11 +54,17 @@ export default defineCommand({
     const sections: Section[] = [flagsSection(flags)];
     if (social.ok) {
       const fields = socialFields(social.value.data.metrics);
-      sections.push(fields.length ? { title: 'Social-fraud signals', fields } : { title: 'Social-fraud signals', items: [], empty: 'none reported' });
+      sections.push(
+        fields.length ? { title: 'Social-fraud signals', fields } : { title: 'Social-fraud signals', items: [], empty: 'none reported' },
+      );
     } else {
       sections.push({ title: 'Social-fraud signals', items: [], empty: partMissing(social.error) });
     }
-    sections.push(registration.ok ? { title: 'Registration', fields: registrationFields(registration.value.data) } : { title: 'Registration', items: [], empty: partMissing(registration.error) });
+    sections.push(
+      registration.ok
+        ? { title: 'Registration', fields: registrationFields(registration.value.data) }
+        : { title: 'Registration', items: [], empty: partMissing(registration.error) },
+    );
     const name = record.ok ? record.value.data.name : entity.name;
     const parts = [flags, social, registration, record].flatMap((s) => (s.ok ? [s.value] : []));
     return { kind: 'text', title: `${name}: red flags and signals`, sections, footer: footerOf(parts, ctx.now()) };

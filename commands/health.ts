@@ -48,6 +48,11 @@ function sourceSection(check: SourceCheck, circuit: string | undefined): { title
   const fields: Field[] = check.ok
     ? [{ label: 'Status', value: 'ok' }]
     : check.problems.map((p, i) => ({ label: i === 0 ? 'Problem' : 'Also', value: p.summary }));
-  if (circuit) fields.push({ label: 'Circuit', value: circuit, detail: circuit === 'closed' ? 'calls go through' : 'calls are held back for a while after repeated failures' });
+  if (circuit)
+    fields.push({
+      label: 'Circuit',
+      value: circuit,
+      detail: circuit === 'closed' ? 'calls go through' : 'calls are held back for a while after repeated failures',
+    });
   return { title: check.label, fields };
 }

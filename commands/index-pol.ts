@@ -43,22 +43,49 @@ export default defineCommand({
       const current = readable(projects.value.data.pol);
       // A window of dates in the past says nothing about the last 30 days.
       const change = history.ok && !window && current !== undefined ? change30d(history.value.data, current) : undefined;
-      fields.push({ label: 'Projects', value: fmt.pol(projects.value.data.pol), detail: [fmt.rating(projects.value.data.rating), change?.text].filter(Boolean).join(' · ') });
+      fields.push({
+        label: 'Projects',
+        value: fmt.pol(projects.value.data.pol),
+        detail: [fmt.rating(projects.value.data.rating), change?.text].filter(Boolean).join(' · '),
+      });
     }
     // The documents give the exchange index its current value only; the chart is the project index's.
-    if (exchanges.ok) fields.push({ label: 'Exchanges', value: fmt.pol(exchanges.value.data.pol), detail: `${fmt.rating(exchanges.value.data.rating)} · now only, the service keeps no history of it` });
-    const footer = footerOf([projects, exchanges, history].flatMap((s) => (s.ok ? [s.value] : [])), ctx.now());
-    const image = history.ok && history.value.data.length > 0
-      ? await chartImage(ctx, { kind: 'pol', entity: { kind: 'project', slug: 'index', name: 'Project index' }, points: history.value.data, days: window ? daysBack(window.from, ctx.now()) : days, ...(window ? { rangeLabel: window.label } : {}), simulated: footer.simulated })
-      : undefined;
-    if (history.ok && history.value.data.length === 0) footer.notes = [...(footer.notes ?? []), `No project index history ${window ? `for ${window.label}` : `in the last ${range}`}.`];
-    if (!history.ok) footer.notes = [...(footer.notes ?? []), `Project index history ${history.error.kind === 'not_available' ? 'needs the REST service' : 'unavailable right now'}.`];
+    if (exchanges.ok)
+      fields.push({
+        label: 'Exchanges',
+        value: fmt.pol(exchanges.value.data.pol),
+        detail: `${fmt.rating(exchanges.value.data.rating)} · now only, the service keeps no history of it`,
+      });
+    const footer = footerOf(
+      [projects, exchanges, history].flatMap((s) => (s.ok ? [s.value] : [])),
+      ctx.now(),
+    );
+    const image =
+      history.ok && history.value.data.length > 0
+        ? await chartImage(ctx, {
+            kind: 'pol',
+            entity: { kind: 'project', slug: 'index', name: 'Project index' },
+            points: history.value.data,
+            days: window ? daysBack(window.from, ctx.now()) : days,
+            ...(window ? { rangeLabel: window.label } : {}),
+            simulated: footer.simulated,
+          })
+        : undefined;
+    if (history.ok && history.value.data.length === 0)
+      footer.notes = [...(footer.notes ?? []), `No project index history ${window ? `for ${window.label}` : `in the last ${range}`}.`];
+    if (!history.ok)
+      footer.notes = [
+        ...(footer.notes ?? []),
+        `Project index history ${history.error.kind === 'not_available' ? 'needs the REST service' : 'unavailable right now'}.`,
+      ];
     return {
       kind: 'text',
       title: 'Index-level Probability of Loss',
       sections: [{ title: 'Average PoL', direction: 'lower is safer', fields }],
       ...(image ? { image } : {}),
-      ...(history.ok && history.value.data.length > 0 ? { series: { label: 'Project index PoL', values: history.value.data.map((p) => p.pol), direction: 'lower is safer' as const } } : {}),
+      ...(history.ok && history.value.data.length > 0
+        ? { series: { label: 'Project index PoL', values: history.value.data.map((p) => p.pol), direction: 'lower is safer' as const } }
+        : {}),
       footer,
     };
   },

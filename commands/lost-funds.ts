@@ -17,23 +17,42 @@ export default defineCommand({
   options: [],
   async handler(ctx) {
     const title = 'Funds lost at exchanges';
-    if (!ctx.source.supports('lostFunds')) return { kind: 'text', title, text: 'Lost-funds statistics need the REST service; the tool server has no tool for them.' };
+    if (!ctx.source.supports('lostFunds'))
+      return { kind: 'text', title, text: 'Lost-funds statistics need the REST service; the tool server has no tool for them.' };
     const fetched = await ctx.source.lostFunds();
     const { totalUsd, incidents, byYear } = fetched.data;
     const footer = footerOf([fetched], ctx.now());
-    if (incidents.length === 0 && byYear.length === 0) return { kind: 'text', title, text: 'No funds lost at exchanges are on record.', footer };
+    if (incidents.length === 0 && byYear.length === 0)
+      return { kind: 'text', title, text: 'No funds lost at exchanges are on record.', footer };
     const years = [...byYear].sort((a, b) => b.year - a.year);
     const recent = [...incidents].sort((a, b) => b.date.localeCompare(a.date));
     const sections: Section[] = [
-      { title: 'In all', fields: [{ label: 'Lost', value: fmt.usd(totalUsd), detail: `${fmt.count(incidents.length)} incidents on record` }] },
-      ...(years.length ? [{ title: 'By year', fields: years.map((y) => ({ label: String(y.year), value: fmt.usd(y.amountUsd), detail: `${fmt.count(y.incidents)} incident${y.incidents === 1 ? '' : 's'}` })) }] : []),
+      {
+        title: 'In all',
+        fields: [{ label: 'Lost', value: fmt.usd(totalUsd), detail: `${fmt.count(incidents.length)} incidents on record` }],
+      },
+      ...(years.length
+        ? [
+            {
+              title: 'By year',
+              fields: years.map((y) => ({
+                label: String(y.year),
+                value: fmt.usd(y.amountUsd),
+                detail: `${fmt.count(y.incidents)} incident${y.incidents === 1 ? '' : 's'}`,
+              })),
+            },
+          ]
+        : []),
       {
         title: 'Latest incidents',
-        items: recent.slice(0, INCIDENTS_SHOWN).map((i) => `${i.date.slice(0, 10)} · ${fmt.oneLine(i.exchange, 40)}: ${fmt.usd(i.amountUsd)}, ${fmt.oneLine(i.cause, 80)}`),
+        items: recent
+          .slice(0, INCIDENTS_SHOWN)
+          .map((i) => `${i.date.slice(0, 10)} · ${fmt.oneLine(i.exchange, 40)}: ${fmt.usd(i.amountUsd)}, ${fmt.oneLine(i.cause, 80)}`),
         empty: 'none on record',
       },
     ];
-    if (recent.length > INCIDENTS_SHOWN) footer.notes = [...(footer.notes ?? []), `${recent.length - INCIDENTS_SHOWN} older incidents are in the yearly totals.`];
+    if (recent.length > INCIDENTS_SHOWN)
+      footer.notes = [...(footer.notes ?? []), `${recent.length - INCIDENTS_SHOWN} older incidents are in the yearly totals.`];
     let image: ReplyImage | undefined;
     if (byYear.length) {
       image = await ctx.charts
@@ -44,7 +63,9 @@ export default defineCommand({
     return {
       kind: 'text',
       title,
-      ...(total !== undefined ? { text: `${fmt.usd(total)} lost in ${fmt.count(incidents.length)} incidents on record (lower is better).` } : {}),
+      ...(total !== undefined
+        ? { text: `${fmt.usd(total)} lost in ${fmt.count(incidents.length)} incidents on record (lower is better).` }
+        : {}),
       sections,
       ...(image ? { image } : {}),
       ...(years.length ? { series: { label: 'Lost a year, oldest first', values: [...years].reverse().map((y) => y.amountUsd) } } : {}),

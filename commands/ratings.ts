@@ -28,49 +28,84 @@ export default defineCommand({
     'ratings exchanges listed_tokens=BTC,ETH sort=pol order=asc',
   ],
   options: [
-    { type: 'choice', name: 'list', description: 'Projects (default) or exchanges', choices: LISTS.map((value) => ({ value })), aliases: { project: 'projects', exchange: 'exchanges' } },
-    { type: 'text', name: 'filters', description: 'name=value pairs: categories=DeFi chains=Ethereum sort=pol order=asc page=2', maxLength: 300, autocomplete: 'ratings-filters' },
+    {
+      type: 'choice',
+      name: 'list',
+      description: 'Projects (default) or exchanges',
+      choices: LISTS.map((value) => ({ value })),
+      aliases: { project: 'projects', exchange: 'exchanges' },
+    },
+    {
+      type: 'text',
+      name: 'filters',
+      description: 'name=value pairs: categories=DeFi chains=Ethereum sort=pol order=asc page=2',
+      maxLength: 300,
+      autocomplete: 'ratings-filters',
+    },
   ],
   // `ratings projects categories=DeFi`: the list first, then the pairs, which may hold any word.
   text: {
     usage: '[projects|exchanges] [name=value ...]',
     parse(rest) {
       const [first = '', ...more] = rest.split(' ').filter(Boolean);
-      const list = ({ projects: 'projects', project: 'projects', exchanges: 'exchanges', exchange: 'exchanges' } as Record<string, string>)[first.toLowerCase()];
+      const list = ({ projects: 'projects', project: 'projects', exchanges: 'exchanges', exchange: 'exchanges' } as Record<string, string>)[
+        first.toLowerCase()
+      ];
       const filters = (list ? more : [first, ...more]).join(' ').trim();
       return { ok: true, args: { ...(list ? { list } : {}), ...(filters ? { filters } : {}) } };
     },
-    format: (args) => [typeof args.list === 'string' ? args.list : '', typeof args.filters === 'string' ? args.filters : ''].filter(Boolean).join(' '),
+    format: (args) =>
+      [typeof args.list === 'string' ? args.list : '', typeof args.filters === 'string' ? args.filters : ''].filter(Boolean).join(' '),
   },
   async handler(ctx, args): Promise<Reply> {
     const list = str(args, 'list') === 'exchanges' ? 'exchanges' : 'projects';
     const kind = list === 'exchanges' ? 'exchange' : 'project';
     if (!ctx.source.supports('ratings', kind)) {
-      return { kind: 'text', title: `Ratings of ${list}`, text: `Ratings with filters need the REST service; the tool server has no tool for them.` };
+      return {
+        kind: 'text',
+        title: `Ratings of ${list}`,
+        text: `Ratings with filters need the REST service; the tool server has no tool for them.`,
+      };
     }
     const params = await ctx.source.ratingParameters(kind);
     const read = readRatingsQuery(str(args, 'filters'), params.data);
-    if (!read.ok) return { kind: 'error', message: read.message, hint: `For example: ratings ${list} sort=${params.data.sortBy[0] ?? 'rank'} page=2` };
+    if (!read.ok)
+      return { kind: 'error', message: read.message, hint: `For example: ratings ${list} sort=${params.data.sortBy[0] ?? 'rank'} page=2` };
     const named = await withTokenIds(ctx, read.read);
     if (!named.ok) return { kind: 'error', message: named.message, hint: `For example: ratings exchanges ${TOKENS_FILTER}=BTC,ETH` };
     const { query, applied, page, exportCsv } = named.read;
-    const [fetched, file] = await Promise.all([ctx.source.ratings(kind, { ...query, page, pageSize: PAGE_SIZE }), exportCsv ? exportFile(ctx, kind, query, applied) : undefined]);
+    const [fetched, file] = await Promise.all([
+      ctx.source.ratings(kind, { ...query, page, pageSize: PAGE_SIZE }),
+      exportCsv ? exportFile(ctx, kind, query, applied) : undefined,
+    ]);
     const { items, total, totalPages } = fetched.data;
     const footer = footerOf([params, fetched], ctx.now());
     const filtersText = applied.length ? applied.join(' ') : 'no filters';
     if (items.length === 0) {
       if (page > 1 && totalPages !== null && page > totalPages) {
-        return { kind: 'error', message: pastTheLast(list, page, totalPages, filtersText), hint: `For example: ratings ${list} ${[...applied, `page=${totalPages}`].join(' ')}` };
+        return {
+          kind: 'error',
+          message: pastTheLast(list, page, totalPages, filtersText),
+          hint: `For example: ratings ${list} ${[...applied, `page=${totalPages}`].join(' ')}`,
+        };
       }
       return { kind: 'text', title: `Ratings of ${list}`, text: `No ${list} match ${filtersText}.`, footer };
     }
-    const nav = pageActions(page, totalPages, exportCsv, (pairs) => ({ command: 'ratings', args: { list, filters: [...applied, ...pairs].join(' ') } }));
+    const nav = pageActions(page, totalPages, exportCsv, (pairs) => ({
+      command: 'ratings',
+      args: { list, filters: [...applied, ...pairs].join(' ') },
+    }));
     const pages = totalPages !== null ? ` of ${totalPages}` : '';
     const count = total !== null ? ` · ${total} ${list}` : '';
     return {
       kind: 'table',
       title: `Ratings of ${list}`,
-      note: [`${filtersText === 'no filters' ? 'All' : filtersText} · page ${page}${pages}${count}. PoL: lower is safer.`, skippedRows([fetched])].filter(Boolean).join(' '),
+      note: [
+        `${filtersText === 'no filters' ? 'All' : filtersText} · page ${page}${pages}${count}. PoL: lower is safer.`,
+        skippedRows([fetched]),
+      ]
+        .filter(Boolean)
+        .join(' '),
       columns: RATING_COLUMNS,
       rows: ratingRows(items, () => '—'),
       ...(file ? { file } : {}),

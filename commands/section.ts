@@ -19,8 +19,18 @@ export default defineCommand({
     'section okx dashboard',
   ],
   options: [
-    { type: 'entity', name: 'name', description: 'Project or exchange (pick from the list, or type a name)', required: true, missing: 'Which project or exchange?' },
-    { ...SECTION_OPTION, required: true, missing: `Which section? A project has ${SECTION_WORDS.join(', ')}; an exchange has ${EXCHANGE_SECTION_WORDS.join(', ')}.` },
+    {
+      type: 'entity',
+      name: 'name',
+      description: 'Project or exchange (pick from the list, or type a name)',
+      required: true,
+      missing: 'Which project or exchange?',
+    },
+    {
+      ...SECTION_OPTION,
+      required: true,
+      missing: `Which section? A project has ${SECTION_WORDS.join(', ')}; an exchange has ${EXCHANGE_SECTION_WORDS.join(', ')}.`,
+    },
   ],
   handler: (ctx, args) => showSection(ctx, args, 'section'),
 });

@@ -28,7 +28,9 @@ export default defineCommand({
     const fetched =
       kind === 'exchange'
         ? await ctx.source.topRatings()
-        : await ctx.source.ratings('project', { sortBy: 'rank', sortDirection: 'ASC', pageSize: TOP_N }).then((p) => ({ data: p.data.items, meta: p.meta }));
+        : await ctx.source
+            .ratings('project', { sortBy: 'rank', sortDirection: 'ASC', pageSize: TOP_N })
+            .then((p) => ({ data: p.data.items, meta: p.meta }));
     // A row whose PoL could not be read is listed after the readable ones, marked, never ranked by a guess.
     const polOf = (r: RatingEntry) => readable(r.pol) ?? Infinity;
     const items = [...fetched.data].sort((a, b) => polOf(a) - polOf(b)).slice(0, TOP_N);

@@ -21,9 +21,14 @@ export default defineCommand({
         [
           !projects.ok || !exchanges.ok ? 'Only part of the trending list is available right now.' : undefined,
           skippedRows([projects, exchanges].flatMap((s) => (s.ok ? [s.value] : []))),
-        ].filter(Boolean).join(' ') || undefined,
+        ]
+          .filter(Boolean)
+          .join(' ') || undefined,
       ),
-      footer: footerOf([projects, exchanges].flatMap((s) => (s.ok ? [s.value] : [])), ctx.now()),
+      footer: footerOf(
+        [projects, exchanges].flatMap((s) => (s.ok ? [s.value] : [])),
+        ctx.now(),
+      ),
     };
   },
 });

@@ -9,7 +9,15 @@ export default defineCommand({
   words: ['why'],
   summary: 'Why this PoL: the metrics that push it up most and those that hold it down',
   examples: ['why pepe', 'why binance'],
-  options: [{ type: 'entity', name: 'name', description: 'Project or exchange (pick from the list, or type a name)', required: true, missing: 'Whose PoL should I explain?' }],
+  options: [
+    {
+      type: 'entity',
+      name: 'name',
+      description: 'Project or exchange (pick from the list, or type a name)',
+      required: true,
+      missing: 'Whose PoL should I explain?',
+    },
+  ],
   async handler(ctx, args) {
     const resolved = await resolveTarget(ctx, parseTarget(str(args, 'name')), (name) => ({ command: 'why', args: { name } }));
     if (!resolved.ok) return resolved.reply;

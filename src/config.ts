@@ -31,7 +31,14 @@ const withPrefix = (prefix: string, what: string) =>
 
 const snowflake = optionalString.refine((v) => v === undefined || /^\d{5,25}$/.test(v), 'must be a numeric Discord id');
 
-const list = optionalString.transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []));
+const list = optionalString.transform((v) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [],
+);
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -46,9 +53,15 @@ const schema = z.object({
   SLACK_SIGNING_SECRET: optionalString,
   SLACK_APP_TOKEN: withPrefix('xapp-', 'an app-level token'),
   SLACK_API_URL: httpUrl,
-  SLACK_CLIENT_ID: optionalString.refine((v) => v === undefined || /^\d+\.\d+$/.test(v), 'must be a Slack client id (digits.digits, from the app\'s Basic Information page)'),
+  SLACK_CLIENT_ID: optionalString.refine(
+    (v) => v === undefined || /^\d+\.\d+$/.test(v),
+    "must be a Slack client id (digits.digits, from the app's Basic Information page)",
+  ),
   SLACK_CLIENT_SECRET: optionalString,
-  SLACK_STATE_SECRET: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters (any long random string)'),
+  SLACK_STATE_SECRET: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    'must be at least 16 characters (any long random string)',
+  ),
   POLBOT_ENCRYPTION_KEY: optionalString.transform((v, ctx) => {
     if (v === undefined) return undefined;
     const key = /^[A-Za-z0-9+/]+={0,2}$/.test(v) ? Buffer.from(v, 'base64') : Buffer.alloc(0);
@@ -62,7 +75,10 @@ const schema = z.object({
   DISCORD_APPLICATION_ID: snowflake,
   DISCORD_GUILD_ID: snowflake,
   DISCORD_API_URL: httpUrl,
-  DISCORD_PUBLIC_KEY: optionalString.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v), 'must be the application\'s public key: 64 hex characters, from the General Information page'),
+  DISCORD_PUBLIC_KEY: optionalString.refine(
+    (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v),
+    "must be the application's public key: 64 hex characters, from the General Information page",
+  ),
   PORT: intIn(0, 65_535, 3000),
   HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// URL'),
@@ -140,15 +156,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       if (!e[name]) fail(`${name}: required for Slack OAuth (set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_STATE_SECRET together)`);
     }
     if (e.SLACK_BOT_TOKEN) fail('SLACK_BOT_TOKEN: leave it unset with SLACK_CLIENT_ID: OAuth keeps a token per installed workspace');
-    if (!e.POLBOT_ENCRYPTION_KEY) fail('POLBOT_ENCRYPTION_KEY: required with Slack OAuth, to encrypt stored tokens (create one with `openssl rand -base64 32`)');
+    if (!e.POLBOT_ENCRYPTION_KEY)
+      fail('POLBOT_ENCRYPTION_KEY: required with Slack OAuth, to encrypt stored tokens (create one with `openssl rand -base64 32`)');
     if (!e.SLACK_SIGNING_SECRET) fail('SLACK_SIGNING_SECRET: required with Slack OAuth (events come over HTTP)');
-    if (e.SLACK_APP_TOKEN) fail('SLACK_APP_TOKEN: leave it unset with SLACK_CLIENT_ID: installs in many workspaces run over HTTP (Socket Mode apps cannot be distributed)');
+    if (e.SLACK_APP_TOKEN)
+      fail(
+        'SLACK_APP_TOKEN: leave it unset with SLACK_CLIENT_ID: installs in many workspaces run over HTTP (Socket Mode apps cannot be distributed)',
+      );
   }
   if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
     fail('SLACK_SIGNING_SECRET: set it (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) with SLACK_BOT_TOKEN');
   }
-  if (!e.SLACK_BOT_TOKEN && !oauthSet && (e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN)) fail('SLACK_BOT_TOKEN: required to enable Slack (or SLACK_CLIENT_ID for OAuth)');
-  if (e.DISCORD_PUBLIC_KEY && !e.DISCORD_TOKEN) fail('DISCORD_TOKEN: required with DISCORD_PUBLIC_KEY (commands are registered and digests posted with it)');
+  if (!e.SLACK_BOT_TOKEN && !oauthSet && (e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN))
+    fail('SLACK_BOT_TOKEN: required to enable Slack (or SLACK_CLIENT_ID for OAuth)');
+  if (e.DISCORD_PUBLIC_KEY && !e.DISCORD_TOKEN)
+    fail('DISCORD_TOKEN: required with DISCORD_PUBLIC_KEY (commands are registered and digests posted with it)');
   if (e.DISCORD_TOKEN && !e.DISCORD_APPLICATION_ID) fail('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN');
   if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) fail('DISCORD_TOKEN: required with DISCORD_APPLICATION_ID');
 
@@ -162,14 +184,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeoutMs: e.POL_TIMEOUT_MS,
     slack:
       e.SLACK_BOT_TOKEN || oauthSet
-      ? {
-          ...(e.SLACK_BOT_TOKEN ? { botToken: e.SLACK_BOT_TOKEN } : {}),
-          ...(oauthSet ? { oauth: { clientId: e.SLACK_CLIENT_ID!, clientSecret: e.SLACK_CLIENT_SECRET!, stateSecret: e.SLACK_STATE_SECRET!, encryptionKey: e.POLBOT_ENCRYPTION_KEY! } } : {}),
-          ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
-          ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
-          ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
-        }
-      : null,
+        ? {
+            ...(e.SLACK_BOT_TOKEN ? { botToken: e.SLACK_BOT_TOKEN } : {}),
+            ...(oauthSet
+              ? {
+                  oauth: {
+                    clientId: e.SLACK_CLIENT_ID!,
+                    clientSecret: e.SLACK_CLIENT_SECRET!,
+                    stateSecret: e.SLACK_STATE_SECRET!,
+                    encryptionKey: e.POLBOT_ENCRYPTION_KEY!,
+                  },
+                }
+              : {}),
+            ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
+            ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
+            ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
+          }
+        : null,
     discord: e.DISCORD_TOKEN
       ? {
           token: e.DISCORD_TOKEN,

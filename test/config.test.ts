@@ -112,7 +112,13 @@ describe('logger', () => {
 
 describe('configuration for installs', () => {
   const KEY = Buffer.alloc(32, 7).toString('base64');
-  const oauth = { SLACK_CLIENT_ID: '1234567890.1234567890', SLACK_CLIENT_SECRET: 'client-secret-value', SLACK_STATE_SECRET: 'a-long-state-secret-0001', POLBOT_ENCRYPTION_KEY: KEY, SLACK_SIGNING_SECRET: 'shh-secret' };
+  const oauth = {
+    SLACK_CLIENT_ID: '1234567890.1234567890',
+    SLACK_CLIENT_SECRET: 'client-secret-value',
+    SLACK_STATE_SECRET: 'a-long-state-secret-0001',
+    POLBOT_ENCRYPTION_KEY: KEY,
+    SLACK_SIGNING_SECRET: 'shh-secret',
+  };
 
   it('reads Slack OAuth without a bot token, the key as its 32 bytes, and its secrets for scrubbing', () => {
     const c = loadConfig(oauth);
@@ -137,9 +143,18 @@ describe('configuration for installs', () => {
 
   it('reads a Discord public key, and refuses one that is not 64 hex characters or comes without a token', () => {
     const publicKey = 'AB'.repeat(32);
-    const c = loadConfig({ DISCORD_TOKEN: 'discord.token.value', DISCORD_APPLICATION_ID: '123456789012345678', DISCORD_PUBLIC_KEY: publicKey });
+    const c = loadConfig({
+      DISCORD_TOKEN: 'discord.token.value',
+      DISCORD_APPLICATION_ID: '123456789012345678',
+      DISCORD_PUBLIC_KEY: publicKey,
+    });
     expect(c.discord?.publicKey).toBe(publicKey.toLowerCase());
-    expect(fails({ DISCORD_TOKEN: 'discord.token.value', DISCORD_APPLICATION_ID: '123456789012345678', DISCORD_PUBLIC_KEY: 'abc' }, 'DISCORD_PUBLIC_KEY')).toContain('64 hex');
+    expect(
+      fails(
+        { DISCORD_TOKEN: 'discord.token.value', DISCORD_APPLICATION_ID: '123456789012345678', DISCORD_PUBLIC_KEY: 'abc' },
+        'DISCORD_PUBLIC_KEY',
+      ),
+    ).toContain('64 hex');
     expect(fails({ DISCORD_PUBLIC_KEY: publicKey }, 'DISCORD_TOKEN')).toContain('required with DISCORD_PUBLIC_KEY');
   });
 });

@@ -17,10 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeDiscord, startFakeDiscord } from './fakes/discord/index.js';
 
 // A complete 1x1 RGBA PNG; the exact bytes are the truth the upload is compared against.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 const GUILD_ID = '1100000000000000001';
 const FAILING_CHANNEL = '1100000000000000077';
@@ -207,7 +204,10 @@ describe('fake Discord with the real discord.js client', () => {
     await interaction.reply({ content: 'pong' });
     // Bypass discord.js's own "already replied" guard to reach the platform.
     await expect(
-      client.rest.post(Routes.interactionCallback(interaction.id, interaction.token), { body: { type: 4, data: { content: 'again' } }, auth: false }),
+      client.rest.post(Routes.interactionCallback(interaction.id, interaction.token), {
+        body: { type: 4, data: { content: 'again' } },
+        auth: false,
+      }),
     ).rejects.toMatchObject({ code: 40060, status: 400 });
   });
 
@@ -285,9 +285,10 @@ describe('fake Discord with the real discord.js client', () => {
     expect(error).toMatchObject({ code: 50001, status: 403, message: 'Missing Access' });
 
     fake.failChannel(FAILING_CHANNEL, { status: 404, code: 10003, message: 'Unknown Channel' });
-    await expect(
-      (client.channels.cache.get(FAILING_CHANNEL) as TextChannel).send('hi'),
-    ).rejects.toMatchObject({ code: 10003, status: 404 });
+    await expect((client.channels.cache.get(FAILING_CHANNEL) as TextChannel).send('hi')).rejects.toMatchObject({
+      code: 10003,
+      status: 404,
+    });
 
     fake.restoreChannel(FAILING_CHANNEL);
     await expect(client.rest.post(Routes.channelMessages(FAILING_CHANNEL), { body: { content: 'hi' } })).resolves.toMatchObject({

@@ -95,7 +95,10 @@ describe('fake Slack Web API driven by the real @slack/web-api WebClient', () =>
   it('records chat.postMessage with form-encoded blocks decoded back into objects', async () => {
     const blocks = [
       { type: 'section', text: { type: 'mrkdwn', text: '*BTC* PoL 12.5%' } },
-      { type: 'actions', elements: [{ type: 'button', action_id: 'refresh', value: 'BTC', text: { type: 'plain_text', text: 'Refresh' } }] },
+      {
+        type: 'actions',
+        elements: [{ type: 'button', action_id: 'refresh', value: 'BTC', text: { type: 'plain_text', text: 'Refresh' } }],
+      },
     ];
     const client = webClient();
 
@@ -159,7 +162,13 @@ describe('fake Slack Web API driven by the real @slack/web-api WebClient', () =>
     // uploadV2 wraps each completeUploadExternal answer, so files are nested twice.
     const completions = (result as unknown as { files: Array<{ ok: boolean; files: Array<Record<string, unknown>> }> }).files;
     expect(completions[0]?.ok).toBe(true);
-    expect(completions[0]?.files[0]).toMatchObject({ id: fileId, title: 'BTC PoL', name: 'pol-btc.png', size: bytes.length, mimetype: 'image/png' });
+    expect(completions[0]?.files[0]).toMatchObject({
+      id: fileId,
+      title: 'BTC PoL',
+      name: 'pol-btc.png',
+      size: bytes.length,
+      mimetype: 'image/png',
+    });
   });
 
   it('refuses to complete an upload whose bytes never arrived', async () => {
@@ -202,11 +211,15 @@ describe('fake Slack Web API driven by the real @slack/web-api WebClient', () =>
     const { ts } = await client.chat.postMessage({ channel: 'C1', text: 'x' });
     fake.failNext('chat.update', { error: 'channel_not_found', times: 2 });
     for (let i = 0; i < 2; i += 1) {
-      await expect(client.chat.update({ channel: 'C1', ts: ts!, text: 'y' })).rejects.toMatchObject({ data: { error: 'channel_not_found' } });
+      await expect(client.chat.update({ channel: 'C1', ts: ts!, text: 'y' })).rejects.toMatchObject({
+        data: { error: 'channel_not_found' },
+      });
     }
     await expect(client.chat.update({ channel: 'C1', ts: ts!, text: 'y' })).resolves.toMatchObject({ ok: true, ts });
     // As Slack: only a message that exists in that channel can be updated.
-    await expect(client.chat.update({ channel: 'C1', ts: '1.000001', text: 'y' })).rejects.toMatchObject({ data: { error: 'message_not_found' } });
+    await expect(client.chat.update({ channel: 'C1', ts: '1.000001', text: 'y' })).rejects.toMatchObject({
+      data: { error: 'message_not_found' },
+    });
     await expect(client.chat.update({ channel: 'C2', ts: ts!, text: 'y' })).rejects.toMatchObject({ data: { error: 'message_not_found' } });
   });
 
@@ -214,12 +227,19 @@ describe('fake Slack Web API driven by the real @slack/web-api WebClient', () =>
     const client = webClient();
     fake.failChannel('C0GONE0001', 'not_in_channel');
 
-    await expect(client.chat.postMessage({ channel: 'C0GONE0001', text: 'a' })).rejects.toMatchObject({ data: { error: 'not_in_channel' } });
-    await expect(client.chat.postEphemeral({ channel: 'C0GONE0001', user: 'U1', text: 'b' })).rejects.toMatchObject({ data: { error: 'not_in_channel' } });
+    await expect(client.chat.postMessage({ channel: 'C0GONE0001', text: 'a' })).rejects.toMatchObject({
+      data: { error: 'not_in_channel' },
+    });
+    await expect(client.chat.postEphemeral({ channel: 'C0GONE0001', user: 'U1', text: 'b' })).rejects.toMatchObject({
+      data: { error: 'not_in_channel' },
+    });
     await expect(client.chat.postMessage({ channel: 'C0OTHER001', text: 'c' })).resolves.toMatchObject({ ok: true });
 
     fake.failChannel('C0GONE0001', null);
-    await expect(client.chat.postEphemeral({ channel: 'C0GONE0001', user: 'U1', text: 'd' })).resolves.toMatchObject({ ok: true, message_ts: expect.any(String) });
+    await expect(client.chat.postEphemeral({ channel: 'C0GONE0001', user: 'U1', text: 'd' })).resolves.toMatchObject({
+      ok: true,
+      message_ts: expect.any(String),
+    });
   });
 
   it('answers unknown methods with unknown_method', async () => {
@@ -270,16 +290,34 @@ describe('signed-request helpers', () => {
   });
 
   it('builds slash command bodies in Slack form encoding', () => {
-    const body = slashCommandBody({ command: '/pol', text: 'BTC 30d', response_url: 'http://127.0.0.1:1/r', user_id: 'U9', channel_id: 'C9' });
+    const body = slashCommandBody({
+      command: '/pol',
+      text: 'BTC 30d',
+      response_url: 'http://127.0.0.1:1/r',
+      user_id: 'U9',
+      channel_id: 'C9',
+    });
     const form = new URLSearchParams(body);
     expect(body).toContain('command=%2Fpol');
     expect(body).toContain('text=BTC+30d');
-    expect(Object.fromEntries(form)).toMatchObject({ command: '/pol', text: 'BTC 30d', user_id: 'U9', channel_id: 'C9', response_url: 'http://127.0.0.1:1/r' });
+    expect(Object.fromEntries(form)).toMatchObject({
+      command: '/pol',
+      text: 'BTC 30d',
+      user_id: 'U9',
+      channel_id: 'C9',
+      response_url: 'http://127.0.0.1:1/r',
+    });
     expect(form.get('trigger_id')).toMatch(/^\d+\.\d+\.[0-9a-f]{32}$/);
   });
 
   it('builds block_actions bodies as a form-encoded payload', () => {
-    const body = blockActionsBody({ actions: [{ action_id: 'refresh', value: 'BTC' }], user: 'U9', channel: 'C9', response_url: 'http://127.0.0.1:1/r', message: { ts: '1700000000.000200', text: 'card' } });
+    const body = blockActionsBody({
+      actions: [{ action_id: 'refresh', value: 'BTC' }],
+      user: 'U9',
+      channel: 'C9',
+      response_url: 'http://127.0.0.1:1/r',
+      message: { ts: '1700000000.000200', text: 'card' },
+    });
     const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? 'null');
     expect(payload).toMatchObject({
       type: 'block_actions',
@@ -486,7 +524,10 @@ describe('Socket Mode connection lifecycle', () => {
       await fake.socket.waitForConnection({ nth: before + 2, timeoutMs: 5_000 });
 
       expect(fake.calls('apps.connections.open')).toHaveLength(2);
-      const ack = await fake.socket.sendEnvelope({ type: 'slash_commands', payload: slashCommandPayload({ response_url: fake.responseUrl() }) });
+      const ack = await fake.socket.sendEnvelope({
+        type: 'slash_commands',
+        payload: slashCommandPayload({ response_url: fake.responseUrl() }),
+      });
       expect(ack.payload).toEqual({ text: 'still here' });
     } finally {
       await app.stop();

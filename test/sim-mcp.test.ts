@@ -343,7 +343,11 @@ describe('score tools', () => {
     sim.store.setCategoryScore('project', slug, 'operational', 12.3);
     try {
       const body = await ok('get_project_operational_score', { slug });
-      expect(body.score).toEqual({ score: 12.3, rating: ratingForScore(12.3), confidence: project(slug).categories.operational.confidence });
+      expect(body.score).toEqual({
+        score: 12.3,
+        rating: ratingForScore(12.3),
+        confidence: project(slug).categories.operational.confidence,
+      });
       const restBody = await rest(`/projects_data/v1/${slug}/pol/by_category`);
       expect(restBody.categories.find((c: any) => c.category === 'operational').score).toEqual(body.score);
     } finally {
@@ -355,7 +359,13 @@ describe('score tools', () => {
     const p = project('aave');
     const e = exchange('binance');
     const p30 = await ok('get_project_categories_scores_dynamic', { slug: 'aave', days: 30 });
-    expect(p30).toMatchObject({ status: 'ok', entityType: 'project', resolvedSlug: 'aave', scoreType: 'category_quality', scoreDirection: 'higher_is_better' });
+    expect(p30).toMatchObject({
+      status: 'ok',
+      entityType: 'project',
+      resolvedSlug: 'aave',
+      scoreType: 'category_quality',
+      scoreDirection: 'higher_is_better',
+    });
     expect(p30.points).toEqual(expectedPoints(p, PROJECT_CATEGORIES, 30));
     expect(p30.points).toHaveLength(31);
     const pAll = await ok('get_project_categories_scores_dynamic', { slug: 'aave' });
@@ -482,7 +492,12 @@ describe('errors', () => {
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': '2025-06-18',
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_project_security_score', arguments: { slug: 'bitcoin' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'get_project_security_score', arguments: { slug: 'bitcoin' } },
+      }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-simulated')).toBe('true');

@@ -66,7 +66,9 @@ function section(style: ConsoleStyle, s: Section): string[] {
 
 function series(style: ConsoleStyle, s: Series | undefined): string[] {
   if (!s || s.values.length === 0) return [];
-  return [`${paint(style, 'dim', clean(s.label))}  ${paint(style, 'cyan', sparkline(s.values))}${s.direction ? paint(style, 'dim', `  (${s.direction})`) : ''}`];
+  return [
+    `${paint(style, 'dim', clean(s.label))}  ${paint(style, 'cyan', sparkline(s.values))}${s.direction ? paint(style, 'dim', `  (${s.direction})`) : ''}`,
+  ];
 }
 
 function footer(style: ConsoleStyle, f: Footer | undefined): string[] {
@@ -79,7 +81,10 @@ function footer(style: ConsoleStyle, f: Footer | undefined): string[] {
 }
 
 function image(style: ConsoleStyle): string[] {
-  return [...(style.imagePath ? [paint(style, 'dim', `chart: ${style.imagePath}`)] : []), ...(style.filePath ? [paint(style, 'dim', `file: ${style.filePath}`)] : [])];
+  return [
+    ...(style.imagePath ? [paint(style, 'dim', `chart: ${style.imagePath}`)] : []),
+    ...(style.filePath ? [paint(style, 'dim', `file: ${style.filePath}`)] : []),
+  ];
 }
 
 /** A command the person can run, in the form this console takes it. */
@@ -110,7 +115,9 @@ function more(style: ConsoleStyle, actions: readonly Action[] | undefined): stri
 function menus(style: ConsoleStyle, list: readonly Menu[] | undefined): string[] {
   if (!list?.length) return [];
   const lines = list.map((m) => {
-    const choices = m.search ? 'type a ticker or name' : m.options.map((o) => (o.label === m.selected ? `${clean(o.label)} (now)` : clean(o.label))).join(' · ');
+    const choices = m.search
+      ? 'type a ticker or name'
+      : m.options.map((o) => (o.label === m.selected ? `${clean(o.label)} (now)` : clean(o.label))).join(' · ');
     return `  ${paint(style, 'bold', clean(m.label))}${m.typed ? paint(style, 'dim', ` (${clean(m.typed)})`) : ''}: ${choices}`;
   });
   const example = list.flatMap((m) => m.options.filter((o) => o.label !== m.selected && o.label !== 'Any'))[0];
@@ -127,7 +134,8 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
       out.push(
         `${h.label}: ${paint(style, 'bold', h.value)}${h.rating ? `  ${paint(style, ratingTone(h.rating), h.rating)}` : ''}${paint(style, 'dim', `  (${h.direction})`)}`,
       );
-      if (h.change) out.push(paint(style, h.change.trend === 'worse' ? 'red' : h.change.trend === 'better' ? 'green' : 'dim', h.change.text));
+      if (h.change)
+        out.push(paint(style, h.change.trend === 'worse' ? 'red' : h.change.trend === 'better' ? 'green' : 'dim', h.change.text));
       out.push(...series(style, reply.series));
       for (const s of reply.sections) out.push('', ...section(style, s));
       out.push(...more(style, reply.actions));
@@ -155,7 +163,12 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
       for (const s of reply.sections ?? []) out.push('', ...section(style, s));
       // A row's card is its name typed; what else the table offers (pages, export) is spelled out.
       out.push(...menus(style, reply.menus));
-      out.push(...more(style, reply.actions?.filter((a) => a.run.command !== 'card')));
+      out.push(
+        ...more(
+          style,
+          reply.actions?.filter((a) => a.run.command !== 'card'),
+        ),
+      );
       out.push(...image(style), ...footer(style, reply.footer));
       break;
     }

@@ -66,10 +66,13 @@ export async function startConsole(core: Core, options: ConsoleOptions = {}): Pr
     }
     // A numbered pick runs the chosen invocation itself, not its text read back.
     const { reply } = picked ? await core.invoke(picked) : await core.run(withoutSlashCommand(line));
-    choices = reply.kind === 'choice' ? reply.options.map((o) => ({ command: o.run.command, args: (o.run.args ?? {}) as Invocation['args'] })) : [];
+    choices =
+      reply.kind === 'choice' ? reply.options.map((o) => ({ command: o.run.command, args: (o.run.args ?? {}) as Invocation['args'] })) : [];
     const imagePath = await writeChart(reply, chartDir).catch(() => undefined);
     const filePath = await writeAttachment(reply, chartDir).catch(() => undefined);
-    output.write(`${renderReply(reply, { color, commands: 'prompt', ...(imagePath ? { imagePath } : {}), ...(filePath ? { filePath } : {}) })}\n\n`);
+    output.write(
+      `${renderReply(reply, { color, commands: 'prompt', ...(imagePath ? { imagePath } : {}), ...(filePath ? { filePath } : {}) })}\n\n`,
+    );
     rl.prompt();
   }
   rl.close();

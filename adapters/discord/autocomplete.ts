@@ -91,7 +91,11 @@ const SLUG = /^[a-z0-9][a-z0-9_-]{0,99}$/;
  * own words, never a guess at another exchange.
  */
 export function slugChoice(typed: string): Choice[] {
-  const slug = typed.trim().toLowerCase().replace(/^exchange:/, '').replace(/\s+/g, '-');
+  const slug = typed
+    .trim()
+    .toLowerCase()
+    .replace(/^exchange:/, '')
+    .replace(/\s+/g, '-');
   if (!SLUG.test(slug)) return [];
   return [{ name: clip(plainText(`Exchange with the slug “${slug}”`), MAX_CHOICE_TEXT), value: `exchange:${slug}` }];
 }

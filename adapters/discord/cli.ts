@@ -43,7 +43,8 @@ export async function runDiscordShards(argv: string[], env: NodeJS.ProcessEnv = 
   if (!config.discord) throw new ConfigError('DISCORD_TOKEN: required to run Discord shards (with DISCORD_APPLICATION_ID)');
   const arg = argv.find((a) => a.startsWith('--shards='))?.slice('--shards='.length);
   const totalShards = arg === undefined || arg === 'auto' ? 'auto' : Number(arg);
-  if (totalShards !== 'auto' && (!Number.isInteger(totalShards) || totalShards < 1)) throw new ConfigError('--shards: must be a positive integer or auto');
+  if (totalShards !== 'auto' && (!Number.isInteger(totalShards) || totalShards < 1))
+    throw new ConfigError('--shards: must be a positive integer or auto');
   const log = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
   const manager = await startSharding({
     discord: config.discord,

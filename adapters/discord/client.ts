@@ -66,7 +66,10 @@ const EPHEMERAL = MessageFlags.Ephemeral;
 /** Encoded commands up to this length go in the custom id itself (Discord allows 100 with our prefix). */
 const MAX_ENCODED = 90;
 const STASHED = '~';
-const FAILED: RunResult = { command: 'invalid', reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' } };
+const FAILED: RunResult = {
+  command: 'invalid',
+  reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' },
+};
 const GENERIC_FAILURE = '⚠️ Something went wrong showing that answer. Please try again.';
 
 type Answerable = ChatInputCommandInteraction | ButtonInteraction | StringSelectMenuInteraction | MessageContextMenuCommandInteraction;
@@ -196,7 +199,8 @@ export class DiscordAdapter {
       if (i.isChatInputCommand()) return await this.onCommand(i);
       if (i.isMessageContextMenuCommand() && i.commandName === CHECK_MESSAGE) return await this.onCheckMessage(i);
       if (i.isStringSelectMenu() && (i.customId === CHOOSE_ID || i.customId.startsWith(`${CHOOSE_ID}:`))) return await this.onChoose(i);
-      if ((i.isButton() || i.isStringSelectMenu()) && (i.customId === RUN_ID || i.customId.startsWith(`${RUN_ID}:`))) return await this.onRun(i);
+      if ((i.isButton() || i.isStringSelectMenu()) && (i.customId === RUN_ID || i.customId.startsWith(`${RUN_ID}:`)))
+        return await this.onRun(i);
     } catch (err) {
       // Nothing may escape into discord.js's emitter: an unhandled rejection would end the process.
       this.log.error({ error: describeError(err), type: i.type }, 'discord interaction failed');
@@ -215,7 +219,9 @@ export class DiscordAdapter {
       return place?.command === i.commandName && place.subcommand === sub;
     });
     // Compare's slots a, b, c... belong to its one list option.
-    const option = spec?.options.find((o) => o.name === focused.name || (o.type === 'entities' && o.discord === 'slots' && /^[a-h]$/.test(focused.name)));
+    const option = spec?.options.find(
+      (o) => o.name === focused.name || (o.type === 'entities' && o.discord === 'slots' && /^[a-h]$/.test(focused.name)),
+    );
     let choices: Choice[] = [];
     try {
       const suggest = (prefix: string, limit: number) => this.core.suggest(prefix, limit);
@@ -253,7 +259,11 @@ export class DiscordAdapter {
     const invocation = toInvocation(this.core.registry.commands, input);
     if (!invocation) {
       // A command registered by an older version, still shown by a client that has not refreshed.
-      const msg = this.renderMessage({ kind: 'error', message: 'That command is not available any more.', hint: ['See ', { ref: { command: 'help' } }, '.'] });
+      const msg = this.renderMessage({
+        kind: 'error',
+        message: 'That command is not available any more.',
+        hint: ['See ', { ref: { command: 'help' } }, '.'],
+      });
       await i.reply({ ...asNew(msg), flags: EPHEMERAL }).catch((err: unknown) => this.logSendFailure(err, 'usage reply'));
       return;
     }
@@ -263,7 +273,9 @@ export class DiscordAdapter {
   /** "Check with polbot" on a message: the names in its text and embeds, answered to the person alone. */
   private async onCheckMessage(i: MessageContextMenuCommandInteraction): Promise<void> {
     const m = i.targetMessage;
-    const text = [m.content, ...m.embeds.flatMap((e) => [e.title, e.description, ...e.fields.flatMap((f) => [f.name, f.value])])].filter(Boolean).join('\n');
+    const text = [m.content, ...m.embeds.flatMap((e) => [e.title, e.description, ...e.fields.flatMap((f) => [f.name, f.value])])]
+      .filter(Boolean)
+      .join('\n');
     await this.answer(i, { command: 'check', args: { text: text.slice(0, 4000) || ' ' } }, 'check message', whoAndWhere(i) as Caller);
   }
 
@@ -305,7 +317,10 @@ export class DiscordAdapter {
       } else {
         await i.editReply(asEdit(msg));
       }
-      this.log.debug({ command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started }, 'discord interaction answered');
+      this.log.debug(
+        { command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started },
+        'discord interaction answered',
+      );
     } catch (err) {
       this.logSendFailure(err, 'answer');
       // The interaction's token lasts 15 minutes; an answer for the channel still reaches it with the bot's own token.
@@ -328,7 +343,10 @@ export class DiscordAdapter {
     const msg = this.renderMessage(result.reply);
     try {
       await i.reply({ ...asNew(msg), ...(msg.private ? { flags: EPHEMERAL } : {}) });
-      this.log.debug({ command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started }, 'discord interaction answered');
+      this.log.debug(
+        { command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started },
+        'discord interaction answered',
+      );
     } catch (err) {
       this.logSendFailure(err, 'answer');
     }
@@ -411,7 +429,9 @@ export class DiscordAdapter {
   /** Posts in the thread of a message, starting the thread (named `name`) the first time. */
   async threadReply(channelId: string, messageId: string, name: string, reply: Reply): Promise<void> {
     try {
-      await this.client.rest.post(Routes.threads(channelId, messageId), { body: { name: plainText(name).slice(0, 100) || 'polbot', auto_archive_duration: 1440 } });
+      await this.client.rest.post(Routes.threads(channelId, messageId), {
+        body: { name: plainText(name).slice(0, 100) || 'polbot', auto_archive_duration: 1440 },
+      });
     } catch (err) {
       // The thread was started by an earlier follow-up: it has the message's id.
       if (!(err instanceof DiscordAPIError && err.code === 160004)) throw err;

@@ -71,7 +71,8 @@ function basicOptions(o: OptionSpec): APIApplicationCommandBasicOption[] {
     case 'entity':
       return [{ ...base, type: ApplicationCommandOptionType.String, name: o.name, autocomplete: true, max_length: MAX_NAME }];
     case 'entities':
-      if (o.discord === 'joined') return [{ ...base, type: ApplicationCommandOptionType.String, name: o.name, autocomplete: true, max_length: MAX_LIST }];
+      if (o.discord === 'joined')
+        return [{ ...base, type: ApplicationCommandOptionType.String, name: o.name, autocomplete: true, max_length: MAX_LIST }];
       return SLOTS.slice(0, o.max).map((slot, i) => ({
         type: ApplicationCommandOptionType.String,
         name: slot,
@@ -81,7 +82,14 @@ function basicOptions(o: OptionSpec): APIApplicationCommandBasicOption[] {
         max_length: MAX_NAME,
       }));
     case 'choice':
-      return [{ ...base, type: ApplicationCommandOptionType.String, name: o.name, choices: o.choices.map((c) => ({ name: c.label ?? c.value, value: c.value })) }];
+      return [
+        {
+          ...base,
+          type: ApplicationCommandOptionType.String,
+          name: o.name,
+          choices: o.choices.map((c) => ({ name: c.label ?? c.value, value: c.value })),
+        },
+      ];
     case 'text':
       return [
         {

@@ -26,10 +26,14 @@ export function toDiscordDeliveryError(err: unknown): DeliveryError {
   if (err instanceof DeliveryError) return err;
   const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : undefined;
   const status = (err as { status?: number }).status;
-  if (code !== undefined && code in DISCORD_CHANNEL_GONE) return new DeliveryError(DISCORD_CHANNEL_GONE[code]!, { permanent: true, scope: 'channel', cause: err });
-  if (code === 10008) return new DeliveryError('the message is gone from the channel (deleted)', { permanent: true, scope: 'message', cause: err });
-  if (code === 50035 || code === 50006 || status === 413) return new DeliveryError('Discord refused the message as invalid or too large', { permanent: true, scope: 'message', cause: err });
-  if (status === 401) return new DeliveryError('the Discord bot token is no longer valid', { permanent: true, scope: 'channel', cause: err });
+  if (code !== undefined && code in DISCORD_CHANNEL_GONE)
+    return new DeliveryError(DISCORD_CHANNEL_GONE[code]!, { permanent: true, scope: 'channel', cause: err });
+  if (code === 10008)
+    return new DeliveryError('the message is gone from the channel (deleted)', { permanent: true, scope: 'message', cause: err });
+  if (code === 50035 || code === 50006 || status === 413)
+    return new DeliveryError('Discord refused the message as invalid or too large', { permanent: true, scope: 'message', cause: err });
+  if (status === 401)
+    return new DeliveryError('the Discord bot token is no longer valid', { permanent: true, scope: 'channel', cause: err });
   return new DeliveryError(`Discord did not take the message (${status ?? 'network error'})`, { permanent: false, cause: err });
 }
 

@@ -59,7 +59,12 @@ export const CHOOSE_ID = 'pol:choose';
 /** Buttons and selects on public answers that run a follow-up command (chart ranges, a table row). */
 export const RUN_ID = 'pol:run';
 
-export const COLOURS = { good: BANDS.good.colour, fair: BANDS.fair.colour, poor: BANDS.poor.colour, neutral: BANDS.neutral.colour } as const;
+export const COLOURS = {
+  good: BANDS.good.colour,
+  fair: BANDS.fair.colour,
+  poor: BANDS.poor.colour,
+  neutral: BANDS.neutral.colour,
+} as const;
 
 export type Row = APIActionRowComponent<APIComponentInMessageActionRow>;
 
@@ -129,7 +134,11 @@ const TREND_MARK = { worse: '▲', better: '▼', flat: '▬' } as const;
 function headlineField(h: Headline): APIEmbedField {
   const lines = [`**${escapeText(h.value)}**${h.rating ? ` · rating **${escapeText(h.rating)}**` : ''}`];
   if (h.change) lines.push(`${TREND_MARK[h.change.trend]} ${escapeText(h.change.text)}`);
-  return { name: clip(escapeText(`${h.label} (${h.direction})`), LIMITS.fieldName), value: clip(lines.join('\n'), LIMITS.fieldValue), inline: false };
+  return {
+    name: clip(escapeText(`${h.label} (${h.direction})`), LIMITS.fieldName),
+    value: clip(lines.join('\n'), LIMITS.fieldValue),
+    inline: false,
+  };
 }
 
 function sectionLines(s: Section): string[] {
@@ -177,7 +186,10 @@ function sectionFields(sections: readonly Section[]): APIEmbedField[] {
 }
 
 function safeFilename(name: string): string {
-  const base = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+/, '').slice(0, 80);
+  const base = name
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+/, '')
+    .slice(0, 80);
   return /\.png$/i.test(base) ? base : `${base || 'chart'}.png`;
 }
 
@@ -230,10 +242,17 @@ export function fitEmbed(input: APIEmbed): APIEmbed {
   if (e.description !== undefined) e.description = clipDescription(e.description, LIMITS.description);
   if (e.footer) e.footer = { ...e.footer, text: clip(e.footer.text, LIMITS.footer) };
   if (e.author) e.author = { ...e.author, name: clip(e.author.name, LIMITS.author) };
-  let fields = (e.fields ?? [])
-    .map((f) => ({ ...f, name: clip(f.name, LIMITS.fieldName) || '—', value: clip(f.value, LIMITS.fieldValue) || '—' }));
+  let fields = (e.fields ?? []).map((f) => ({
+    ...f,
+    name: clip(f.name, LIMITS.fieldName) || '—',
+    value: clip(f.value, LIMITS.fieldValue) || '—',
+  }));
   let dropped = 0;
-  const marker = () => ({ name: 'Not shown', value: `… ${dropped} more field${dropped === 1 ? '' : 's'} (Discord's size limit)`, inline: false });
+  const marker = () => ({
+    name: 'Not shown',
+    value: `… ${dropped} more field${dropped === 1 ? '' : 's'} (Discord's size limit)`,
+    inline: false,
+  });
   if (fields.length > LIMITS.fields) {
     dropped = fields.length - (LIMITS.fields - 1);
     fields = fields.slice(0, LIMITS.fields - 1);
@@ -271,7 +290,8 @@ function selectOptions(actions: readonly Action[], values: (a: Action, i: number
   const seen = new Set<string>();
   actions.forEach((a, i) => {
     const value = values(a, i);
-    if (value === null || !value.trim() || value.length > LIMITS.optionText || seen.has(value) || out.length >= LIMITS.selectOptions) return;
+    if (value === null || !value.trim() || value.length > LIMITS.optionText || seen.has(value) || out.length >= LIMITS.selectOptions)
+      return;
     seen.add(value);
     const label = clip(plainText(a.label), LIMITS.optionText) || value;
     const description = a.description ? clip(plainText(a.description), LIMITS.optionText) : undefined;
@@ -289,18 +309,20 @@ const MAX_ROWS = 5;
  */
 function menuRows(menus: readonly Menu[], opts: RenderOptions): Row[] {
   const encode = opts.encode ?? defaultEncode;
-  return menus
-    // A menu looked up as the person types has no options to send: the autocomplete of the
-    // `filters` option is Discord's way to the same list.
-    .filter((m) => m.options.length > 0 && m.options.length <= LIMITS.selectOptions)
-    .flatMap((m, i) => {
-      const options = selectOptions(m.options, (a) => encode(a.run) ?? null);
-      // A menu missing an option (a command that would not encode) is not offered half.
-      if (options.length !== m.options.length) return [];
-      const marked = options.map((o, k) => (m.options[k]!.label === m.selected ? { ...o, default: true } : o));
-      return [selectRow(`${RUN_ID}:menu-${i}`, clip(plainText(m.label), LIMITS.placeholder), marked)];
-    })
-    .slice(0, MAX_ROWS - 1);
+  return (
+    menus
+      // A menu looked up as the person types has no options to send: the autocomplete of the
+      // `filters` option is Discord's way to the same list.
+      .filter((m) => m.options.length > 0 && m.options.length <= LIMITS.selectOptions)
+      .flatMap((m, i) => {
+        const options = selectOptions(m.options, (a) => encode(a.run) ?? null);
+        // A menu missing an option (a command that would not encode) is not offered half.
+        if (options.length !== m.options.length) return [];
+        const marked = options.map((o, k) => (m.options[k]!.label === m.selected ? { ...o, default: true } : o));
+        return [selectRow(`${RUN_ID}:menu-${i}`, clip(plainText(m.label), LIMITS.placeholder), marked)];
+      })
+      .slice(0, MAX_ROWS - 1)
+  );
 }
 
 function selectRow(customId: string, placeholder: string, options: APISelectMenuOption[]): Row {
@@ -327,7 +349,8 @@ function actionButtons(actions: readonly Action[] | undefined, opts: RenderOptio
       label: clip(plainText(a.label), LIMITS.buttonLabel) || 'More',
     }));
   const rows: Row[] = [];
-  for (let i = 0; i < buttons.length; i += LIMITS.buttonsPerRow) rows.push({ type: ComponentType.ActionRow, components: buttons.slice(i, i + LIMITS.buttonsPerRow) });
+  for (let i = 0; i < buttons.length; i += LIMITS.buttonsPerRow)
+    rows.push({ type: ComponentType.ActionRow, components: buttons.slice(i, i + LIMITS.buttonsPerRow) });
   return rows;
 }
 
@@ -395,8 +418,12 @@ function tableMessage(reply: TableReply, opts: RenderOptions): DiscordMessage {
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };
-  const components = [...menuRows(reply.menus ?? [], opts), ...(options.length ? [selectRow(RUN_ID, 'Show one…', options)] : [])].slice(-MAX_ROWS);
-  const attached = reply.file ? [{ attachment: reply.file.bytes, name: reply.file.filename, description: clip(plainText(reply.file.title), 1024) }] : [];
+  const components = [...menuRows(reply.menus ?? [], opts), ...(options.length ? [selectRow(RUN_ID, 'Show one…', options)] : [])].slice(
+    -MAX_ROWS,
+  );
+  const attached = reply.file
+    ? [{ attachment: reply.file.bytes, name: reply.file.filename, description: clip(plainText(reply.file.title), 1024) }]
+    : [];
   return message({ embeds: [embed], files: [...files, ...attached], components });
 }
 

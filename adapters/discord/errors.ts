@@ -32,7 +32,11 @@ export function describeError(err: unknown): ErrorInfo {
     const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
     const code = (err as { code?: unknown }).code ?? cause?.code;
     const reason = cause && typeof cause.message === 'string' && cause.message !== err.message ? ` (${cause.message})` : '';
-    return { name: err.name, message: maskTokens(`${err.message}${reason}`), ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}) };
+    return {
+      name: err.name,
+      message: maskTokens(`${err.message}${reason}`),
+      ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    };
   }
   return { name: 'Error', message: maskTokens(String(err)) };
 }

@@ -79,7 +79,8 @@ export async function startDiscord(options: StartDiscordOptions): Promise<Discor
     ready.catch(() => undefined);
     await client.destroy().catch(() => undefined);
     const info = describeError(err);
-    const why = info.name === 'AbortError' || info.name === 'TimeoutError' ? `the gateway was not ready within ${timeoutMs} ms` : info.message;
+    const why =
+      info.name === 'AbortError' || info.name === 'TimeoutError' ? `the gateway was not ready within ${timeoutMs} ms` : info.message;
     log.error({ error: info }, 'discord start-up failed');
     throw new Error(`Discord: ${why}`);
   }
@@ -127,7 +128,8 @@ export function deliveryMethods(adapter: DiscordAdapter, me: () => string | unde
   return {
     postReply: (channelId: string, reply: Reply) => adapter.postReply(channelId, reply),
     updateReply: (channelId: string, messageId: string, reply: Reply) => adapter.updateReply(channelId, messageId, reply),
-    threadReply: (channelId: string, messageId: string, name: string, reply: Reply) => adapter.threadReply(channelId, messageId, name, reply),
+    threadReply: (channelId: string, messageId: string, name: string, reply: Reply) =>
+      adapter.threadReply(channelId, messageId, name, reply),
     findRecentMessage,
     hasRecentMessage: async (channelId: string, needle: string) => (await findRecentMessage(channelId, needle)) !== null,
   };
@@ -139,7 +141,9 @@ function recentMessageFinder(adapter: DiscordAdapter, me: () => string | undefin
     const self = me();
     // Without knowing who the bot is, "not found" could be wrong: a failed search is retried, a wrong one posts twice.
     if (!self) throw new Error('the Discord client does not know its own user yet');
-    const messages = (await adapter.client.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ limit: String(HISTORY_LIMIT) }) })) as { id: string; author?: { id?: string } }[];
+    const messages = (await adapter.client.rest.get(Routes.channelMessages(channelId), {
+      query: new URLSearchParams({ limit: String(HISTORY_LIMIT) }),
+    })) as { id: string; author?: { id?: string } }[];
     return messages.find((m) => m.author?.id === self && carriesKey(JSON.stringify(m), needle))?.id ?? null;
   };
 }

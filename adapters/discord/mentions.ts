@@ -49,7 +49,9 @@ export class CommandMentions {
   usage(help: CommandHelp): string {
     const spec = this.specs.find((s) => s.name === help.usage.command);
     if (!spec || !placeOf(spec)) return '';
-    const options = spec.options.flatMap((o) => discordOptionNames(o).map((n, i) => (o.required && (o.type !== 'entities' || i < o.min) ? `${n}:` : `[${n}:]`)));
+    const options = spec.options.flatMap((o) =>
+      discordOptionNames(o).map((n, i) => (o.required && (o.type !== 'entities' || i < o.min) ? `${n}:` : `[${n}:]`)),
+    );
     return [this.head(spec), ...options.map((o) => `\`${o}\``)].join(' ');
   }
 }
@@ -60,7 +62,8 @@ function optionsOf(spec: CommandSpec, ref: CommandRef): string[] {
     const v = ref.args?.[o.name];
     if (v === undefined) return [];
     const names = discordOptionNames(o);
-    if (Array.isArray(v) && names.length > 1) return (v as readonly string[]).slice(0, names.length).map((item, i) => `${names[i]}: ${item}`);
+    if (Array.isArray(v) && names.length > 1)
+      return (v as readonly string[]).slice(0, names.length).map((item, i) => `${names[i]}: ${item}`);
     return [`${names[0]}: ${valueText(v)}`];
   });
   return options.map((o) => `\`${codeSafe(o)}\``);

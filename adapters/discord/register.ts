@@ -54,7 +54,8 @@ function normaliseOption(o: Record<string, unknown>): Record<string, Json> {
     out.required = o.required === true;
     out.autocomplete = o.autocomplete === true;
   }
-  for (const k of ['min_value', 'max_value', 'min_length', 'max_length'] as const) if (o[k] !== undefined && o[k] !== null) out[k] = o[k] as Json;
+  for (const k of ['min_value', 'max_value', 'min_length', 'max_length'] as const)
+    if (o[k] !== undefined && o[k] !== null) out[k] = o[k] as Json;
   if (Array.isArray(o.channel_types) && o.channel_types.length) out.channel_types = [...(o.channel_types as number[])].sort();
   if (Array.isArray(o.choices) && o.choices.length) {
     out.choices = (o.choices as Record<string, unknown>[]).map((c) => ({
@@ -136,7 +137,9 @@ export async function registerDiscordCommands(options: RegisterOptions): Promise
   const { discord, log } = options;
   const definitions = options.definitions ?? commandDefinitions();
   const guildId = discord.guildId;
-  const route = guildId ? Routes.applicationGuildCommands(discord.applicationId, guildId) : Routes.applicationCommands(discord.applicationId);
+  const route = guildId
+    ? Routes.applicationGuildCommands(discord.applicationId, guildId)
+    : Routes.applicationCommands(discord.applicationId);
   const rest = restFor(discord);
   const scope = guildId ? ('guild' as const) : ('global' as const);
   try {
@@ -151,7 +154,11 @@ export async function registerDiscordCommands(options: RegisterOptions): Promise
     const result: RegisterResult = { scope, ...(guildId ? { guildId } : {}), ...diff, dryRun: options.dryRun === true, ids };
     log?.info(
       { scope, guildId, changed: diff.changed, added: diff.added, removed: diff.removed, updated: diff.updated, dryRun: result.dryRun },
-      diff.changed ? (result.dryRun ? 'discord commands differ (dry run, nothing written)' : 'discord commands registered') : 'discord commands already up to date',
+      diff.changed
+        ? result.dryRun
+          ? 'discord commands differ (dry run, nothing written)'
+          : 'discord commands registered'
+        : 'discord commands already up to date',
     );
     return result;
   } catch (err) {
@@ -163,7 +170,8 @@ export async function registerDiscordCommands(options: RegisterOptions): Promise
 /** One line per change, for the CLI. */
 export function summarise(r: RegisterResult): string[] {
   const where = r.scope === 'guild' ? `in guild ${r.guildId}` : 'globally (may take up to an hour to appear everywhere)';
-  if (!r.changed) return [`Discord commands ${r.scope === 'guild' ? `in guild ${r.guildId}` : 'registered globally'} are up to date; nothing written.`];
+  if (!r.changed)
+    return [`Discord commands ${r.scope === 'guild' ? `in guild ${r.guildId}` : 'registered globally'} are up to date; nothing written.`];
   const lines = [r.dryRun ? `Would register Discord commands ${where}:` : `Registered Discord commands ${where}:`];
   for (const n of r.added) lines.push(`  + /${n} (new)`);
   for (const n of r.removed) lines.push(`  - /${n} (removed)`);

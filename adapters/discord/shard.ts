@@ -89,7 +89,9 @@ export async function startSharding(opts: ShardingOptions): Promise<ShardingMana
         for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => output(chunk, shard.id));
       });
     }
-    shard.on('death', (child) => log.warn({ shard: shard.id, exitCode: 'exitCode' in child ? child.exitCode : undefined }, 'discord shard exited'));
+    shard.on('death', (child) =>
+      log.warn({ shard: shard.id, exitCode: 'exitCode' in child ? child.exitCode : undefined }, 'discord shard exited'),
+    );
     shard.on('ready', () => log.info({ shard: shard.id }, 'discord shard ready'));
     shard.on('error', (err) => log.error({ shard: shard.id, error: describeError(err) }, 'discord shard error'));
   });

@@ -1,4 +1,15 @@
-import { App, ErrorCode, SocketModeReceiver, webApi, type Authorize, type BlockAction, type ButtonAction, type ExternalSelectAction, type MessageShortcut, type StaticSelectAction } from '@slack/bolt';
+import {
+  App,
+  ErrorCode,
+  SocketModeReceiver,
+  webApi,
+  type Authorize,
+  type BlockAction,
+  type ButtonAction,
+  type ExternalSelectAction,
+  type MessageShortcut,
+  type StaticSelectAction,
+} from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/kit/context.js';
 import type { RunResult } from '../../commands/core/run.js';
@@ -97,7 +108,11 @@ export interface BotIdentity {
  * are more likely to keep it.
  */
 export async function checkBotToken(botToken: string, apiUrl: string | undefined, log: Logger): Promise<BotIdentity> {
-  const client = new webApi.WebClient(botToken, { ...webClientOptions(apiUrl), logger: boltLogger(log), logLevel: boltLevelFor(log.level) });
+  const client = new webApi.WebClient(botToken, {
+    ...webClientOptions(apiUrl),
+    logger: boltLogger(log),
+    logLevel: boltLevelFor(log.level),
+  });
   const res = await client.auth.test();
   if (!res.bot_id || !res.user_id) throw new Error('auth.test did not name a bot: is SLACK_BOT_TOKEN a bot token (xoxb-)?');
   return { botId: res.bot_id, botUserId: res.user_id };
@@ -105,7 +120,12 @@ export async function checkBotToken(botToken: string, apiUrl: string | undefined
 
 /** Every Web API client's options; a fresh object each time, since Bolt and the Socket Mode client write into them. */
 function webClientOptions(apiUrl: string | undefined, retry: webApi.RetryOptions = DEFAULT_RETRY): webApi.WebClientOptions {
-  return { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { ...retry }, timeout: REQUEST_TIMEOUT_MS, rejectRateLimitedCalls: false };
+  return {
+    ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
+    retryConfig: { ...retry },
+    timeout: REQUEST_TIMEOUT_MS,
+    rejectRateLimitedCalls: false,
+  };
 }
 
 export interface BuiltApp {
@@ -116,7 +136,10 @@ export interface BuiltApp {
   drain(timeoutMs: number): Promise<void>;
 }
 
-const FAILED: RunResult = { command: 'invalid', reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' } };
+const FAILED: RunResult = {
+  command: 'invalid',
+  reply: { kind: 'error', message: 'Something went wrong on our side. It has been logged.', hint: 'Please try again.' },
+};
 
 export function buildApp(options: BuildAppOptions): BuiltApp {
   const { core, log, mode } = options;
@@ -146,7 +169,9 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
   const { single } = options;
   if (!single === !options.authorize) throw new Error('Slack: give either one bot token or an OAuth authorize function');
   const app = new App({
-    ...(single ? { token: single.botToken, botId: single.identity.botId, botUserId: single.identity.botUserId } : { authorize: options.authorize! }),
+    ...(single
+      ? { token: single.botToken, botId: single.identity.botId, botUserId: single.identity.botUserId }
+      : { authorize: options.authorize! }),
     receiver,
     logger,
     logLevel,
@@ -171,7 +196,11 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
   acknowledgeFirst(app, track, myTurn);
 
   const digestAdmins = options.digestAdmins ?? [];
-  const callerOf = (userId: string, channelId: string, who: { userName?: string | undefined; teamId?: string | undefined; enterpriseId?: string | null | undefined } = {}): Caller => ({
+  const callerOf = (
+    userId: string,
+    channelId: string,
+    who: { userName?: string | undefined; teamId?: string | undefined; enterpriseId?: string | null | undefined } = {},
+  ): Caller => ({
     platform: 'slack',
     userId,
     ...(who.userName ? { userName: who.userName } : {}),
@@ -181,12 +210,24 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     canManageDigests: slackCanManageDigests(digestAdmins, userId),
   });
   // Home runs commands as the listeners below do; `run` is read when a Home event arrives, by then defined.
-  const home = registerHome(app, { core, log, digestAdmins, track, progressMs, run: (text, caller) => run(text, caller), callerOf, firstClick: (key) => firstClick(key) });
+  const home = registerHome(app, {
+    core,
+    log,
+    digestAdmins,
+    track,
+    progressMs,
+    run: (text, caller) => run(text, caller),
+    callerOf,
+    firstClick: (key) => firstClick(key),
+  });
   const run = (text: string, caller: Caller): Promise<RunResult> =>
-    core.run(text, caller).then(home.noted(caller)).catch((err: unknown) => {
-      log.error({ err }, 'slack: command core failed');
-      return FAILED;
-    });
+    core
+      .run(text, caller)
+      .then(home.noted(caller))
+      .catch((err: unknown) => {
+        log.error({ err }, 'slack: command core failed');
+        return FAILED;
+      });
 
   app.command(/^\/.+/, ({ command, ack, respond, client, context }) =>
     track(
@@ -195,7 +236,14 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
         // Already acknowledged (acknowledgeFirst); kept so the listener stands on its own.
         await ack();
         try {
-          const work = run(command.text, callerOf(command.user_id, command.channel_id, { userName: command.user_name, teamId: command.team_id, enterpriseId: command.enterprise_id }));
+          const work = run(
+            command.text,
+            callerOf(command.user_id, command.channel_id, {
+              userName: command.user_name,
+              teamId: command.team_id,
+              enterpriseId: command.enterprise_id,
+            }),
+          );
           let result = await within(work, progressMs);
           let progress = false;
           if (!result) {
@@ -235,58 +283,80 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
   app.options<'block_suggestion'>({ block_id: new RegExp(`^${escapeRegExp(LOOKUP_BLOCK_PREFIX)}`) }, async ({ ack, payload }) => {
     const search = payload.block_id.slice(LOOKUP_BLOCK_PREFIX.length);
     const typed = String(payload.value ?? '').slice(0, 60);
-    const found = core.lookup ? await within(core.lookup(search, typed, LIMITS.lookupOptions).catch((): Action[] => []), LOOKUP_BUDGET_MS) : [];
+    const found = core.lookup
+      ? await within(
+          core.lookup(search, typed, LIMITS.lookupOptions).catch((): Action[] => []),
+          LOOKUP_BUDGET_MS,
+        )
+      : [];
     const options = (found ?? [])
       .map((a) => ({ text: { type: 'plain_text' as const, text: clip(plain(flat(a.label)), LIMITS.optionText) }, value: typedText(a.run) }))
       .filter((o) => o.value.length > 0 && o.value.length <= LIMITS.optionValue);
     await ack({ options });
   });
 
-  app.action<BlockAction<ButtonAction | StaticSelectAction | ExternalSelectAction>>(ACTION_ID, ({ ack, action, body, respond, client, context }) =>
-    track(
-      (async () => {
-        await ack();
-        const started = performance.now();
-        const messageTs = stringOr(body.container.message_ts) ?? body.message?.ts ?? '';
-        // A button carries its command as its value; a menu as the value of the option picked.
-        const value = action.type === 'button' ? action.value : action.selected_option?.value;
-        if (!firstClick(`${body.user.id}:${messageTs}:${action.action_id}:${value ?? ''}`)) {
-          log.debug({ actionId: action.action_id }, 'slack: repeated click ignored');
-          return;
-        }
-        const command = typeof value === 'string' ? value.trim() : '';
-        const channel = body.channel?.id ?? stringOr(body.container.channel_id);
-        if (!command || !channel) {
-          log.warn({ actionId: action.action_id }, 'slack: button without a command or channel');
-          await respond({ response_type: 'ephemeral', replace_original: false, ...somethingWentWrong() }).catch(() => undefined);
-          return;
-        }
-        const fromEphemeral = body.container.is_ephemeral === true;
-        // Follow-ups on a message in the channel answer in that message's thread.
-        const threadTs = fromEphemeral ? undefined : (stringOr(body.message?.thread_ts) ?? body.message?.ts ?? stringOr(body.container.message_ts));
-        const work = run(command, callerOf(body.user.id, channel, { userName: body.user.name ?? body.user.username, teamId: body.team?.id ?? body.user.team_id, enterpriseId: body.enterprise?.id }));
-        if (fromEphemeral && !(await within(work, progressMs))) {
-          // The clicked choice turns into progress, so its other buttons cannot be clicked meanwhile.
-          await respond({ replace_original: true, ...lookingUp(command) }).catch(() => undefined);
-        }
-        const result = await work;
-        await myTurn();
-        const placement = await deliver(
-          {
-            client,
-            respond,
-            channel,
-            supersedes: fromEphemeral,
-            userId: body.user.id,
-            ...(threadTs ? { threadTs } : {}),
-            ...(context.botUserId ? { botUserId: context.botUserId } : {}),
-          },
-          result,
-          log,
-        );
-        logAnswer(log, result, started, placement, action.action_id.startsWith(CHOICE_ACTION_PREFIX) ? 'choice' : action.type === 'button' ? 'follow-up' : 'menu');
-      })(),
-    ),
+  app.action<BlockAction<ButtonAction | StaticSelectAction | ExternalSelectAction>>(
+    ACTION_ID,
+    ({ ack, action, body, respond, client, context }) =>
+      track(
+        (async () => {
+          await ack();
+          const started = performance.now();
+          const messageTs = stringOr(body.container.message_ts) ?? body.message?.ts ?? '';
+          // A button carries its command as its value; a menu as the value of the option picked.
+          const value = action.type === 'button' ? action.value : action.selected_option?.value;
+          if (!firstClick(`${body.user.id}:${messageTs}:${action.action_id}:${value ?? ''}`)) {
+            log.debug({ actionId: action.action_id }, 'slack: repeated click ignored');
+            return;
+          }
+          const command = typeof value === 'string' ? value.trim() : '';
+          const channel = body.channel?.id ?? stringOr(body.container.channel_id);
+          if (!command || !channel) {
+            log.warn({ actionId: action.action_id }, 'slack: button without a command or channel');
+            await respond({ response_type: 'ephemeral', replace_original: false, ...somethingWentWrong() }).catch(() => undefined);
+            return;
+          }
+          const fromEphemeral = body.container.is_ephemeral === true;
+          // Follow-ups on a message in the channel answer in that message's thread.
+          const threadTs = fromEphemeral
+            ? undefined
+            : (stringOr(body.message?.thread_ts) ?? body.message?.ts ?? stringOr(body.container.message_ts));
+          const work = run(
+            command,
+            callerOf(body.user.id, channel, {
+              userName: body.user.name ?? body.user.username,
+              teamId: body.team?.id ?? body.user.team_id,
+              enterpriseId: body.enterprise?.id,
+            }),
+          );
+          if (fromEphemeral && !(await within(work, progressMs))) {
+            // The clicked choice turns into progress, so its other buttons cannot be clicked meanwhile.
+            await respond({ replace_original: true, ...lookingUp(command) }).catch(() => undefined);
+          }
+          const result = await work;
+          await myTurn();
+          const placement = await deliver(
+            {
+              client,
+              respond,
+              channel,
+              supersedes: fromEphemeral,
+              userId: body.user.id,
+              ...(threadTs ? { threadTs } : {}),
+              ...(context.botUserId ? { botUserId: context.botUserId } : {}),
+            },
+            result,
+            log,
+          );
+          logAnswer(
+            log,
+            result,
+            started,
+            placement,
+            action.action_id.startsWith(CHOICE_ACTION_PREFIX) ? 'choice' : action.type === 'button' ? 'follow-up' : 'menu',
+          );
+        })(),
+      ),
   );
 
   // "Check with polbot" on a message: the names it holds, answered to the person alone.
@@ -296,9 +366,23 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
         await ack();
         const started = performance.now();
         const text = messageText(shortcut.message).slice(0, 4000);
-        const result = await run(`check ${text.replace(/\s+/g, ' ').trim() || '-'}`, callerOf(shortcut.user.id, shortcut.channel.id, { userName: shortcut.user.name ?? shortcut.user.username, teamId: shortcut.team?.id, enterpriseId: shortcut.enterprise?.id }));
+        const result = await run(
+          `check ${text.replace(/\s+/g, ' ').trim() || '-'}`,
+          callerOf(shortcut.user.id, shortcut.channel.id, {
+            userName: shortcut.user.name ?? shortcut.user.username,
+            teamId: shortcut.team?.id,
+            enterpriseId: shortcut.enterprise?.id,
+          }),
+        );
         await myTurn();
-        const target = { client, respond, channel: shortcut.channel.id, supersedes: false, userId: shortcut.user.id, ...(context.botUserId ? { botUserId: context.botUserId } : {}) };
+        const target = {
+          client,
+          respond,
+          channel: shortcut.channel.id,
+          supersedes: false,
+          userId: shortcut.user.id,
+          ...(context.botUserId ? { botUserId: context.botUserId } : {}),
+        };
         logAnswer(log, result, started, await deliver(target, result, log), 'message shortcut');
       })(),
     ),
@@ -306,7 +390,8 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
 
   if (options.workspaces) {
     const { workspaces } = options;
-    if (workspaces.firstDelivery) processOnce(app, workspaces.firstDelivery.bind(workspaces), log, options.onRefused && (() => options.onRefused!('replayed')));
+    if (workspaces.firstDelivery)
+      processOnce(app, workspaces.firstDelivery.bind(workspaces), log, options.onRefused && (() => options.onRefused!('replayed')));
     listenForRemoval(app, workspaces, log);
   }
 
@@ -401,7 +486,12 @@ async function notInstalled(body: unknown, log: Logger): Promise<void> {
   const url = stringOr((body as { response_url?: unknown } | undefined)?.response_url);
   if (!url) return;
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(NOT_INSTALLED), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(NOT_INSTALLED),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     if (!res.ok) log.warn({ status: res.status }, 'slack: could not say that polbot is not installed');
   } catch (err) {
     log.warn({ err }, 'slack: could not say that polbot is not installed');
@@ -433,7 +523,12 @@ function processOnce(app: App, first: (key: string) => Promise<boolean>, log: Lo
 }
 
 /** What an Events API body says about the installation it concerns. */
-function scopeOfEvent(body: { team_id?: string; enterprise_id?: string | null; is_enterprise_install?: boolean; authorizations?: { is_enterprise_install?: boolean }[] }): InstallScope {
+function scopeOfEvent(body: {
+  team_id?: string;
+  enterprise_id?: string | null;
+  is_enterprise_install?: boolean;
+  authorizations?: { is_enterprise_install?: boolean }[];
+}): InstallScope {
   return {
     teamId: body.team_id ?? null,
     enterpriseId: body.enterprise_id ?? null,

@@ -78,7 +78,11 @@ export function renderReply(reply: Reply): SlackMessage {
 
 const md = (text: string): types.MrkdwnElement => ({ type: 'mrkdwn', text });
 
-const plainText = (text: string, max: number): types.PlainTextElement => ({ type: 'plain_text', text: clip(plain(flat(text)), max), emoji: true });
+const plainText = (text: string, max: number): types.PlainTextElement => ({
+  type: 'plain_text',
+  text: clip(plain(flat(text)), max),
+  emoji: true,
+});
 
 /** Slack refuses empty text objects; text that was all invisible characters shows as a dash. */
 const nonEmpty = (text: string): string => (text.trim() ? text : '—');
@@ -131,11 +135,26 @@ function menuBlocks(menus: readonly Menu[] | undefined): Block[] {
   const lookups: Block[] = list.flatMap((m, i): Block[] => {
     const blockId = m.search ? `${LOOKUP_BLOCK_PREFIX}${m.search}` : '';
     if (!m.search || blockId.length > LIMITS.blockId) return [];
-    return [{ type: 'actions', block_id: blockId, elements: [{ type: 'external_select', action_id: `${MENU_ACTION_PREFIX}${i}`, placeholder: plainText(`${m.label}: type a name`, LIMITS.placeholderText), min_query_length: 1 }] }];
+    return [
+      {
+        type: 'actions',
+        block_id: blockId,
+        elements: [
+          {
+            type: 'external_select',
+            action_id: `${MENU_ACTION_PREFIX}${i}`,
+            placeholder: plainText(`${m.label}: type a name`, LIMITS.placeholderText),
+            min_query_length: 1,
+          },
+        ],
+      },
+    ];
   });
   const elements = list.flatMap((m, i): types.StaticSelect[] => {
     if (m.search) return [];
-    const usable = m.options.filter((o) => typedText(o.run).trim() !== '' && typedText(o.run).length <= LIMITS.optionValue).slice(0, LIMITS.selectOptions);
+    const usable = m.options
+      .filter((o) => typedText(o.run).trim() !== '' && typedText(o.run).length <= LIMITS.optionValue)
+      .slice(0, LIMITS.selectOptions);
     const options = usable.map((o) => ({ text: plainText(o.label, LIMITS.optionText), value: typedText(o.run) }));
     if (!options.length) return [];
     const initial = options[usable.findIndex((o) => o.label === m.selected)];
@@ -189,7 +208,8 @@ const flatInline = (text: Inline): string => plainInline(text, (r) => `/pol ${ty
 /** A list of commands: the typed usage, what it does, and a runnable example. */
 function commandBlocks(commands: readonly CommandHelp[]): Block[] {
   const lines = commands.map(
-    (c) => `${slackCommand({ command: c.usage.command, text: c.typed })}\n${mrkdwn(flat(c.summary))}  _e.g._ ${c.examples.map(slackCommand).join(', ')}`,
+    (c) =>
+      `${slackCommand({ command: c.usage.command, text: c.typed })}\n${mrkdwn(flat(c.summary))}  _e.g._ ${c.examples.map(slackCommand).join(', ')}`,
   );
   const blocks: Block[] = [];
   let current: string[] = [];
@@ -231,7 +251,15 @@ function sectionBlocks(s: Section): Block[] {
 
   const head = blocks.length ? '' : title;
   if (s.items?.length) {
-    blocks.push(section(fitLines(head, s.items.map((item) => `• ${mrkdwn(flat(item))}`), LIMITS.sectionText)));
+    blocks.push(
+      section(
+        fitLines(
+          head,
+          s.items.map((item) => `• ${mrkdwn(flat(item))}`),
+          LIMITS.sectionText,
+        ),
+      ),
+    );
   } else if (s.items || !blocks.length) {
     const empty = `_${mrkdwn(flat(s.empty ?? 'none'))}_`;
     blocks.push(section(head ? `${head}\n${empty}` : empty));

@@ -39,7 +39,10 @@ export function boltLogger(log: Logger): BoltLogger {
   const emit = (level: LogLevel, method: 'debug' | 'info' | 'warn' | 'error', args: unknown[]): void => {
     if (RANK[level] < RANK[floor]) return;
     const err = args.find((a): a is Error => a instanceof Error);
-    const text = args.filter((a) => a !== err).map(describe).join(' ');
+    const text = args
+      .filter((a) => a !== err)
+      .map(describe)
+      .join(' ');
     if (err) out[method]({ err }, text || err.message);
     else out[method](text);
   };

@@ -136,7 +136,8 @@ export async function postToChannel(
     ts = (await post(reply)).ts;
   } catch (err) {
     // A chart Slack cannot fetch costs the chart, not the answer.
-    if (!imageNotDownloaded(err) || withoutImage(reply) === reply) throw new SlackDeliveryError(slackErrorCode(err) ?? 'unknown_error', channel);
+    if (!imageNotDownloaded(err) || withoutImage(reply) === reply)
+      throw new SlackDeliveryError(slackErrorCode(err) ?? 'unknown_error', channel);
     log.warn({ channel }, 'slack: chart image could not be downloaded by Slack; posted without it');
     try {
       ts = (await post(withoutImage(reply))).ts;
@@ -228,7 +229,10 @@ async function toAsker(target: InteractionTarget, log: Logger, message: SlackMes
     await target.client.chat.postEphemeral({ channel: target.channel, user: target.userId, text: message.text, blocks: message.blocks });
     log.info({ what }, 'slack: reply link unusable; answered with an ephemeral message instead');
   } catch (err) {
-    log.warn({ what, code: safeCode(slackErrorCode(err)) ?? 'unknown_error' }, 'slack: could not reach the person by ephemeral message either');
+    log.warn(
+      { what, code: safeCode(slackErrorCode(err)) ?? 'unknown_error' },
+      'slack: could not reach the person by ephemeral message either',
+    );
   }
 }
 

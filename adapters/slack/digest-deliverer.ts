@@ -38,10 +38,15 @@ const MESSAGE_FAILURES: Record<string, string> = {
 
 export function toDeliveryError(err: unknown): DeliveryError {
   const code = err instanceof SlackDeliveryError ? err.code : undefined;
-  if (code && code in CHANNEL_FAILURES) return new DeliveryError(CHANNEL_FAILURES[code]!, { permanent: true, scope: 'channel', cause: err });
-  if (code && code in MESSAGE_FAILURES) return new DeliveryError(MESSAGE_FAILURES[code]!, { permanent: true, scope: 'message', cause: err });
+  if (code && code in CHANNEL_FAILURES)
+    return new DeliveryError(CHANNEL_FAILURES[code]!, { permanent: true, scope: 'channel', cause: err });
+  if (code && code in MESSAGE_FAILURES)
+    return new DeliveryError(MESSAGE_FAILURES[code]!, { permanent: true, scope: 'message', cause: err });
   // Rate limits were already waited out by the Web API client; network and 5xx errors may pass.
-  return new DeliveryError(`Slack did not accept the digest${code ? ` (${code})` : ''}; it will be retried`, { permanent: false, cause: err });
+  return new DeliveryError(`Slack did not accept the digest${code ? ` (${code})` : ''}; it will be retried`, {
+    permanent: false,
+    cause: err,
+  });
 }
 
 export function slackDeliverer(adapter: {
@@ -50,7 +55,12 @@ export function slackDeliverer(adapter: {
 }): Deliverer {
   return {
     platform: 'slack',
-    ...(adapter.hasRecentMessage ? { alreadyDelivered: (channelId: string, key: string, workspace?: WorkspaceRef) => adapter.hasRecentMessage!(channelId, key, workspace) } : {}),
+    ...(adapter.hasRecentMessage
+      ? {
+          alreadyDelivered: (channelId: string, key: string, workspace?: WorkspaceRef) =>
+            adapter.hasRecentMessage!(channelId, key, workspace),
+        }
+      : {}),
     async post(channelId, reply, _key, workspace) {
       await delivering(toDeliveryError, () => adapter.postReply(channelId, reply, workspace ? { workspace } : {}));
     },

@@ -11,8 +11,9 @@
  * blank space (combining grapheme joiner U+034F, Hangul fillers U+115F, U+1160, U+3164, U+FFA0,
  * Khmer and Mongolian marks), which can hide a word or pad a name to look like another.
  */
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is meant alone; combining marks among them are what is stripped.
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]/g;
+const INVISIBLE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: each code point is meant alone; combining marks among them are what is stripped.
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]/g;
 
 /**
  * Half of a surrogate pair, from upstream or from a cut in the middle of an emoji. It is not text:

@@ -6,7 +6,16 @@ import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { WorkspaceRef } from '../../src/workspaces/workspace.js';
-import { buildApp, checkBotToken, DEFAULT_RETRY, EVENTS_PATH, type BotIdentity, type CommandRunner, type SlackMode, type WorkspaceEvents } from './app.js';
+import {
+  buildApp,
+  checkBotToken,
+  DEFAULT_RETRY,
+  EVENTS_PATH,
+  type BotIdentity,
+  type CommandRunner,
+  type SlackMode,
+  type WorkspaceEvents,
+} from './app.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { postToChannel, updateInChannel, slackErrorCode, SlackDeliveryError, type Posted } from './delivery.js';
 import type { SlackOAuth } from './oauth/index.js';
@@ -104,20 +113,35 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   // message's key first. A 429 comes back at once and postToChannel sends again after
   // Retry-After: Slack took nothing.
   const clientsOf = (token: string, identity: BotIdentity): WorkspaceClients => ({
-    delivery: new webApi.WebClient(token, { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { retries: 0 }, timeout: DELIVERY_TIMEOUT_MS, rejectRateLimitedCalls: true, ...clientLog }),
-    calls: new webApi.WebClient(token, { ...(apiUrl ? { slackApiUrl: apiUrl } : {}), retryConfig: { ...DEFAULT_RETRY }, timeout: DELIVERY_TIMEOUT_MS, rejectRateLimitedCalls: false, ...clientLog }),
+    delivery: new webApi.WebClient(token, {
+      ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
+      retryConfig: { retries: 0 },
+      timeout: DELIVERY_TIMEOUT_MS,
+      rejectRateLimitedCalls: true,
+      ...clientLog,
+    }),
+    calls: new webApi.WebClient(token, {
+      ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
+      retryConfig: { ...DEFAULT_RETRY },
+      timeout: DELIVERY_TIMEOUT_MS,
+      rejectRateLimitedCalls: false,
+      ...clientLog,
+    }),
     identity,
   });
 
   let single: { botToken: string; identity: BotIdentity } | undefined;
   if (!oauth) {
     const botToken = slack.botToken;
-    if (!botToken) throw new Error('Slack: set SLACK_BOT_TOKEN, or SLACK_CLIENT_ID with SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth');
+    if (!botToken)
+      throw new Error('Slack: set SLACK_BOT_TOKEN, or SLACK_CLIENT_ID with SLACK_CLIENT_SECRET and SLACK_STATE_SECRET for OAuth');
     // Checked before anything listens, so a bad token fails start-up instead of the first command.
     try {
       single = { botToken, identity: await checkBotToken(botToken, apiUrl, log) };
     } catch (err) {
-      throw new Error(`Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? (err instanceof Error && err.message.startsWith('auth.test') ? err.message : 'Slack unreachable')}`);
+      throw new Error(
+        `Slack: the bot token check (auth.test) failed: ${slackErrorCode(err) ?? (err instanceof Error && err.message.startsWith('auth.test') ? err.message : 'Slack unreachable')}`,
+      );
     }
   }
   const singleClients = single ? clientsOf(single.botToken, single.identity) : undefined;
@@ -126,7 +150,10 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   const installedClients = new LRUCache<string, WorkspaceClients>({ max: 1_000, ttl: 30 * 60_000 });
   const clientsFor = async (workspace: WorkspaceRef | undefined, channelId: string): Promise<WorkspaceClients> => {
     if (singleClients) return singleClients;
-    const installation = workspace?.teamId || workspace?.enterpriseId ? await oauth!.store.find({ teamId: workspace.teamId ?? undefined, enterpriseId: workspace.enterpriseId ?? undefined }) : null;
+    const installation =
+      workspace?.teamId || workspace?.enterpriseId
+        ? await oauth!.store.find({ teamId: workspace.teamId ?? undefined, enterpriseId: workspace.enterpriseId ?? undefined })
+        : null;
     const bot = installation?.bot;
     // Said as Slack says it of a token that is gone, so deliverers treat it as they would Slack's answer.
     if (!bot?.token || !bot.id || !bot.userId) throw new SlackDeliveryError('account_inactive', channelId);
@@ -158,7 +185,10 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   if (ingress) {
     // What app.start() does for a receiver, with the arguments typed.
     ({ port } = await ingress.start(http.port, http.host));
-    log.info({ mode: 'http', host: http.host, port, path: EVENTS_PATH, ...(oauth ? { workspaces: await oauth.store.count() } : {}) }, oauth ? 'slack: listening for events of every installed workspace' : 'slack: listening for events');
+    log.info(
+      { mode: 'http', host: http.host, port, path: EVENTS_PATH, ...(oauth ? { workspaces: await oauth.store.count() } : {}) },
+      oauth ? 'slack: listening for events of every installed workspace' : 'slack: listening for events',
+    );
   } else {
     try {
       await app.start();
@@ -186,8 +216,10 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
   return {
     mode: mode.kind,
     ...(port !== undefined ? { port } : {}),
-    postReply: async (channelId, reply, opts) => postToChannel((await clientsFor(opts?.workspace, channelId)).delivery, log, channelId, reply, opts?.threadTs),
-    updateReply: async (channelId, ts, reply, workspace) => updateInChannel((await clientsFor(workspace, channelId)).calls, channelId, ts, reply),
+    postReply: async (channelId, reply, opts) =>
+      postToChannel((await clientsFor(opts?.workspace, channelId)).delivery, log, channelId, reply, opts?.threadTs),
+    updateReply: async (channelId, ts, reply, workspace) =>
+      updateInChannel((await clientsFor(workspace, channelId)).calls, channelId, ts, reply),
     findRecentMessage,
     hasRecentMessage: async (channelId, needle, workspace) => (await findRecentMessage(channelId, needle, workspace)) !== null,
     stop() {

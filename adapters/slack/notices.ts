@@ -26,16 +26,22 @@ export function notInChannel(botUserId: string | undefined, code: string): Slack
     code === 'channel_not_found'
       ? `This looks like a private channel or a direct message: open the channel details, choose *Integrations* → *Add apps* and add ${me}.`
       : `Type \`/invite ${me}\` in this channel.`;
-  return notice(`:information_source: I'm not a member of this channel, so I answered through the command's reply link and without the chart. ${how}`);
+  return notice(
+    `:information_source: I'm not a member of this channel, so I answered through the command's reply link and without the chart. ${how}`,
+  );
 }
 
 export function deliveryFailed(code: string | undefined): SlackMessage {
   const said = safeCode(code);
-  return notice(`:warning: I couldn't post the answer in this channel${said ? ` (Slack said \`${said}\`)` : ''}. Please try again in a moment.`);
+  return notice(
+    `:warning: I couldn't post the answer in this channel${said ? ` (Slack said \`${said}\`)` : ''}. Please try again in a moment.`,
+  );
 }
 
 export function channelArchived(): SlackMessage {
-  return notice(':file_cabinet: This channel is archived, so nothing can be posted in it. Here is the answer for you alone; unarchive the channel to share answers there again.');
+  return notice(
+    ':file_cabinet: This channel is archived, so nothing can be posted in it. Here is the answer for you alone; unarchive the channel to share answers there again.',
+  );
 }
 
 export function chartNotAttached(code: string | undefined): SlackMessage {

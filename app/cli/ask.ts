@@ -41,7 +41,11 @@ export async function runAsk(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const config = loadConfig();
-  const log = createLogger({ level: process.env.LOG_LEVEL ? config.logLevel : 'warn', secrets: secretsOf(config), destination: process.stderr });
+  const log = createLogger({
+    level: process.env.LOG_LEVEL ? config.logLevel : 'warn',
+    secrets: secretsOf(config),
+    destination: process.stderr,
+  });
   const core = await createCore(config, { log });
   try {
     const { reply } = await core.run(withoutSlashCommand(positionals.join(' ')));
@@ -53,7 +57,10 @@ export async function runAsk(argv: string[]): Promise<number> {
     }
     const filePath = await writeAttachment(reply, join(tmpdir(), 'polbot-files'));
     if (values.json) process.stdout.write(`${replyJson(reply)}\n`);
-    else process.stdout.write(`${renderReply(reply, { color: Boolean(process.stdout.isTTY), commands: 'ask', ...(imagePath ? { imagePath } : {}), ...(filePath ? { filePath } : {}) })}\n`);
+    else
+      process.stdout.write(
+        `${renderReply(reply, { color: Boolean(process.stdout.isTTY), commands: 'ask', ...(imagePath ? { imagePath } : {}), ...(filePath ? { filePath } : {}) })}\n`,
+      );
     if (chartOut && !imagePath) process.stderr.write('polbot: this answer has no chart to write\n');
     return reply.kind === 'error' ? 1 : 0;
   } finally {

@@ -18,7 +18,12 @@ difference. Exit status 0 only when every operation agrees.
 export async function runDoctor(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { project: { type: 'string' }, exchange: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      project: { type: 'string' },
+      exchange: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
@@ -39,9 +44,15 @@ export async function runDoctor(argv: string[]): Promise<number> {
     const differ = rows.filter((r) => !r.ok).length;
     if (values.json) process.stdout.write(`${JSON.stringify({ agree: differ === 0, rows }, null, 2)}\n`);
     else {
-      const against = upstream.sim ? 'the built-in simulator (demo mode)' : `the configured ${upstream.members.map((m) => SOURCE_LABEL[m.name]).join(' and ')}`;
+      const against = upstream.sim
+        ? 'the built-in simulator (demo mode)'
+        : `the configured ${upstream.members.map((m) => SOURCE_LABEL[m.name]).join(' and ')}`;
       process.stdout.write(`polbot doctor: ${rows.length} operations against ${against}\n\n${table(rows)}\n\n`);
-      process.stdout.write(differ === 0 ? 'Every operation agrees with what polbot expects.\n' : `${differ} of ${rows.length} operations differ from what polbot expects.\n`);
+      process.stdout.write(
+        differ === 0
+          ? 'Every operation agrees with what polbot expects.\n'
+          : `${differ} of ${rows.length} operations differ from what polbot expects.\n`,
+      );
     }
     return differ === 0 ? 0 : 1;
   } finally {
@@ -53,7 +64,10 @@ export async function runDoctor(argv: string[]): Promise<number> {
 async function pickSamples(members: readonly DataSource[], project: string | undefined, exchange: string | undefined): Promise<Samples> {
   const first = async (kind: 'project' | 'exchange') => {
     for (const m of members.filter((s) => s.supports('list', kind))) {
-      const list = await m.list(kind).then((r) => r.data, () => []);
+      const list = await m.list(kind).then(
+        (r) => r.data,
+        () => [],
+      );
       if (list[0]) return list[0];
     }
     return undefined;

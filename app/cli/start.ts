@@ -26,14 +26,20 @@ async function consoleStartupCheck(core: Core): Promise<void> {
 
 export async function runStart(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write('Usage: polbot start\n\nRuns the bot with the adapters the environment configures; with none, an interactive console.\n');
+    process.stdout.write(
+      'Usage: polbot start\n\nRuns the bot with the adapters the environment configures; with none, an interactive console.\n',
+    );
     return 0;
   }
   const config = loadConfig();
   const adapters = Boolean(config.slack || config.discord);
   if (!adapters) {
     // In the console, logs would interleave with answers: they go to stderr, warnings and worse only.
-    const log = createLogger({ level: process.env.LOG_LEVEL ? config.logLevel : 'warn', secrets: secretsOf(config), destination: process.stderr });
+    const log = createLogger({
+      level: process.env.LOG_LEVEL ? config.logLevel : 'warn',
+      secrets: secretsOf(config),
+      destination: process.stderr,
+    });
     const core = await createCore(config, { log });
     log.scrubber.addSecrets(core.upstream.secrets);
     await consoleStartupCheck(core);

@@ -19,7 +19,12 @@ export interface ChildHandle<Ready> {
 }
 
 /** `entry` is TypeScript, run through the loader, unless `compiled` (JavaScript from `npm run build`). */
-export async function forkChild<Ready>(entry: string, argv: string[] = [], nodeFlags: string[] = [], compiled = false): Promise<ChildHandle<Ready>> {
+export async function forkChild<Ready>(
+  entry: string,
+  argv: string[] = [],
+  nodeFlags: string[] = [],
+  compiled = false,
+): Promise<ChildHandle<Ready>> {
   const execArgv = compiled ? nodeFlags : [...nodeFlags, '--import', 'tsx'];
   const proc: ChildProcess = fork(entry, argv, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let nextId = 1;
@@ -71,7 +76,11 @@ export async function forkChild<Ready>(entry: string, argv: string[] = [], nodeF
 }
 
 /** The child side: answers requests with `handle` and announces `ready`. */
-export function serveParent(ready: unknown, handle: (msg: { op: string; [key: string]: unknown }) => Promise<Record<string, unknown>> | Record<string, unknown>, onClose: () => Promise<void>): void {
+export function serveParent(
+  ready: unknown,
+  handle: (msg: { op: string; [key: string]: unknown }) => Promise<Record<string, unknown>> | Record<string, unknown>,
+  onClose: () => Promise<void>,
+): void {
   const send = (m: ChildMessage) => process.send?.(m);
   process.on('message', (raw) => {
     const msg = raw as { id: number; op: string };

@@ -73,7 +73,13 @@ async function run(url: string, apiKey: string, total: number): Promise<MemoryRe
     for (let i = 0; i < 4; i++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const m = await memory();
-      settled.push({ afterMs: (i + 1) * 500, rssMb: round(m.rssMb), heapTotalMb: round(m.heapTotalMb), externalMb: round(m.externalMb), ...mappings() });
+      settled.push({
+        afterMs: (i + 1) * 500,
+        rssMb: round(m.rssMb),
+        heapTotalMb: round(m.heapTotalMb),
+        externalMb: round(m.externalMb),
+        ...mappings(),
+      });
     }
     // What the bounded caches account for: memory after dropping each of them.
     core.upstream.source.cache.clear();

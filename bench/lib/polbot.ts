@@ -31,6 +31,7 @@ export function clearCaches(core: Core): void {
 
 export function chartsOf(core: Core): StatefulChartRenderer {
   const charts = core.charts as Partial<StatefulChartRenderer>;
-  if (typeof charts.clear !== 'function' || typeof charts.stats !== 'function') throw new Error('the chart renderer has no clear()/stats()');
+  if (typeof charts.clear !== 'function' || typeof charts.stats !== 'function')
+    throw new Error('the chart renderer has no clear()/stats()');
   return charts as StatefulChartRenderer;
 }

@@ -32,9 +32,10 @@ export interface SimStartOptions {
 export async function startSim(options: SimStartOptions = {}): Promise<SimHandle> {
   const simOptions = { seed: options.seed ?? 42, ...(options.extraProjects ? { extraProjects: options.extraProjects } : {}) };
   if (options.inProcess) return inProcess(await startSimulator(simOptions));
-  const child = await forkChild<{ url: string; mcpUrl: string; apiKey: string }>(fileURLToPath(new URL('./sim-child.ts', import.meta.url)), [
-    JSON.stringify(simOptions),
-  ]);
+  const child = await forkChild<{ url: string; mcpUrl: string; apiKey: string }>(
+    fileURLToPath(new URL('./sim-child.ts', import.meta.url)),
+    [JSON.stringify(simOptions)],
+  );
   return {
     where: 'child',
     ...child.ready,

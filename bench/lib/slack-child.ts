@@ -18,7 +18,12 @@ serveParent(
       }
       case 'arrivals':
         // When each call of one method arrived (epoch ms): how long a burst's answers took.
-        return { at: fake.calls().filter((c) => c.method === msg.method && c.status === 200).map((c) => c.at.getTime()) };
+        return {
+          at: fake
+            .calls()
+            .filter((c) => c.method === msg.method && c.status === 200)
+            .map((c) => c.at.getTime()),
+        };
       case 'clear':
         fake.clear();
         return {};

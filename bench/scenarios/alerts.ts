@@ -148,14 +148,22 @@ interface RoundResult {
   createMs: number;
 }
 
-async function checkRound(sim: SimHandle, core: Core, o: BenchOptions, kind: 'pol' | 'mix', entities: EntityRef[], rulesWanted: number): Promise<RoundResult> {
+async function checkRound(
+  sim: SimHandle,
+  core: Core,
+  o: BenchOptions,
+  kind: 'pol' | 'mix',
+  entities: EntityRef[],
+  rulesWanted: number,
+): Promise<RoundResult> {
   const db = await openPglite();
   try {
     await migrate(db);
     const store = new AlertStore(db);
     const n = entities.length;
     const stride = Math.floor(n / (3 * GROUPS.length)) * GROUPS.length;
-    if (n % GROUPS.length !== 0 || stride === 0) throw new Error(`the entities (${n}) must be a multiple of ${GROUPS.length}, at least ${3 * GROUPS.length}`);
+    if (n % GROUPS.length !== 0 || stride === 0)
+      throw new Error(`the entities (${n}) must be a multiple of ${GROUPS.length}, at least ${3 * GROUPS.length}`);
 
     // Rules: the i-th watches entity i mod n (and two more of its group every fourth rule).
     const now0 = Date.now();
@@ -163,7 +171,10 @@ async function checkRound(sim: SimHandle, core: Core, o: BenchOptions, kind: 'po
     const created0 = performance.now();
     for (let i = 0; i < rulesWanted; i++) {
       const first = i % n;
-      const watched = i % MULTI_EVERY === MULTI_EVERY - 1 ? [first, (first + stride) % n, (first + 2 * stride) % n].map((k) => entities[k]!) : [entities[first]!];
+      const watched =
+        i % MULTI_EVERY === MULTI_EVERY - 1
+          ? [first, (first + stride) % n, (first + 2 * stride) % n].map((k) => entities[k]!)
+          : [entities[first]!];
       const kinds = watched.map((e) => e.kind);
       const text = conditionText(kind, GROUPS[first % GROUPS.length]!, Math.floor(i / n), kinds);
       const parsed = parseCondition(text, kinds);
@@ -200,8 +211,11 @@ async function checkRound(sim: SimHandle, core: Core, o: BenchOptions, kind: 'po
     await sim.resetCounter();
     const source = core.ctx.source;
     const fetches = [...needs.values()].flatMap(({ entity, parts }) => [...parts].map((part) => ({ entity, part })));
-    await pooled(fetches, 32, async ({ entity: { kind, slug }, part }): Promise<unknown> =>
-      part === 'pol' ? source.polCurrent(kind, slug) : part === 'categories' ? source.byCategory(kind, slug) : source.redFlags(slug),
+    await pooled(
+      fetches,
+      32,
+      async ({ entity: { kind, slug }, part }): Promise<unknown> =>
+        part === 'pol' ? source.polCurrent(kind, slug) : part === 'categories' ? source.byCategory(kind, slug) : source.redFlags(slug),
     );
     const minimumPaths = new Set((await sim.counter()).byPath.map(([p]) => p));
 
@@ -265,7 +279,10 @@ async function checkRound(sim: SimHandle, core: Core, o: BenchOptions, kind: 'po
     const stored = await db.query<{ condition: Condition; kind: EntityKind; reading: Reading | null }>(
       'SELECT r.condition, e.kind, e.reading FROM alert_rule_entities e JOIN alert_rules r ON r.id = e.rule_id',
     );
-    const unread = stored.filter(({ condition, kind: k, reading }) => !reading || partsOf(condition, k).some((part) => (part === 'pol' ? reading.pol : reading[part]) === null)).length;
+    const unread = stored.filter(
+      ({ condition, kind: k, reading }) =>
+        !reading || partsOf(condition, k).some((part) => (part === 'pol' ? reading.pol : reading[part]) === null),
+    ).length;
 
     // One check interval later by the checker's clock: every rule due again, now judged against
     // what the first round saw. The data cache keeps PoL and categories a minute, so five minutes
@@ -303,7 +320,14 @@ const strays = (r: RoundResult, p: Pass) => p.byPath.filter(([path]) => !r.minim
 /** Every rule checked, exactly `denominator` requests, and none outside what the rules need; null when it ran out of time. */
 function exact(r: RoundResult, p: Pass, denominator: number): boolean | null {
   if (r.timedOut) return null;
-  return p.claimed === r.rules && r.checked === r.rules && r.unread === 0 && p.upstream === denominator && r.minimum === r.entityParts && strays(r, p).length === 0;
+  return (
+    p.claimed === r.rules &&
+    r.checked === r.rules &&
+    r.unread === 0 &&
+    p.upstream === denominator &&
+    r.minimum === r.entityParts &&
+    strays(r, p).length === 0
+  );
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -324,14 +348,19 @@ export async function alertsScenario(sim: SimHandle, o: BenchOptions): Promise<S
     const mix = await checkRound(sim, core, o, 'mix', entities, rulesWanted);
     const notes: string[] = [];
     for (const [name, r] of [['PoL only', pol] as const, ['all seven conditions', mix] as const]) {
-      if (r.minimum !== r.entityParts) notes.push(`${name}: fetching the ${r.entityParts} needed entity-parts once each took ${r.minimum} distinct requests`);
+      if (r.minimum !== r.entityParts)
+        notes.push(`${name}: fetching the ${r.entityParts} needed entity-parts once each took ${r.minimum} distinct requests`);
       for (const [which, p] of [['first', r.first] as const, ['next', r.next] as const]) {
         const stray = strays(r, p);
-        if (stray.length) notes.push(`${name}, ${which} round: ${stray.length} requested paths outside the minimum, such as ${stray[0]![0]}`);
+        if (stray.length)
+          notes.push(`${name}, ${which} round: ${stray.length} requested paths outside the minimum, such as ${stray[0]![0]}`);
         if (p.cycles > 1) notes.push(`${name}, ${which} round: ${p.cycles} cycles`);
       }
       if (r.unread) notes.push(`${name}: ${r.unread} of ${r.watches} rule-entity readings lack a part their rule needs`);
-      if (r.timedOut) notes.push(`${name}: stopped at the ${(o.quick ? TIME_BUDGET_MS.quick : TIME_BUDGET_MS.full) / 1000} s budget, ${r.checked} of ${r.rules} rules checked`);
+      if (r.timedOut)
+        notes.push(
+          `${name}: stopped at the ${(o.quick ? TIME_BUDGET_MS.quick : TIME_BUDGET_MS.full) / 1000} s budget, ${r.checked} of ${r.rules} rules checked`,
+        );
     }
 
     const rows: Row[] = [

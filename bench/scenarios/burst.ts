@@ -41,7 +41,10 @@ export async function isolate(core: Core, sim: SimHandle, count: number, project
   const names: string[] = [];
   const minimum = new Set<string>();
   const perCard: Record<string, number> = {};
-  for (const [kind, refs] of [['project', projects.data], ['exchange', exchanges.data]] as const) {
+  for (const [kind, refs] of [
+    ['project', projects.data],
+    ['exchange', exchanges.data],
+  ] as const) {
     let taken = 0;
     for (const ref of refs as EntityRef[]) {
       if (taken === quota[kind]) break;
@@ -151,7 +154,11 @@ function schedWatch(acking: { pid: number | 'self'; tids: readonly string[] }, l
   const before = read();
   return () => {
     const after = read();
-    return { acking: since(before.acking, after.acking), process: since(before.process, after.process), loadGenerator: since(before.loadGenerator, after.loadGenerator) };
+    return {
+      acking: since(before.acking, after.acking),
+      process: since(before.process, after.process),
+      loadGenerator: since(before.loadGenerator, after.loadGenerator),
+    };
   };
 }
 
@@ -189,7 +196,8 @@ async function ackBurst(
     // The threads the adapter started: its ingress thread.
     const ingressThreads = threadsOf().filter((tid) => !threadsBefore.has(tid));
     const warmUpAckP99Ms: number[] = [];
-    for (let i = 0; i < warmUpBursts; i++) warmUpAckP99Ms.push(await warmEndpoint(rig, `http://127.0.0.1:${adapter.port}`, commands.length));
+    for (let i = 0; i < warmUpBursts; i++)
+      warmUpAckP99Ms.push(await warmEndpoint(rig, `http://127.0.0.1:${adapter.port}`, commands.length));
     await before();
     await sim.resetCounter();
     const eld = monitorEventLoopDelay({ resolution: 5 });
@@ -236,7 +244,13 @@ async function ackBurst(
  * over once every one of them has been answered. Resolves with its ack p99.
  */
 async function warmEndpoint(rig: SlackRig, origin: string, count: number): Promise<number> {
-  const request: LoadRequest = { origin, secret: SIGNING_SECRET, responseOrigin: rig.fake.ready.origin, commands: Array(count).fill('help'), warmConnections: true };
+  const request: LoadRequest = {
+    origin,
+    secret: SIGNING_SECRET,
+    responseOrigin: rig.fake.ready.origin,
+    commands: Array(count).fill('help'),
+    warmConnections: true,
+  };
   const { result } = (await rig.load.call('burst', { request })) as unknown as { result: LoadResult };
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -262,7 +276,13 @@ async function bareHttpFloor(rig: SlackRig, commands: string[]): Promise<ReturnT
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
-    const request: LoadRequest = { origin: `http://127.0.0.1:${port}`, secret: SIGNING_SECRET, responseOrigin: rig.fake.ready.origin, commands, warmConnections: true };
+    const request: LoadRequest = {
+      origin: `http://127.0.0.1:${port}`,
+      secret: SIGNING_SECRET,
+      responseOrigin: rig.fake.ready.origin,
+      commands,
+      warmConnections: true,
+    };
     const { result } = (await rig.load.call('burst', { request })) as unknown as { result: LoadResult };
     return summarize(result.times);
   } finally {
@@ -299,7 +319,9 @@ async function boltAckBurst(rig: SlackRig, commands: string[], warmUpBursts: num
     });
     const warmUpAckP99Ms: number[] = [];
     for (let i = 0; i < warmUpBursts; i++) {
-      const { result } = (await rig.load.call('burst', { request: request(Array(commands.length).fill('help')) })) as unknown as { result: LoadResult };
+      const { result } = (await rig.load.call('burst', { request: request(Array(commands.length).fill('help')) })) as unknown as {
+        result: LoadResult;
+      };
       warmUpAckP99Ms.push(round(summarize(result.times).p99, 1));
     }
     const pid = bolt.pid ?? 'self';
@@ -340,14 +362,18 @@ const median = (values: readonly number[]) => {
 };
 
 async function startRig(): Promise<SlackRig> {
-  const fake = await forkChild<{ url: string; origin: string; botToken: string }>(fileURLToPath(new URL('../lib/slack-child.ts', import.meta.url)));
+  const fake = await forkChild<{ url: string; origin: string; botToken: string }>(
+    fileURLToPath(new URL('../lib/slack-child.ts', import.meta.url)),
+  );
   // The fake Slack stands for Slack's own servers, which do not take polbot's CPU: parsing 500
   // chart uploads at normal priority took the cores from polbot and from the load generator's clock.
   if (fake.pid !== undefined) setPriority(fake.pid, 19);
-  const load = await forkChild<Record<string, never>>(fileURLToPath(new URL('../lib/slack-load.ts', import.meta.url))).catch(async (err: unknown) => {
-    await fake.close();
-    throw err;
-  });
+  const load = await forkChild<Record<string, never>>(fileURLToPath(new URL('../lib/slack-load.ts', import.meta.url))).catch(
+    async (err: unknown) => {
+      await fake.close();
+      throw err;
+    },
+  );
   return { fake, load };
 }
 
@@ -372,13 +398,15 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
     await sim.resetCounter();
     const errors: string[] = [];
     const { ms: wallMs, value: latencies } = await timed(() =>
-      profiled('burst-core', () => Promise.all(
-        commands.map(async (text) => {
-          const { ms, value } = await timed(() => core.run(text));
-          if (value.reply.kind !== 'card') errors.push(`${text}: ${value.reply.kind}`);
-          return ms;
-        }),
-      )),
+      profiled('burst-core', () =>
+        Promise.all(
+          commands.map(async (text) => {
+            const { ms, value } = await timed(() => core.run(text));
+            if (value.reply.kind !== 'card') errors.push(`${text}: ${value.reply.kind}`);
+            return ms;
+          }),
+        ),
+      ),
     );
     const counter = await sim.counter();
     const ratio = counter.total / minimum;
@@ -433,7 +461,20 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
           // Each side starts once the last round's answers have stopped arriving.
           await untilSlackQuiet(rig);
           if (side === 'bolt') boltRuns.push(await boltAckBurst(rig, commands, warmUps));
-          else polbotRuns.push(await ackBurst(rig, slack, `polbot core, cold caches, round ${polbotRuns.length + 1}`, core, cold, sim, commands, o.log, warmUps));
+          else
+            polbotRuns.push(
+              await ackBurst(
+                rig,
+                slack,
+                `polbot core, cold caches, round ${polbotRuns.length + 1}`,
+                core,
+                cold,
+                sim,
+                commands,
+                o.log,
+                warmUps,
+              ),
+            );
           roundSeconds.push(round((performance.now() - t0) / 1000));
         }
         const rounds = `${polbotRuns.length} polbot, ${boltRuns.length} Bolt`;
@@ -476,7 +517,8 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
         const schedOf = (r: { sched: BurstSched }) =>
           `${fmtMs(r.sched.acking.runMs)} / ${fmtMs(r.sched.acking.waitMs)} (process ${fmtMs(r.sched.process.runMs)} / ${fmtMs(r.sched.process.waitMs)})`;
         rows.push({
-          metric: '5. burst: acking thread ran / waited for a core during the timed burst, in order (polbot: ingress thread; Bolt: its one)',
+          metric:
+            '5. burst: acking thread ran / waited for a core during the timed burst, in order (polbot: ingress thread; Bolt: its one)',
           measured: order.map(([side, r]) => `${side} ${schedOf(r)}`).join('; '),
           target: '— (diagnostic)',
           pass: null,
@@ -490,7 +532,9 @@ export async function burstScenario(sim: SimHandle, o: BenchOptions): Promise<Sc
         });
         rows.push({
           metric: '5. burst via Slack: cards posted p50 / p99, from the first request (the median round)',
-          measured: ack.cardPostedMs ? `${fmtMs(ack.cardPostedMs.p50)} / ${fmtMs(ack.cardPostedMs.p99)} (${ack.cardPostedMs.n} cards)` : 'none posted',
+          measured: ack.cardPostedMs
+            ? `${fmtMs(ack.cardPostedMs.p50)} / ${fmtMs(ack.cardPostedMs.p99)} (${ack.cardPostedMs.n} cards)`
+            : 'none posted',
           target: '— (diagnostic)',
           pass: null,
         });

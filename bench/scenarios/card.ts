@@ -20,7 +20,8 @@ export const CARD_PROJECTS = ['Bitcoin', 'Solana', 'Chainlink', 'Uniswap', 'Card
 const PROJECT_SCORE_TOOLS = ['security', 'financial', 'operational', 'reputational', 'regulatory'].map((c) => `get_project_${c}_score`);
 
 function assertCard(reply: Reply, what: string): void {
-  if (reply.kind !== 'card') throw new Error(`${what}: expected a card, got ${reply.kind}${'message' in reply ? `: ${reply.message}` : ''}`);
+  if (reply.kind !== 'card')
+    throw new Error(`${what}: expected a card, got ${reply.kind}${'message' in reply ? `: ${reply.message}` : ''}`);
   if (reply.image?.kind !== 'png' || reply.image.png.length < 1000) throw new Error(`${what}: the card has no chart PNG`);
 }
 
@@ -39,7 +40,9 @@ class NaiveAgent {
 
   async connect(): Promise<void> {
     this.client = new Client({ name: 'naive-agent', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(this.sim.mcpUrl), { requestInit: { headers: { 'x-api-key': this.sim.apiKey } } });
+    const transport = new StreamableHTTPClientTransport(new URL(this.sim.mcpUrl), {
+      requestInit: { headers: { 'x-api-key': this.sim.apiKey } },
+    });
     await this.client.connect(transport);
   }
 
@@ -78,7 +81,9 @@ class NaiveAgent {
     await this.get('/projects_data/v1/pol');
     await this.get(`/projects_data/v1/${slug}`);
     calls += 4;
-    const points = (chart.points as { timestamp: number; pol: number }[]).map((p): PolPoint => ({ timestamp: p.timestamp, pol: p.pol }) as PolPoint);
+    const points = (chart.points as { timestamp: number; pol: number }[]).map(
+      (p): PolPoint => ({ timestamp: p.timestamp, pol: p.pol }) as PolPoint,
+    );
     this.charts.clear();
     const spec = { kind: 'pol', entityName: name, range: '90d', simulated: true, cacheKey: `project:${slug}`, points } as ChartSpec;
     const image = await this.charts.render(spec);
@@ -98,7 +103,11 @@ async function measureRoundTrip(sim: SimHandle, samples: number): Promise<Summar
   const times: number[] = [];
   for (let i = 0; i < samples + 3; i++) {
     const { ms } = await timed(async () => {
-      const res = await pool.request({ path: '/projects_data/v1/bitcoin/pol/current', method: 'GET', headers: { 'x-api-key': sim.apiKey } });
+      const res = await pool.request({
+        path: '/projects_data/v1/bitcoin/pol/current',
+        method: 'GET',
+        headers: { 'x-api-key': sim.apiKey },
+      });
       await res.body.dump();
     });
     if (i >= 3) times.push(ms);
@@ -270,7 +279,12 @@ export async function cardScenario(sim: SimHandle, o: BenchOptions): Promise<Sce
           target: '≥ 4×',
           pass: speedup >= 4,
         },
-        { metric: '3. warm card p50 / p95 (data + chart cached)', measured: `${fmtMs(W.p50)} / ${fmtMs(W.p95)}`, target: '≤ 15 ms', pass: W.p50 <= 15 },
+        {
+          metric: '3. warm card p50 / p95 (data + chart cached)',
+          measured: `${fmtMs(W.p50)} / ${fmtMs(W.p95)}`,
+          target: '≤ 15 ms',
+          pass: W.p50 <= 15,
+        },
       ],
       details: {
         injectedLatencyMs: L,

@@ -13,7 +13,9 @@ const ENTITIES = ['bitcoin', 'solana', 'aave', 'pepe'];
 
 export async function chartScenario(sim: SimHandle, o: BenchOptions): Promise<ScenarioResult> {
   const rest = new RestSource({ baseUrl: sim.url, apiKey: sim.apiKey });
-  const series = await Promise.all(ENTITIES.map(async (slug) => ({ slug, points: (await rest.polChart('project', slug, 365)).data.slice(-365) })));
+  const series = await Promise.all(
+    ENTITIES.map(async (slug) => ({ slug, points: (await rest.polChart('project', slug, 365)).data.slice(-365) })),
+  );
   await rest.close();
   if (series.some((s) => s.points.length !== 365)) throw new Error('expected 365 daily points');
 

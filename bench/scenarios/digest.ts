@@ -44,7 +44,10 @@ interface ContentModule {
 }
 
 interface ScheduleModule {
-  buildSchedule(spec: { kind: 'daily'; time?: string; timezone?: string }, now?: number): { ok: true; value: unknown } | { ok: false; message: string };
+  buildSchedule(
+    spec: { kind: 'daily'; time?: string; timezone?: string },
+    now?: number,
+  ): { ok: true; value: unknown } | { ok: false; message: string };
 }
 
 async function loadDigestModules(): Promise<{ digest: DigestModule; content: ContentModule; schedule: ScheduleModule } | string> {
@@ -54,7 +57,8 @@ async function loadDigestModules(): Promise<{ digest: DigestModule; content: Con
   const content = (await import('../../src/digest/content.js')) as unknown as Partial<ContentModule>;
   const schedule = (await import('../../src/digest/schedule.js')) as unknown as Partial<ScheduleModule>;
   if (typeof digest.createDigests !== 'function') return 'src/digest/index.ts does not export createDigests';
-  if (typeof content.EntityLoader !== 'function' || typeof content.buildDigest !== 'function') return 'src/digest/content.ts lacks EntityLoader/buildDigest';
+  if (typeof content.EntityLoader !== 'function' || typeof content.buildDigest !== 'function')
+    return 'src/digest/content.ts lacks EntityLoader/buildDigest';
   if (typeof schedule.buildSchedule !== 'function') return 'src/digest/schedule.ts lacks buildSchedule';
   return { digest: digest as DigestModule, content: content as ContentModule, schedule: schedule as ScheduleModule };
 }
@@ -115,7 +119,14 @@ export async function digestScenario(sim: SimHandle, o: BenchOptions): Promise<S
       clearCaches(core);
       await sim.resetCounter();
       const loader = new modules.content.EntityLoader(core.ctx.source);
-      await modules.content.buildDigest(loader, { digest: digestOf([e], i + 1), slot, previous: null, unsent: 0, nextRun: null, now: slot });
+      await modules.content.buildDigest(loader, {
+        digest: digestOf([e], i + 1),
+        slot,
+        previous: null,
+        unsent: 0,
+        nextRun: null,
+        now: slot,
+      });
       for (const [p] of (await sim.counter()).byPath) minimum.add(p);
     }
 
@@ -131,7 +142,13 @@ export async function digestScenario(sim: SimHandle, o: BenchOptions): Promise<S
     for (let i = 0; i < digestsWanted; i++) {
       const watched = Array.from({ length: ENTITIES_PER_DIGEST }, (_, k) => entities[(i + k * stride) % entities.length]!);
       const created = await digests.store.create(
-        { platform: 'slack', channelId: `C${String(Math.floor(i / DIGESTS_PER_CHANNEL)).padStart(8, '0')}`, entities: watched, schedule: sched.value, createdBy: 'U0' },
+        {
+          platform: 'slack',
+          channelId: `C${String(Math.floor(i / DIGESTS_PER_CHANNEL)).padStart(8, '0')}`,
+          entities: watched,
+          schedule: sched.value,
+          createdBy: 'U0',
+        },
         now0,
         DIGESTS_PER_CHANNEL,
       );

@@ -55,8 +55,15 @@ export async function memoryScenario(sim: SimHandle, o: BenchOptions): Promise<S
   const scratch = fileURLToPath(new URL('../../.tmp/', import.meta.url));
   mkdirSync(scratch, { recursive: true });
   const out = mkdtempSync(join(scratch, 'bench-build-'));
-  execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url)), '--outdir', out], { stdio: 'ignore' });
-  const child = await forkChild<Record<string, never>>(join(out, 'bench', 'lib', 'memory-child.js'), [], ['--expose-gc', ...imageNodeOptions()], true).catch((err: unknown) => {
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url)), '--outdir', out], {
+    stdio: 'ignore',
+  });
+  const child = await forkChild<Record<string, never>>(
+    join(out, 'bench', 'lib', 'memory-child.js'),
+    [],
+    ['--expose-gc', ...imageNodeOptions()],
+    true,
+  ).catch((err: unknown) => {
     rmSync(out, { recursive: true, force: true });
     throw err;
   });
@@ -84,7 +91,12 @@ export async function memoryScenario(sim: SimHandle, o: BenchOptions): Promise<S
           pass: growth < 0.1,
         },
       ],
-      details: { ...report, runtime: { compiled: true, nodeOptions: imageNodeOptions() }, heapGrowthLastHalf: round(growth, 4), rssGrowthLastHalf: round(rssGrowth, 4) },
+      details: {
+        ...report,
+        runtime: { compiled: true, nodeOptions: imageNodeOptions() },
+        heapGrowthLastHalf: round(growth, 4),
+        rssGrowthLastHalf: round(rssGrowth, 4),
+      },
     };
   } finally {
     await child.close();

@@ -31,7 +31,9 @@ export async function soakScenario(sim: SimHandle, o: BenchOptions): Promise<Sce
     const heap: { atSecond: number; heapMb: number; rssMb: number }[] = [];
     const started = performance.now();
     const sampler = setInterval(() => {
-      void memory().then((m) => heap.push({ atSecond: round((performance.now() - started) / 1000), heapMb: round(m.heapMb), rssMb: round(m.rssMb) }));
+      void memory().then((m) =>
+        heap.push({ atSecond: round((performance.now() - started) / 1000), heapMb: round(m.heapMb), rssMb: round(m.rssMb) }),
+      );
     }, 5_000);
     const inflight: Promise<void>[] = [];
     await profiled('soak', async () => {
@@ -63,7 +65,10 @@ export async function soakScenario(sim: SimHandle, o: BenchOptions): Promise<Sce
     const counter = await sim.counter();
     await sim.setFaults({ errorRate: 0, rateLimitRate: 0, resetRate: 0, malformedRate: 0 });
 
-    const halfAt = heap.reduce((best, h) => (Math.abs(h.atSecond - seconds / 2) < Math.abs(best.atSecond - seconds / 2) ? h : best), heap[0]!);
+    const halfAt = heap.reduce(
+      (best, h) => (Math.abs(h.atSecond - seconds / 2) < Math.abs(best.atSecond - seconds / 2) ? h : best),
+      heap[0]!,
+    );
     const growth = (end.heapMb - halfAt.heapMb) / halfAt.heapMb;
     const L = summarize(latencies);
     // A cache still filling towards its bound grows the heap without leaking: show how full it is.
@@ -83,7 +88,12 @@ export async function soakScenario(sim: SimHandle, o: BenchOptions): Promise<Sce
           target: '0 exceptions',
           pass: exceptions.length === 0,
         },
-        { metric: 'soak: command latency p50 / p99', measured: `${fmtMs(L.p50)} / ${fmtMs(L.p99)}`, target: '< 3 s (p99)', pass: L.p99 < 3000 },
+        {
+          metric: 'soak: command latency p50 / p99',
+          measured: `${fmtMs(L.p50)} / ${fmtMs(L.p99)}`,
+          target: '< 3 s (p99)',
+          pass: L.p99 < 3000,
+        },
         {
           metric: 'soak: heap growth over the last half (data cache fill at the end)',
           measured: `${(growth * 100).toFixed(1)} % (${halfAt.heapMb.toFixed(0)} → ${end.heapMb.toFixed(0)} MB; cache ${cacheFill})`,

@@ -11,7 +11,9 @@ import type { CommandSpec } from '../kit/spec.js';
 async function loadCommands(): Promise<readonly CommandSpec[]> {
   const dir = new URL('../', import.meta.url);
   const ext = extname(new URL(import.meta.url).pathname);
-  const files = readdirSync(dir).filter((f) => f.endsWith(ext) && !f.endsWith(`.d${ext}`)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(ext) && !f.endsWith(`.d${ext}`))
+    .sort();
   const specs = await Promise.all(
     files.map(async (f) => {
       const module = (await import(new URL(f, dir).href)) as { default?: CommandSpec };

@@ -85,7 +85,9 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
   // Start-up waits for the name lists at most one upstream deadline: an upstream that is down
   // must not keep polbot from starting (the lists then load on first use).
   // Not a warning: the start-up check reports what is wrong with the upstream, once.
-  const preload = upstream.resolver.preload().catch((err: unknown) => log?.info({ err }, 'the name lists could not be loaded at start; they load on first use'));
+  const preload = upstream.resolver
+    .preload()
+    .catch((err: unknown) => log?.info({ err }, 'the name lists could not be loaded at start; they load on first use'));
   await Promise.race([preload, new Promise((resolve) => setTimeout(resolve, config.timeoutMs).unref())]);
   const charts = createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl });
   const ctx: CommandContext = { source: upstream.source, resolver: upstream.resolver, charts, now: options.now ?? Date.now };
@@ -96,9 +98,10 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
   async function guarded(caller: Caller, work: () => Promise<RunResult>): Promise<RunResult> {
     const started = performance.now();
     let result: RunResult;
-    const decision = limiter && caller.platform !== 'console'
-      ? await limiter.check(`${caller.platform}:${caller.userId}`, `${caller.platform}:${caller.channelId}`)
-      : ({ ok: true } as const);
+    const decision =
+      limiter && caller.platform !== 'console'
+        ? await limiter.check(`${caller.platform}:${caller.userId}`, `${caller.platform}:${caller.channelId}`)
+        : ({ ok: true } as const);
     if (!decision.ok) {
       metrics?.rateLimited.inc({ platform: caller.platform, scope: decision.scope });
       result = {
@@ -115,7 +118,10 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
     } else {
       result = await work();
     }
-    metrics?.commands.observe({ command: result.command, platform: caller.platform, reply: result.reply.kind }, (performance.now() - started) / 1000);
+    metrics?.commands.observe(
+      { command: result.command, platform: caller.platform, reply: result.reply.kind },
+      (performance.now() - started) / 1000,
+    );
     return result;
   }
 
@@ -144,7 +150,8 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
     },
     // Each option carries its typed form, as every command a reply names does.
     complete: (reply) => withCommandText(reply, registry),
-    lookup: async (search, typed, limit) => (await tokenOptions(upstream.source, search, typed, limit)).map((a) => typedAction(registry, a)),
+    lookup: async (search, typed, limit) =>
+      (await tokenOptions(upstream.source, search, typed, limit)).map((a) => typedAction(registry, a)),
     close: () => upstream.close(),
   };
 }

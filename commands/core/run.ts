@@ -14,7 +14,9 @@ export interface RunResult {
 }
 
 function hintFor(err: UpstreamError, ctx: CommandContext): Inline | undefined {
-  const health = ctx.source.supports('health') ? inline`Try again in a minute; ${ref('health')} shows the service status.` : 'Try again in a minute.';
+  const health = ctx.source.supports('health')
+    ? inline`Try again in a minute; ${ref('health')} shows the service status.`
+    : 'Try again in a minute.';
   switch (err.kind) {
     case 'not_found':
       return ctx.source.supports('search') ? inline`Check the name with ${ref('search', { text: placeholder('text') })}.` : undefined;
@@ -37,7 +39,8 @@ function hintFor(err: UpstreamError, ctx: CommandContext): Inline | undefined {
 
 export function errorReply(err: unknown, ctx: CommandContext, log?: Logger): ErrorReply {
   if (err instanceof UpstreamError) {
-    if (err.kind === 'bad_response' || err.kind === 'unauthorized') log?.warn({ route: err.route, kind: err.kind, detail: err.detail }, 'upstream error');
+    if (err.kind === 'bad_response' || err.kind === 'unauthorized')
+      log?.warn({ route: err.route, kind: err.kind, detail: err.detail }, 'upstream error');
     const hint = hintFor(err, ctx);
     return { kind: 'error', message: err.message, ...(hint ? { hint } : {}) };
   }
@@ -67,7 +70,12 @@ export function withCommandText(reply: Reply, registry: Registry): Reply {
     (typeof t === 'string' || t === undefined ? t : t.map((p) => (typeof p === 'string' ? p : { ref: typed(p.ref) }))) as T;
   switch (reply.kind) {
     case 'choice':
-      return { ...reply, prompt: text(reply.prompt), ...(reply.note !== undefined ? { note: text(reply.note) } : {}), options: reply.options.map(fill) };
+      return {
+        ...reply,
+        prompt: text(reply.prompt),
+        ...(reply.note !== undefined ? { note: text(reply.note) } : {}),
+        options: reply.options.map(fill),
+      };
     case 'card':
       return reply.actions ? { ...reply, actions: reply.actions.map(fill) } : reply;
     case 'table':
@@ -90,9 +98,19 @@ export function withCommandText(reply: Reply, registry: Registry): Reply {
 }
 
 /** Runs a typed invocation (from any surface). Never throws: every failure becomes a short, safe error reply. */
-export async function invoke(ctx: CommandContext, registry: Registry, invocation: Invocation, caller: Caller, log?: Logger): Promise<RunResult> {
+export async function invoke(
+  ctx: CommandContext,
+  registry: Registry,
+  invocation: Invocation,
+  caller: Caller,
+  log?: Logger,
+): Promise<RunResult> {
   const spec = registry.get(invocation.command);
-  if (!spec) return { command: 'invalid', reply: withCommandText({ kind: 'error', message: 'That command no longer exists.', hint: inline`See ${ref('help')}.` }, registry) };
+  if (!spec)
+    return {
+      command: 'invalid',
+      reply: withCommandText({ kind: 'error', message: 'That command no longer exists.', hint: inline`See ${ref('help')}.` }, registry),
+    };
   const checked = validate(spec, invocation.args);
   if (!checked.ok) return { command: 'invalid', reply: withCommandText(usageError(checked.message, spec, registry), registry) };
   let reply: Reply;

@@ -16,12 +16,17 @@ const MAX_INPUT = 500;
 
 /** What `parse` does to whitespace and invisible characters. */
 export function normalise(text: string): string {
-  return text.replace(/[\p{Cc}\p{Cf}]/gu, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[\p{Cc}\p{Cf}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Edit distance counting a swap of neighbours as one edit, for typos like "chrat"; words are short. */
 function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
@@ -35,7 +40,11 @@ function distance(a: string, b: string): number {
 
 /** Splits a list of names: commas or " vs " when present, quoted names, otherwise one word each. */
 export function splitNames(text: string): string[] {
-  if (/,|\bvs\.?\b/i.test(text)) return text.split(/,|\bvs\.?\b/i).map((s) => s.trim()).filter(Boolean);
+  if (/,|\bvs\.?\b/i.test(text))
+    return text
+      .split(/,|\bvs\.?\b/i)
+      .map((s) => s.trim())
+      .filter(Boolean);
   const names: string[] = [];
   const re = /"([^"]+)"|“([^”]+)”|(\S+)/g;
   for (let m = re.exec(text); m; m = re.exec(text)) names.push((m[1] ?? m[2] ?? m[3]!).trim());
@@ -47,8 +56,7 @@ const unquote = (text: string): string => {
   return m ? (m[1] ?? m[2] ?? '').trim() : text;
 };
 
-const choiceWord = (o: ChoiceOption, w: string): string | undefined =>
-  o.choices.some((c) => c.value === w) ? w : o.aliases?.[w];
+const choiceWord = (o: ChoiceOption, w: string): string | undefined => (o.choices.some((c) => c.value === w) ? w : o.aliases?.[w]);
 
 function optionUsage(o: OptionSpec): string {
   const core = (() => {
@@ -96,7 +104,8 @@ export class TextGrammar {
     const text = normalise(input);
     const help = this.forms.find((f) => f.spec.name === 'help')?.spec;
     if (!text && help) return { ok: true, invocation: { command: help.name, args: {} } };
-    if (text.length > MAX_INPUT) return { ok: false, spec: this.fallback, message: `That is too long (${text.length} characters); names are short.` };
+    if (text.length > MAX_INPUT)
+      return { ok: false, spec: this.fallback, message: `That is too long (${text.length} characters); names are short.` };
 
     const tokens = text.split(' ');
     const lower = tokens.map((t) => t.toLowerCase());
@@ -118,7 +127,9 @@ export class TextGrammar {
   private finish(spec: CommandSpec, parsed: Parsed): TextResult {
     if (!parsed.ok) return { ok: false, spec, message: parsed.message };
     const checked = validate(spec, parsed.args);
-    return checked.ok ? { ok: true, invocation: { command: spec.name, args: checked.args } } : { ok: false, spec, message: checked.message };
+    return checked.ok
+      ? { ok: true, invocation: { command: spec.name, args: checked.args } }
+      : { ok: false, spec, message: checked.message };
   }
 
   private generic(spec: CommandSpec, rest: string): Parsed {
@@ -134,7 +145,8 @@ export class TextGrammar {
         continue;
       }
       const value = all[i + 1];
-      if (value === undefined) return { ok: false, message: `'${all[i]}' needs a value after it, e.g. '${all[i]} ${option.label ?? option.name}'.` };
+      if (value === undefined)
+        return { ok: false, message: `'${all[i]}' needs a value after it, e.g. '${all[i]} ${option.label ?? option.name}'.` };
       if (args[option.name] !== undefined) return { ok: false, message: `'${option.keywords![0]}' is given twice.` };
       args[option.name] = value;
       i++;
@@ -152,7 +164,9 @@ export class TextGrammar {
         words.pop();
         continue;
       }
-      const near = choices.find((o) => o.near?.test(w) || (o.typos && w.length >= 5 && o.choices.some((c) => distance(w.toLowerCase(), c.value) <= 2)));
+      const near = choices.find(
+        (o) => o.near?.test(w) || (o.typos && w.length >= 5 && o.choices.some((c) => distance(w.toLowerCase(), c.value) <= 2)),
+      );
       if (near) return { ok: false, message: `Unknown ${near.name} '${w}': use one of ${near.choices.map((c) => c.value).join(', ')}.` };
       break;
     }
@@ -161,9 +175,15 @@ export class TextGrammar {
       if (!leftover) return { ok: true, args };
       const only = choices.length === 1 ? choices[0]! : undefined;
       if (only && words.length === 1) {
-        return { ok: false, message: `Unknown ${only.name} '${leftover.slice(0, 40)}': use ${only.choices.map((c) => c.value).join(' or ')}.` };
+        return {
+          ok: false,
+          message: `Unknown ${only.name} '${leftover.slice(0, 40)}': use ${only.choices.map((c) => c.value).join(' or ')}.`,
+        };
       }
-      return { ok: false, message: `'${spec.words.join(' ')}' takes ${only ? `only ${only.choices.map((c) => c.value).join(' or ')}` : 'no arguments'}.` };
+      return {
+        ok: false,
+        message: `'${spec.words.join(' ')}' takes ${only ? `only ${only.choices.map((c) => c.value).join(' or ')}` : 'no arguments'}.`,
+      };
     }
     if (!leftover) return { ok: true, args };
     switch (main.type) {
@@ -193,7 +213,9 @@ export class TextGrammar {
         .filter((o): o is ChoiceOption => o.type === 'choice')
         .map((o) => args[o.name])
         .filter((v): v is string => typeof v === 'string' && v !== ''),
-      ...keyed.flatMap((o) => (typeof args[o.name] === 'string' && args[o.name] !== '' ? [`${o.keywords![0]} ${String(args[o.name])}`] : [])),
+      ...keyed.flatMap((o) =>
+        typeof args[o.name] === 'string' && args[o.name] !== '' ? [`${o.keywords![0]} ${String(args[o.name])}`] : [],
+      ),
     ];
     const value = main ? args[main.name] : undefined;
     const plain = (v: string) => [...spec.words, v, ...tail].filter(Boolean).join(' ');

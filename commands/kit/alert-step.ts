@@ -6,7 +6,6 @@ import { INCIDENT_ID_OPTION, withAlerts } from './alert.js';
 import { verbSpec } from './group.js';
 import { defineCommand, int, type Args, type ChoiceOption, type CommandSpec } from './spec.js';
 
-
 /**
  * A step on an alert (acknowledge, snooze, resolve): what its buttons run, and what anyone in the
  * channel may type. The alert's message is redrawn in place; the person gets a word only for them.
@@ -31,10 +30,16 @@ export function alertStepCommand(o: {
       withAlerts(ctx, async (service): Promise<Reply> => {
         const id = int(args, 'id')!;
         const { platform, channelId, userId, userName } = ctx.caller;
-        if (platform === 'console') return { kind: 'error', message: 'Alerts are worked from the Slack or Discord channel they were posted in.' };
+        if (platform === 'console')
+          return { kind: 'error', message: 'Alerts are worked from the Slack or Discord channel they were posted in.' };
         const moved = await service.act(id, { platform, channelId }, userName ?? userId, o.step(args, ctx.now()));
         if (!moved) return notOpen(id, await service.store.incidentInChannel(id, platform, channelId), ctx.now());
-        return { kind: 'text', audience: 'asker', title: `Alert #${id}: ${statusOf(moved, ctx.now()).replace(/ by [^ ]+/, '')}`, text: 'The alert message shows it to everyone in the channel.' };
+        return {
+          kind: 'text',
+          audience: 'asker',
+          title: `Alert #${id}: ${statusOf(moved, ctx.now()).replace(/ by [^ ]+/, '')}`,
+          text: 'The alert message shows it to everyone in the channel.',
+        };
       }),
   });
 }

@@ -22,9 +22,27 @@ export function missingRule(id: number): ErrorReply {
   return { kind: 'error', message: `There is no alert rule #${id} in this channel.`, hint: seeRules() };
 }
 
-export const RULE_ID_OPTION = { type: 'integer', name: 'id', label: 'rule number', description: 'Alert rule number (see the alert list)', required: true, min: 1, max: 999_999_999, missing: 'Which rule? Give its number from the alert list.' } as const;
+export const RULE_ID_OPTION = {
+  type: 'integer',
+  name: 'id',
+  label: 'rule number',
+  description: 'Alert rule number (see the alert list)',
+  required: true,
+  min: 1,
+  max: 999_999_999,
+  missing: 'Which rule? Give its number from the alert list.',
+} as const;
 
-export const INCIDENT_ID_OPTION = { type: 'integer', name: 'id', label: 'alert number', description: 'Alert number (on the alert message)', required: true, min: 1, max: 999_999_999, missing: 'Which alert? Give the number on its message.' } as const;
+export const INCIDENT_ID_OPTION = {
+  type: 'integer',
+  name: 'id',
+  label: 'alert number',
+  description: 'Alert number (on the alert message)',
+  required: true,
+  min: 1,
+  max: 999_999_999,
+  missing: 'Which alert? Give the number on its message.',
+} as const;
 
 /** Durations typed after `every` and `cooldown`: 90s, 5m, 1h, 1d. */
 export function durationSec(text: string): number | undefined {

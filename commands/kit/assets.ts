@@ -33,12 +33,18 @@ interface AssetsQuery {
   exportCsv: boolean;
 }
 
-
 /** `search=sol category=DeFi sort=marketCap order=desc page=2 export=csv`, checked against the exchange's categories. */
-export function readAssetsQuery(text: string, categories: readonly AssetCategory[]): { ok: true; read: AssetsQuery } | { ok: false; message: string } {
+export function readAssetsQuery(
+  text: string,
+  categories: readonly AssetCategory[],
+): { ok: true; read: AssetsQuery } | { ok: false; message: string } {
   const { pairs, stray } = splitPairs(text);
   const names = 'search, category, sort, order, page, export';
-  if (stray) return { ok: false, message: `'${stray.slice(0, 40)}' is not a filter: give name=value pairs (${names}), for example search=sol sort=polScore.` };
+  if (stray)
+    return {
+      ok: false,
+      message: `'${stray.slice(0, 40)}' is not a filter: give name=value pairs (${names}), for example search=sol sort=polScore.`,
+    };
   const query: ListedAssetsQuery = {};
   const applied: string[] = [];
   let page = 1;
@@ -52,9 +58,16 @@ export function readAssetsQuery(text: string, categories: readonly AssetCategory
       applied.push(`search=${pairValue(text)}`);
     } else if (name === 'category' || name === 'categories') {
       const picked = [];
-      for (const wanted of rawValue.split(',').map((v) => v.trim()).filter(Boolean)) {
+      for (const wanted of rawValue
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)) {
         const found = categories.find((c) => pairKey(c.name) === pairKey(wanted) || pairKey(c.id) === pairKey(wanted));
-        if (!found) return { ok: false, message: `This exchange lists no '${wanted.slice(0, 30)}' assets: its categories are ${categories.map((c) => c.name).join(', ') || 'none'}.` };
+        if (!found)
+          return {
+            ok: false,
+            message: `This exchange lists no '${wanted.slice(0, 30)}' assets: its categories are ${categories.map((c) => c.name).join(', ') || 'none'}.`,
+          };
         picked.push(found);
       }
       if (!picked.length) return { ok: false, message: 'category needs a value, for example category=DeFi.' };
@@ -71,7 +84,8 @@ export function readAssetsQuery(text: string, categories: readonly AssetCategory
       query.sortDirection = order;
       applied.push(`order=${order.toLowerCase()}`);
     } else if (name === 'page') {
-      if (!/^\d{1,4}$/.test(rawValue) || Number(rawValue) < 1) return { ok: false, message: `'${rawValue.slice(0, 10)}' is not a page number.` };
+      if (!/^\d{1,4}$/.test(rawValue) || Number(rawValue) < 1)
+        return { ok: false, message: `'${rawValue.slice(0, 10)}' is not a page number.` };
       page = Number(rawValue);
     } else if (name === 'export') {
       if (pairKey(rawValue) !== 'csv') return { ok: false, message: `Unknown export '${rawValue.slice(0, 10)}': use export=csv.` };
@@ -84,8 +98,18 @@ export function readAssetsQuery(text: string, categories: readonly AssetCategory
 /** The listed assets of whatever exchange `name` resolves to. */
 export async function showAssets(ctx: HandlerContext, args: Args): Promise<Reply> {
   const target = parseTarget(str(args, 'name'), 'exchange');
-  if (target.explicit && target.explicit.kind !== 'exchange') return { kind: 'error', message: 'Listed assets are published for exchanges only.', hint: inline`For a project, see ${ref('project', { name: str(args, 'name') })}.` };
-  const resolved = await resolveTarget(ctx, target, (name) => ({ command: 'assets', args: { name, ...(str(args, 'filters') ? { filters: str(args, 'filters') } : {}) } }), 'exchange');
+  if (target.explicit && target.explicit.kind !== 'exchange')
+    return {
+      kind: 'error',
+      message: 'Listed assets are published for exchanges only.',
+      hint: inline`For a project, see ${ref('project', { name: str(args, 'name') })}.`,
+    };
+  const resolved = await resolveTarget(
+    ctx,
+    target,
+    (name) => ({ command: 'assets', args: { name, ...(str(args, 'filters') ? { filters: str(args, 'filters') } : {}) } }),
+    'exchange',
+  );
   if (!resolved.ok) return resolved.reply;
   return assetsTable(ctx, resolved.entity, str(args, 'filters'));
 }
@@ -93,13 +117,25 @@ export async function showAssets(ctx: HandlerContext, args: Args): Promise<Reply
 async function assetsTable(ctx: CommandContext, entity: EntityRef, filters: string): Promise<Reply> {
   const { source } = ctx;
   const title = `Assets listed on ${entity.name}`;
-  if (!source.supports('listedAssets', 'exchange')) return { kind: 'text', title, text: 'Listed assets need the REST service; the tool server has no tool for them.' };
-  const [categories, record] = await Promise.all([source.listedAssetCategories(entity.slug), settle(source.record('exchange', entity.slug))]);
+  if (!source.supports('listedAssets', 'exchange'))
+    return { kind: 'text', title, text: 'Listed assets need the REST service; the tool server has no tool for them.' };
+  const [categories, record] = await Promise.all([
+    source.listedAssetCategories(entity.slug),
+    settle(source.record('exchange', entity.slug)),
+  ]);
   const named = { ...entity, name: okValue(record)?.data.name ?? entity.name };
   const read = readAssetsQuery(filters, categories.data);
-  if (!read.ok) return { kind: 'error', message: read.message, hint: inline`For example: ${ref('assets', { name: targetRef('exchange', entity.slug), filters: 'sort=polScore order=asc' })}` };
+  if (!read.ok)
+    return {
+      kind: 'error',
+      message: read.message,
+      hint: inline`For example: ${ref('assets', { name: targetRef('exchange', entity.slug), filters: 'sort=polScore order=asc' })}`,
+    };
   const { query, applied, page, exportCsv } = read.read;
-  const [fetched, file] = await Promise.all([source.listedAssets(entity.slug, { ...query, page, pageSize: PAGE_SIZE }), exportCsv ? exportFile(ctx, named, query, applied) : undefined]);
+  const [fetched, file] = await Promise.all([
+    source.listedAssets(entity.slug, { ...query, page, pageSize: PAGE_SIZE }),
+    exportCsv ? exportFile(ctx, named, query, applied) : undefined,
+  ]);
   const { items, total, totalPages } = fetched.data;
   const footer = footerOf([categories, fetched, ...(record.ok ? [record.value] : [])], ctx.now());
   const filtersText = applied.length ? applied.join(' ') : '';
@@ -112,14 +148,19 @@ async function assetsTable(ctx: CommandContext, entity: EntityRef, filters: stri
     return { kind: 'text', title: heading, text: none, footer };
   }
   const name = targetRef('exchange', entity.slug);
-  const nav = pageActions(page, totalPages, exportCsv, (pairs) => ({ command: 'assets', args: { name, ...([...applied, ...pairs].length ? { filters: [...applied, ...pairs].join(' ') } : {}) } }));
+  const nav = pageActions(page, totalPages, exportCsv, (pairs) => ({
+    command: 'assets',
+    args: { name, ...([...applied, ...pairs].length ? { filters: [...applied, ...pairs].join(' ') } : {}) },
+  }));
   const pages = totalPages !== null ? ` of ${totalPages}` : '';
   const count = total !== null ? ` · ${fmt.count(total)} assets` : '';
   const rankOffset = (page - 1) * PAGE_SIZE;
   return {
     kind: 'table',
     title: heading,
-    note: [`${filtersText || 'All'} · page ${page}${pages}${count}. PoL: lower is safer.`, skippedRows([fetched])].filter(Boolean).join(' '),
+    note: [`${filtersText || 'All'} · page ${page}${pages}${count}. PoL: lower is safer.`, skippedRows([fetched])]
+      .filter(Boolean)
+      .join(' '),
     columns: [
       { key: 'n', label: '#', align: 'right' },
       { key: 'name', label: 'Asset' },
@@ -127,17 +168,33 @@ async function assetsTable(ctx: CommandContext, entity: EntityRef, filters: stri
       { key: 'cap', label: 'Market cap', align: 'right' },
       { key: 'pol', label: 'PoL', align: 'right' },
     ],
-    rows: items.map((a, i) => ({ n: String(rankOffset + i + 1), name: `${a.name} (${a.ticker})`, category: a.categories.join(', ') || '—', cap: fmt.usd(a.marketCap), pol: fmt.pol(a.polScore) })),
+    rows: items.map((a, i) => ({
+      n: String(rankOffset + i + 1),
+      name: `${a.name} (${a.ticker})`,
+      category: a.categories.join(', ') || '—',
+      cap: fmt.usd(a.marketCap),
+      pol: fmt.pol(a.polScore),
+    })),
     ...(file ? { file } : {}),
     footer,
-    actions: [...nav, ...exchangeSectionActions(entity, 'assets', exchangeSectionsOf((m, k) => source.supports(m, k)))],
+    actions: [
+      ...nav,
+      ...exchangeSectionActions(
+        entity,
+        'assets',
+        exchangeSectionsOf((m, k) => source.supports(m, k)),
+      ),
+    ],
     menus: assetMenus(name, categories.data, applied),
   } satisfies TableReply;
 }
 
 /** The exchange's categories and the sort orders as pick lists; each pick starts again at page 1. */
 function assetMenus(name: string, categories: readonly AssetCategory[], applied: readonly string[]): Menu[] {
-  const run = (filters: readonly string[]): Action['run'] => ({ command: 'assets', args: { name, ...(filters.length ? { filters: filters.join(' ') } : {}) } });
+  const run = (filters: readonly string[]): Action['run'] => ({
+    command: 'assets',
+    args: { name, ...(filters.length ? { filters: filters.join(' ') } : {}) },
+  });
   const others = applied.filter((a) => !a.startsWith('category='));
   const current = applied.find((a) => a.startsWith('category='))?.slice('category='.length);
   const menus: Menu[] = [];
@@ -147,14 +204,21 @@ function assetMenus(name: string, categories: readonly AssetCategory[], applied:
     menus.push({
       label: 'Category',
       typed: 'category=',
-      options: [...(current ? [{ label: 'Any', run: run(others) }] : []), ...categories.map((c) => ({ label: label(c), run: run([...others, `category=${pairValue(c.name)}`]) }))],
+      options: [
+        ...(current ? [{ label: 'Any', run: run(others) }] : []),
+        ...categories.map((c) => ({ label: label(c), run: run([...others, `category=${pairValue(c.name)}`]) })),
+      ],
       ...(selected ? { selected: label(selected) } : {}),
     });
   }
   const unsorted = applied.filter((a) => !a.startsWith('sort=') && !a.startsWith('order='));
   const sort = applied.find((a) => a.startsWith('sort='))?.slice(5);
   const order = applied.find((a) => a.startsWith('order='))?.slice(6);
-  const labels: Record<Sort, [string, string]> = { name: ['Name, A to Z', 'Name, Z to A'], marketCap: ['Market cap, lowest first', 'Market cap, highest first'], polScore: ['PoL, lowest first', 'PoL, highest first'] };
+  const labels: Record<Sort, [string, string]> = {
+    name: ['Name, A to Z', 'Name, Z to A'],
+    marketCap: ['Market cap, lowest first', 'Market cap, highest first'],
+    polScore: ['PoL, lowest first', 'PoL, highest first'],
+  };
   const options: Action[] = [];
   let selected: string | undefined;
   for (const s of ASSET_SORTS) {
@@ -168,9 +232,20 @@ function assetMenus(name: string, categories: readonly AssetCategory[], applied:
 }
 
 /** The whole filtered list as CSV; PoL as the probability the service gives (0..1), not display text. */
-async function exportFile(ctx: CommandContext, entity: EntityRef, query: ListedAssetsQuery, applied: readonly string[]): Promise<ReplyFile> {
+async function exportFile(
+  ctx: CommandContext,
+  entity: EntityRef,
+  query: ListedAssetsQuery,
+  applied: readonly string[],
+): Promise<ReplyFile> {
   const items: ListedAsset[] = await allRows((page, pageSize) => ctx.source.listedAssets(entity.slug, { ...query, page, pageSize }));
-  const rows = items.map((a) => [a.name, a.ticker, a.categories.join('; '), readable(a.marketCap ?? undefined) ?? null, readable(a.polScore ?? undefined) ?? null]);
+  const rows = items.map((a) => [
+    a.name,
+    a.ticker,
+    a.categories.join('; '),
+    readable(a.marketCap ?? undefined) ?? null,
+    readable(a.polScore ?? undefined) ?? null,
+  ]);
   return {
     filename: `assets-${entity.slug}.csv`,
     contentType: 'text/csv',

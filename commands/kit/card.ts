@@ -55,8 +55,16 @@ const POL_LABEL = 'Probability of Loss';
 export function headline(pol: Settled<Fetched<PolValue>>, chart: Settled<Fetched<PolPoint[]>>): Headline {
   if (!pol.ok) {
     // The tool server alone has no overall PoL; otherwise the PoL failed on its own and the card shows the rest.
-    const text = pol.error.kind === 'not_available' ? 'Overall PoL is not available through the tool server.' : `Overall PoL ${partMissing(pol.error)}.`;
-    return { label: POL_LABEL, value: pol.error.kind === 'bad_response' ? 'unreadable' : 'unavailable', direction: 'lower is safer', change: { text, trend: 'flat' } };
+    const text =
+      pol.error.kind === 'not_available'
+        ? 'Overall PoL is not available through the tool server.'
+        : `Overall PoL ${partMissing(pol.error)}.`;
+    return {
+      label: POL_LABEL,
+      value: pol.error.kind === 'bad_response' ? 'unreadable' : 'unavailable',
+      direction: 'lower is safer',
+      change: { text, trend: 'flat' },
+    };
   }
   const value = pol.value.data.pol;
   const current = readable(value);
@@ -67,7 +75,11 @@ export function headline(pol: Settled<Fetched<PolValue>>, chart: Settled<Fetched
     value: fmt.pol(value),
     ...(rating ? { rating } : {}),
     direction: 'lower is safer',
-    ...(change ? { change } : current === undefined ? { change: { text: 'The PoL the service sent could not be read, so it is not shown.', trend: 'flat' as const } } : {}),
+    ...(change
+      ? { change }
+      : current === undefined
+        ? { change: { text: 'The PoL the service sent could not be read, so it is not shown.', trend: 'flat' as const } }
+        : {}),
   };
 }
 
@@ -96,7 +108,12 @@ export function registrationFields(r: Registration): Field[] {
     { label: 'Public registration', value: fmt.yesNo(r.publicRegistration, 'present', 'not found') },
     {
       label: 'Jurisdiction',
-      value: r.jurisdictionTier === null ? 'not returned' : isUnreadable(r.jurisdictionTier) ? fmt.count(r.jurisdictionTier) : TIERS[r.jurisdictionTier]!,
+      value:
+        r.jurisdictionTier === null
+          ? 'not returned'
+          : isUnreadable(r.jurisdictionTier)
+            ? fmt.count(r.jurisdictionTier)
+            : TIERS[r.jurisdictionTier]!,
       ...(r.jurisdiction ? { detail: r.jurisdiction } : {}),
     },
   ];
@@ -105,18 +122,28 @@ export function registrationFields(r: Registration): Field[] {
 /** A quality score's rating and confidence, each only when it could be read. */
 export function scoreDetail(score: QualityScore): string {
   const rating = isUnreadable(score.rating) ? `rating ${fmt.rating(score.rating)}` : score.rating;
-  const confidence = score.confidence === undefined ? '' : isUnreadable(score.confidence) ? `confidence ${fmt.rating(score.confidence)}` : `${score.confidence.toLowerCase()} confidence`;
+  const confidence =
+    score.confidence === undefined
+      ? ''
+      : isUnreadable(score.confidence)
+        ? `confidence ${fmt.rating(score.confidence)}`
+        : `${score.confidence.toLowerCase()} confidence`;
   return [rating, confidence].filter(Boolean).join(' · ');
 }
 
 export function scoresSection(breakdown: Settled<Fetched<CategoryBreakdown>>): Section {
-  if (!breakdown.ok) return { title: 'Category quality scores', direction: 'higher is better', items: [], empty: partMissing(breakdown.error) };
+  if (!breakdown.ok)
+    return { title: 'Category quality scores', direction: 'higher is better', items: [], empty: partMissing(breakdown.error) };
   const rows = breakdown.value.meta.unreadable?.rows ?? 0;
   return {
     title: 'Category quality scores',
     direction: 'higher is better',
     fields: [
-      ...breakdown.value.data.categories.map((c) => ({ label: categoryLabel(c.category), value: fmt.score(c.score.score), detail: scoreDetail(c.score) })),
+      ...breakdown.value.data.categories.map((c) => ({
+        label: categoryLabel(c.category),
+        value: fmt.score(c.score.score),
+        detail: scoreDetail(c.score),
+      })),
       ...(rows > 0 ? [{ label: 'Not shown', value: `${rows} ${rows === 1 ? 'category' : 'categories'} could not be read` }] : []),
     ],
   };
@@ -125,12 +152,17 @@ export function scoresSection(breakdown: Settled<Fetched<CategoryBreakdown>>): S
 export function flagsSection(flags: Settled<Fetched<RedFlags>>): Section {
   if (!flags.ok) return { title: 'Red flags', items: [], empty: partMissing(flags.error) };
   const { marketMaker, investor } = flags.value.data;
-  const list = (label: string, found: Checked<string[]>) => (isUnreadable(found) ? [`${label} flags: ${unreadableText(found)}`] : found.map((f) => `${label}: ${f}`));
+  const list = (label: string, found: Checked<string[]>) =>
+    isUnreadable(found) ? [`${label} flags: ${unreadableText(found)}`] : found.map((f) => `${label}: ${f}`);
   return { title: 'Red flags', items: [...list('Market maker', marketMaker), ...list('Investor', investor)], empty: 'none identified' };
 }
 
 /** A part of the card that could not be filled: for now, or because this source has no such data. */
-const unavailable = (title: string, supported = true): Section => ({ title, items: [], empty: supported ? 'unavailable right now' : 'needs the REST service' });
+const unavailable = (title: string, supported = true): Section => ({
+  title,
+  items: [],
+  empty: supported ? 'unavailable right now' : 'needs the REST service',
+});
 
 /**
  * A card shows whatever could be read. It fails whole only when the entity does not exist, when
@@ -148,11 +180,21 @@ export function cardActions(ctx: CommandContext, entity: EntityRef): Action[] {
   const { source } = ctx;
   const actions: Action[] = [];
   if (source.supports('byMetric', entity.kind)) actions.push({ label: 'Why?', run: { command: 'why', args: { name } } });
-  if (entity.kind === 'project' && source.supports('redFlags')) actions.push({ label: 'Red flags & signals', run: { command: 'flags', args: { name } } });
-  if (source.supports('polChart', entity.kind)) actions.push({ label: 'PoL, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'pol' } } });
-  if (source.supports('byCategoryChart', entity.kind)) actions.push({ label: 'Category trends', run: { command: 'chart', args: { name, range: '90d', kind: 'categories' } } });
+  if (entity.kind === 'project' && source.supports('redFlags'))
+    actions.push({ label: 'Red flags & signals', run: { command: 'flags', args: { name } } });
+  if (source.supports('polChart', entity.kind))
+    actions.push({ label: 'PoL, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'pol' } } });
+  if (source.supports('byCategoryChart', entity.kind))
+    actions.push({ label: 'Category trends', run: { command: 'chart', args: { name, range: '90d', kind: 'categories' } } });
   if (entity.kind === 'project') actions.push(...sectionActions(entity));
-  else actions.push(...exchangeSectionActions(entity, undefined, exchangeSectionsOf((m, k) => source.supports(m, k))));
+  else
+    actions.push(
+      ...exchangeSectionActions(
+        entity,
+        undefined,
+        exchangeSectionsOf((m, k) => source.supports(m, k)),
+      ),
+    );
   return actions;
 }
 
@@ -197,11 +239,25 @@ export async function entityCard(ctx: CommandContext, entity: EntityRef): Promis
   let footer = footerOf(parts, ctx.now());
   const skipped = chart.ok ? skippedPoints(chart.value) : undefined;
   if (skipped) footer = { ...footer, notes: [...(footer.notes ?? []), skipped] };
-  const named: EntityRef = { ...entity, name, ...(rec?.kind === 'project' && rec.ticker ? { ticker: rec.ticker } : entity.ticker ? { ticker: entity.ticker } : {}) };
+  const named: EntityRef = {
+    ...entity,
+    name,
+    ...(rec?.kind === 'project' && rec.ticker ? { ticker: rec.ticker } : entity.ticker ? { ticker: entity.ticker } : {}),
+  };
   let image = await profile.image(named, footer.simulated, chart);
   if (!image && categories?.ok && categories.value.data.length > 0) {
-    image = await chartImage(ctx, { kind: 'categories', entity: named, points: categories.value.data, days: CARD_DAYS, simulated: footer.simulated });
-    if (image) footer = { ...footer, notes: [...(footer.notes ?? []), 'Chart: category quality scores (higher is better); the tool server has no PoL history.'] };
+    image = await chartImage(ctx, {
+      kind: 'categories',
+      entity: named,
+      points: categories.value.data,
+      days: CARD_DAYS,
+      simulated: footer.simulated,
+    });
+    if (image)
+      footer = {
+        ...footer,
+        notes: [...(footer.notes ?? []), 'Chart: category quality scores (higher is better); the tool server has no PoL history.'],
+      };
   }
   return {
     kind: 'card',
@@ -211,13 +267,18 @@ export async function entityCard(ctx: CommandContext, entity: EntityRef): Promis
     headline: headline(pol, chart),
     sections: sections.filter((s) => s.fields?.length || s.items),
     ...(image ? { image } : {}),
-    ...(chart.ok && chart.value.data.length > 0 ? { series: { label: 'PoL, 90 days', values: chart.value.data.map((p) => p.pol), direction: 'lower is safer' as const } } : {}),
+    ...(chart.ok && chart.value.data.length > 0
+      ? { series: { label: 'PoL, 90 days', values: chart.value.data.map((p) => p.pol), direction: 'lower is safer' as const } }
+      : {}),
     footer,
     actions: cardActions(ctx, entity),
   };
 }
 
-type Pending = { extra: Promise<Settled<Fetched<unknown>>>; complete(rec: unknown, extra: Settled<Fetched<unknown>>): Omit<Profile, 'extra'> };
+type Pending = {
+  extra: Promise<Settled<Fetched<unknown>>>;
+  complete(rec: unknown, extra: Settled<Fetched<unknown>>): Omit<Profile, 'extra'>;
+};
 
 const polImage = (ctx: CommandContext) => async (named: EntityRef, simulated: boolean, chart: Settled<Fetched<PolPoint[]>>) =>
   chart.ok ? chartImage(ctx, { kind: 'pol', entity: named, points: chart.value.data, days: CARD_DAYS, simulated }) : undefined;
@@ -235,7 +296,11 @@ function projectProfile(ctx: CommandContext, entity: EntityRef): Pending {
         context: () => {
           const fields: Field[] = [];
           if (rec?.category) fields.push({ label: 'Category', value: rec.category });
-          if (rec?.chains.length) fields.push({ label: 'Chains', value: rec.chains.slice(0, 4).join(', ') + (rec.chains.length > 4 ? ` and ${rec.chains.length - 4} more` : '') });
+          if (rec?.chains.length)
+            fields.push({
+              label: 'Chains',
+              value: rec.chains.slice(0, 4).join(', ') + (rec.chains.length > 4 ? ` and ${rec.chains.length - 4} more` : ''),
+            });
           return fields;
         },
         sections: () => [
@@ -276,10 +341,16 @@ function exchangeProfile(ctx: CommandContext, entity: EntityRef): Pending {
         },
         sections: () => {
           const safeguards: Field[] = [];
-          if (rec?.markers.proofOfReserves !== undefined) safeguards.push({ label: 'Proof of reserves', value: fmt.yesNo(rec.markers.proofOfReserves) });
+          if (rec?.markers.proofOfReserves !== undefined)
+            safeguards.push({ label: 'Proof of reserves', value: fmt.yesNo(rec.markers.proofOfReserves) });
           if (rec?.markers.bugBounty !== undefined) safeguards.push({ label: 'Bug bounty', value: fmt.yesNo(rec.markers.bugBounty) });
-          if (rec?.markers.penetrationTesting !== undefined) safeguards.push({ label: 'Penetration testing', value: fmt.yesNo(rec.markers.penetrationTesting) });
-          const out: Section[] = [safeguards.length ? { title: 'Safeguards', fields: safeguards } : unavailable('Safeguards', ctx.source.supports('record', 'exchange'))];
+          if (rec?.markers.penetrationTesting !== undefined)
+            safeguards.push({ label: 'Penetration testing', value: fmt.yesNo(rec.markers.penetrationTesting) });
+          const out: Section[] = [
+            safeguards.length
+              ? { title: 'Safeguards', fields: safeguards }
+              : unavailable('Safeguards', ctx.source.supports('record', 'exchange')),
+          ];
           if (latest) {
             out.push({
               title: 'Reserves',
@@ -293,7 +364,9 @@ function exchangeProfile(ctx: CommandContext, entity: EntityRef): Pending {
           return out;
         },
         image: async (named, simulated, chart) =>
-          latest ? chartImage(ctx, { kind: 'reserves', entity: named, points: series, days: CARD_DAYS, simulated }) : polImage(ctx)(named, simulated, chart),
+          latest
+            ? chartImage(ctx, { kind: 'reserves', entity: named, points: series, days: CARD_DAYS, simulated })
+            : polImage(ctx)(named, simulated, chart),
       };
     },
   };

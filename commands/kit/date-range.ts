@@ -31,14 +31,32 @@ export function windowOf(args: Args, nowMs: number, example: string): WindowResu
   const read = readWindow(dates, nowMs);
   const range = str(args, 'range');
   if (read.ok && read.window && range) {
-    return { ok: false, message: `Give either a range (${range}) or dates, not both.`, hint: `For example: ${example} 365d, or ${example} from 2026-03-01 to 2026-06-30.` };
+    return {
+      ok: false,
+      message: `Give either a range (${range}) or dates, not both.`,
+      hint: `For example: ${example} 365d, or ${example} from 2026-03-01 to 2026-06-30.`,
+    };
   }
   return read;
 }
 
 export const DATE_OPTIONS: readonly TextOption[] = [
-  { type: 'text', name: 'from', label: 'YYYY-MM-DD', keywords: ['from', 'since'], description: 'Start date, YYYY-MM-DD (instead of a range)', maxLength: 10 },
-  { type: 'text', name: 'to', label: 'YYYY-MM-DD', keywords: ['to', 'until'], description: 'End date, YYYY-MM-DD (default today)', maxLength: 10 },
+  {
+    type: 'text',
+    name: 'from',
+    label: 'YYYY-MM-DD',
+    keywords: ['from', 'since'],
+    description: 'Start date, YYYY-MM-DD (instead of a range)',
+    maxLength: 10,
+  },
+  {
+    type: 'text',
+    name: 'to',
+    label: 'YYYY-MM-DD',
+    keywords: ['to', 'until'],
+    description: 'End date, YYYY-MM-DD (default today)',
+    maxLength: 10,
+  },
   { type: 'text', name: 'last', label: '45d', keywords: ['last'], description: 'A length back from today: 45d, 12w, 6m, 2y', maxLength: 5 },
 ];
 
@@ -68,10 +86,12 @@ function readWindow(args: { from?: string; to?: string; last?: string }, nowMs: 
     if (args.from !== undefined || args.to !== undefined) return fail("Give either 'last' or dates, not both.");
     const m = /^(\d{1,4})([dwmy])$/i.exec(args.last);
     const days = m ? Number(m[1]) * UNIT_DAYS[m[2]!.toLowerCase()]! : 0;
-    if (!m || days < 1 || days > 20 * 365) return fail(`'${args.last.slice(0, 10)}' is not a length: use a number and d, w, m or y, like 45d.`);
+    if (!m || days < 1 || days > 20 * 365)
+      return fail(`'${args.last.slice(0, 10)}' is not a length: use a number and d, w, m or y, like 45d.`);
     return { ok: true, window: { from: now - days * DAY_S, to: now, label: `last ${days} days` } };
   }
-  if (args.from === undefined) return args.to === undefined ? { ok: true, window: null } : fail(`'to ${args.to.slice(0, 10)}' needs a start: add 'from YYYY-MM-DD'.`);
+  if (args.from === undefined)
+    return args.to === undefined ? { ok: true, window: null } : fail(`'to ${args.to.slice(0, 10)}' needs a start: add 'from YYYY-MM-DD'.`);
   const from = day(args.from, 'start');
   if (!from.ok) return fail(from.message);
   const to = args.to === undefined ? { ok: true as const, seconds: now } : day(args.to, 'end');
@@ -81,7 +101,14 @@ function readWindow(args: { from?: string; to?: string; last?: string }, nowMs: 
   if (args.to !== undefined && to.seconds > now) return fail(`${args.to} is in the future: the history ends today, ${today}.`);
   if (from.seconds > end) return fail(`The dates run backwards: ${args.from} comes after ${args.to}. Try from ${args.to} to ${args.from}.`);
   if (end < EARLIEST) return fail(`There is no history before ${isoDay(EARLIEST)}.`);
-  return { ok: true, window: { from: from.seconds, to: Math.min(end, now), label: args.to === undefined ? `since ${args.from}` : `${args.from} to ${args.to}` } };
+  return {
+    ok: true,
+    window: {
+      from: from.seconds,
+      to: Math.min(end, now),
+      label: args.to === undefined ? `since ${args.from}` : `${args.from} to ${args.to}`,
+    },
+  };
 }
 
 /** Whole days from `from` to now: what a chart route needs to cover a window that starts then. */

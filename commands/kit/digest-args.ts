@@ -46,12 +46,19 @@ export function parseAddArgs(text: string): { ok: true; value: AddArgs } | { ok:
   const nameTokens = start === -1 ? tokens : tokens.slice(0, start);
   const optionTokens = start === -1 ? [] : tokens.slice(start);
 
-  if (nameTokens.some((t) => !t.quoted && t.text.includes('*')) || nameTokens.filter((t) => !t.quoted && /^[\d*/,-]+$/.test(t.text)).length >= 2) {
+  if (
+    nameTokens.some((t) => !t.quoted && t.text.includes('*')) ||
+    nameTokens.filter((t) => !t.quoted && /^[\d*/,-]+$/.test(t.text)).length >= 2
+  ) {
     return { ok: false, message: 'Put the cron expression in double quotes, for example "0 9 * * 1-5".' };
   }
-  const names = (nameTokens.some((t) => !t.quoted && t.text.includes(','))
-    ? nameTokens.map((t) => t.text).join(' ').split(',')
-    : nameTokens.map((t) => t.text)
+  const names = (
+    nameTokens.some((t) => !t.quoted && t.text.includes(','))
+      ? nameTokens
+          .map((t) => t.text)
+          .join(' ')
+          .split(',')
+      : nameTokens.map((t) => t.text)
   )
     .map((n) => n.trim())
     .filter(Boolean);
@@ -68,7 +75,8 @@ export function parseAddArgs(text: string): { ok: true; value: AddArgs } | { ok:
     const word = t.quoted ? '' : t.text.toLowerCase();
     const next = optionTokens[i + 1];
     if (t.quoted) {
-      if (!looksLikeCron(t.text)) return { ok: false, message: `Unexpected “${t.text.slice(0, 40)}” after the schedule: names come first.` };
+      if (!looksLikeCron(t.text))
+        return { ok: false, message: `Unexpected “${t.text.slice(0, 40)}” after the schedule: names come first.` };
       if (kind) return twice('schedule');
       kind = 'cron';
       cron = t.text;
@@ -105,7 +113,8 @@ export function parseAddArgs(text: string): { ok: true; value: AddArgs } | { ok:
     }
   }
 
-  if (kind === 'cron' && time) return { ok: false, message: `'at' goes with daily, weekdays or weekly; with a cron expression, put the time in the expression.` };
+  if (kind === 'cron' && time)
+    return { ok: false, message: `'at' goes with daily, weekdays or weekly; with a cron expression, put the time in the expression.` };
   const tz = timezone ? { timezone } : {};
   const spec: ScheduleSpec =
     kind === 'cron'

@@ -30,11 +30,18 @@ export function notInChannel(what: 'Digests' | 'Alerts'): ErrorReply {
 
 export function mayManage(caller: Caller, what: 'digests' | 'alert rules' = 'digests'): ErrorReply | undefined {
   if (caller.platform !== 'console' && caller.canManageDigests) return undefined;
-  if (caller.platform === 'console') return { kind: 'error', message: `${what.charAt(0).toUpperCase()}${what.slice(1)} post to a Slack or Discord channel: add and manage them from that channel.` };
+  if (caller.platform === 'console')
+    return {
+      kind: 'error',
+      message: `${what.charAt(0).toUpperCase()}${what.slice(1)} post to a Slack or Discord channel: add and manage them from that channel.`,
+    };
   return {
     kind: 'error',
     message: `You are not allowed to add, remove, pause or resume ${what} here.`,
-    hint: caller.platform === 'discord' ? `Server managers use the admin ${what === 'digests' ? 'digest' : 'alert'} command.` : 'Ask one of the digest admins of this workspace.',
+    hint:
+      caller.platform === 'discord'
+        ? `Server managers use the admin ${what === 'digests' ? 'digest' : 'alert'} command.`
+        : 'Ask one of the digest admins of this workspace.',
   };
 }
 
@@ -56,7 +63,20 @@ export function missingDigest(id: number): ErrorReply {
 }
 
 export function channelFull(max: number): ErrorReply {
-  return { kind: 'error', message: `This channel already has ${max} digests, the most it can have.`, hint: inline`Remove one first: see them with ${ref('digest-list')}.` };
+  return {
+    kind: 'error',
+    message: `This channel already has ${max} digests, the most it can have.`,
+    hint: inline`Remove one first: see them with ${ref('digest-list')}.`,
+  };
 }
 
-export const ID_OPTION = { type: 'integer', name: 'id', label: 'digest number', description: 'Digest number (see the digest list)', required: true, min: 1, max: 999_999_999, missing: 'Which digest? Give its number from the digest list.' } as const;
+export const ID_OPTION = {
+  type: 'integer',
+  name: 'id',
+  label: 'digest number',
+  description: 'Digest number (see the digest list)',
+  required: true,
+  min: 1,
+  max: 999_999_999,
+  missing: 'Which digest? Give its number from the digest list.',
+} as const;

@@ -1,4 +1,12 @@
-import { type EntityRef, type ExchangeDashboard, type ExchangeSecurity, type ExchangeSolvency, type ExchangeTransparency, isUnreadable, type ReservesPoint } from '../../src/api/domain.js';
+import {
+  type EntityRef,
+  type ExchangeDashboard,
+  type ExchangeSecurity,
+  type ExchangeSolvency,
+  type ExchangeTransparency,
+  isUnreadable,
+  type ReservesPoint,
+} from '../../src/api/domain.js';
 import { unreadableText } from '../../src/api/rules.js';
 import { okValue, type Settled } from '../../src/api/settle.js';
 import type { Fetched } from '../../src/api/source.js';
@@ -24,11 +32,19 @@ export type ExchangeSection = 'transparency' | 'security' | 'solvency' | 'dashbo
 
 const CHART_DAYS = 90;
 
-export async function exchangeSectionCard(ctx: CommandContext, entity: EntityRef, section: ExchangeSection): Promise<CardReply | TextReply> {
+export async function exchangeSectionCard(
+  ctx: CommandContext,
+  entity: EntityRef,
+  section: ExchangeSection,
+): Promise<CardReply | TextReply> {
   const { source } = ctx;
   const slug = entity.slug;
   if (section === 'dashboard' && !source.supports('dashboard', 'exchange')) {
-    return { kind: 'text', title: `${entity.name}: Dashboard`, text: 'The dashboard needs the REST service; the tool server has no tool for it. The transparency, security and solvency sections show their quality scores.' };
+    return {
+      kind: 'text',
+      title: `${entity.name}: Dashboard`,
+      text: 'The dashboard needs the REST service; the tool server has no tool for it. The transparency, security and solvency sections show their quality scores.',
+    };
   }
   const category = section === 'dashboard' ? undefined : section;
   const [score, record, facts, reserves] = await Promise.all([
@@ -36,17 +52,32 @@ export async function exchangeSectionCard(ctx: CommandContext, entity: EntityRef
     // The dashboard carries the exchange's record itself.
     section === 'dashboard' ? undefined : ifSupported(ctx.source, 'exchange', 'record', () => source.record('exchange', slug)),
     factsOf(ctx, slug, section),
-    section === 'solvency' ? ifSupported(ctx.source, 'exchange', 'liabilitiesReservesChart', () => source.liabilitiesReservesChart(slug, CHART_DAYS)) : undefined,
+    section === 'solvency'
+      ? ifSupported(ctx.source, 'exchange', 'liabilitiesReservesChart', () => source.liabilitiesReservesChart(slug, CHART_DAYS))
+      : undefined,
   ]);
   const parts = [score, record, facts, reserves].filter((p): p is Part => p !== undefined);
   const failures = parts.flatMap((p) => (p.ok ? [] : [p.error]));
   if (parts.length > 0 && failures.length === parts.length) throw failures.find((e) => e.kind !== 'not_available') ?? failures[0]!;
-  const rec = record ? okValue(record)?.data : section === 'dashboard' && facts?.ok ? (facts.value.data as ExchangeDashboard).record : undefined;
+  const rec = record
+    ? okValue(record)?.data
+    : section === 'dashboard' && facts?.ok
+      ? (facts.value.data as ExchangeDashboard).record
+      : undefined;
   const named: EntityRef = { ...entity, name: rec?.name ?? entity.name };
-  const footer = footerOf(parts.flatMap((p) => (p.ok ? [p.value] : [])), ctx.now());
+  const footer = footerOf(
+    parts.flatMap((p) => (p.ok ? [p.value] : [])),
+    ctx.now(),
+  );
   const series = reserves?.ok ? reserves.value.data : [];
-  const image = series.length > 0 ? await chartImage(ctx, { kind: 'reserves', entity: named, points: series, days: CHART_DAYS, simulated: footer.simulated }) : undefined;
-  const headline = section === 'dashboard' ? dashboardHeadline(facts as Settled<Fetched<ExchangeDashboard>> | undefined) : scoreHeadline(EXCHANGE_SECTION_TITLE[section], score);
+  const image =
+    series.length > 0
+      ? await chartImage(ctx, { kind: 'reserves', entity: named, points: series, days: CHART_DAYS, simulated: footer.simulated })
+      : undefined;
+  const headline =
+    section === 'dashboard'
+      ? dashboardHeadline(facts as Settled<Fetched<ExchangeDashboard>> | undefined)
+      : scoreHeadline(EXCHANGE_SECTION_TITLE[section], score);
   const sections = sectionsOf(section, facts, series).filter((s) => s.fields?.length || s.items);
   const name = targetRef('exchange', slug);
   return {
@@ -57,11 +88,25 @@ export async function exchangeSectionCard(ctx: CommandContext, entity: EntityRef
     headline,
     sections,
     ...(image ? { image } : {}),
-    ...(series.length > 0 ? { series: { label: 'Reserve coverage, 90 days', values: series.map((p) => (p.liabilities > 0 ? p.reserves / p.liabilities : 0)), direction: 'higher is better' as const } } : {}),
+    ...(series.length > 0
+      ? {
+          series: {
+            label: 'Reserve coverage, 90 days',
+            values: series.map((p) => (p.liabilities > 0 ? p.reserves / p.liabilities : 0)),
+            direction: 'higher is better' as const,
+          },
+        }
+      : {}),
     footer,
     actions: [
-      ...(section === 'solvency' && source.supports('liabilitiesReservesChart', 'exchange') ? [{ label: 'Reserves, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'reserves' } } }] : []),
-      ...exchangeSectionActions(entity, section, exchangeSectionsOf((m, k) => source.supports(m, k))),
+      ...(section === 'solvency' && source.supports('liabilitiesReservesChart', 'exchange')
+        ? [{ label: 'Reserves, 1 year', run: { command: 'chart', args: { name, range: '365d', kind: 'reserves' } } }]
+        : []),
+      ...exchangeSectionActions(
+        entity,
+        section,
+        exchangeSectionsOf((m, k) => source.supports(m, k)),
+      ),
     ],
   };
 }
@@ -93,7 +138,11 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
           title: 'Disclosures',
           fields: [
             { label: 'Proof of reserves', value: fmt.yesNo(t.proofOfReserves, 'published', 'not published') },
-            { label: 'Auditor', value: t.auditor ? fmt.oneLine(t.auditor, 60) : 'none named', ...(t.lastAuditAt ? { detail: `last audit ${dateText(t.lastAuditAt)}` } : {}) },
+            {
+              label: 'Auditor',
+              value: t.auditor ? fmt.oneLine(t.auditor, 60) : 'none named',
+              ...(t.lastAuditAt ? { detail: `last audit ${dateText(t.lastAuditAt)}` } : {}),
+            },
             { label: 'Team', value: fmt.yesNo(t.teamPublic, 'public', 'not public') },
             { label: 'Order book', value: fmt.yesNo(t.orderBookPublic, 'public', 'not public') },
           ],
@@ -103,13 +152,18 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
     case 'security': {
       const s = data as ExchangeSecurity | undefined;
       if (!s) return [missingPart('Safeguards', part)];
-      const bounty = s.bugBounty === true && s.bugBountyMaxUsd !== null ? `yes, up to ${fmt.usd(s.bugBountyMaxUsd)}` : fmt.yesNo(s.bugBounty);
+      const bounty =
+        s.bugBounty === true && s.bugBountyMaxUsd !== null ? `yes, up to ${fmt.usd(s.bugBountyMaxUsd)}` : fmt.yesNo(s.bugBounty);
       return [
         {
           title: 'Safeguards',
           fields: [
             { label: 'Bug bounty', value: bounty },
-            { label: 'Penetration testing', value: fmt.yesNo(s.penetrationTesting), ...(s.lastPenetrationTestAt ? { detail: `last test ${dateText(s.lastPenetrationTestAt)}` } : {}) },
+            {
+              label: 'Penetration testing',
+              value: fmt.yesNo(s.penetrationTesting),
+              ...(s.lastPenetrationTestAt ? { detail: `last test ${dateText(s.lastPenetrationTestAt)}` } : {}),
+            },
             { label: 'ISO 27001', value: fmt.yesNo(s.iso27001, 'certified', 'not certified') },
             { label: 'SOC 2', value: fmt.yesNo(s.soc2, 'audited', 'not audited') },
           ],
@@ -120,7 +174,12 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
       const s = data as ExchangeSolvency | undefined;
       const out: Section[] = [];
       if (!s) out.push(missingPart('Reserves against liabilities', part));
-      else if (s.proofOfReserves === false) out.push({ title: 'Reserves against liabilities', items: [], empty: 'no proof of reserves published, so there is nothing to compare' });
+      else if (s.proofOfReserves === false)
+        out.push({
+          title: 'Reserves against liabilities',
+          items: [],
+          empty: 'no proof of reserves published, so there is nothing to compare',
+        });
       else {
         out.push({
           title: 'Reserves against liabilities',
@@ -136,7 +195,17 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
         const last = series[series.length - 1]!;
         const ratio = (p: ReservesPoint) => (p.liabilities > 0 ? p.reserves / p.liabilities : null);
         const [a, b] = [ratio(first), ratio(last)];
-        if (a !== null && b !== null) out.push({ title: 'Over 90 days', fields: [{ label: 'Coverage', value: `${fmt.percent(a * 100)} → ${fmt.percent(b * 100)}`, detail: b >= a ? 'steady or better' : 'down' }] });
+        if (a !== null && b !== null)
+          out.push({
+            title: 'Over 90 days',
+            fields: [
+              {
+                label: 'Coverage',
+                value: `${fmt.percent(a * 100)} → ${fmt.percent(b * 100)}`,
+                detail: b >= a ? 'steady or better' : 'down',
+              },
+            ],
+          });
       }
       return out;
     }
@@ -146,10 +215,23 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
       const about: Field[] = [];
       if (d.record.type) about.push({ label: 'Type', value: d.record.type === 'dex' ? 'decentralized' : 'centralized' });
       if (d.record.country) about.push({ label: 'Jurisdiction', value: d.record.country });
-      if (d.record.established !== undefined) about.push({ label: 'Established', value: isUnreadable(d.record.established) ? unreadableText(d.record.established) : String(d.record.established) });
+      if (d.record.established !== undefined)
+        about.push({
+          label: 'Established',
+          value: isUnreadable(d.record.established) ? unreadableText(d.record.established) : String(d.record.established),
+        });
       if (d.listedAssetsCount !== null) about.push({ label: 'Listed assets', value: fmt.count(d.listedAssetsCount) });
       const out: Section[] = [{ title: 'About', fields: about }];
-      if (d.categories.length) out.push({ title: 'Category quality scores', direction: 'higher is better', fields: d.categories.map((c) => ({ label: categoryLabel(c.category), value: fmt.score(c.score.score), detail: scoreDetail(c.score) })) });
+      if (d.categories.length)
+        out.push({
+          title: 'Category quality scores',
+          direction: 'higher is better',
+          fields: d.categories.map((c) => ({
+            label: categoryLabel(c.category),
+            value: fmt.score(c.score.score),
+            detail: scoreDetail(c.score),
+          })),
+        });
       if (d.reserves) {
         out.push({
           title: 'Reserves',
@@ -174,7 +256,18 @@ function coverageText(ratio: Parameters<typeof fmt.usd>[0]): string {
 
 function dashboardHeadline(part: Settled<Fetched<ExchangeDashboard>> | undefined): Headline {
   const label = 'Probability of Loss';
-  if (!part?.ok) return { label, value: 'unavailable', direction: 'lower is safer', change: { text: part ? `The dashboard ${partMissing(part.error)}.` : 'The dashboard needs the REST service.', trend: 'flat' } };
+  if (!part?.ok)
+    return {
+      label,
+      value: 'unavailable',
+      direction: 'lower is safer',
+      change: { text: part ? `The dashboard ${partMissing(part.error)}.` : 'The dashboard needs the REST service.', trend: 'flat' },
+    };
   const d = part.value.data;
-  return { label, value: fmt.pol(d.pol), ...(d.rating !== null && !isUnreadable(d.rating) ? { rating: d.rating } : {}), direction: 'lower is safer' };
+  return {
+    label,
+    value: fmt.pol(d.pol),
+    ...(d.rating !== null && !isUnreadable(d.rating) ? { rating: d.rating } : {}),
+    direction: 'lower is safer',
+  };
 }

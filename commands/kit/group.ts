@@ -37,11 +37,19 @@ export function groupIntro(o: {
       usage: '',
       parse: (rest) =>
         rest.trim()
-          ? { ok: false, message: `Unknown ${o.group} command '${rest.trim().split(' ')[0]!.slice(0, 30)}': use ${o.verbs.slice(0, -1).join(', ')} or ${o.verbs.at(-1)}.` }
+          ? {
+              ok: false,
+              message: `Unknown ${o.group} command '${rest.trim().split(' ')[0]!.slice(0, 30)}': use ${o.verbs.slice(0, -1).join(', ')} or ${o.verbs.at(-1)}.`,
+            }
           : { ok: true, args: {} },
       format: () => '',
     },
     handler: (ctx) =>
-      o.guard(ctx, () => ({ kind: 'text', title: o.title, text: o.text, commands: ctx.catalogue.help(o.group).filter((h) => h.usage.command !== o.group) })),
+      o.guard(ctx, () => ({
+        kind: 'text',
+        title: o.title,
+        text: o.text,
+        commands: ctx.catalogue.help(o.group).filter((h) => h.usage.command !== o.group),
+      })),
   });
 }

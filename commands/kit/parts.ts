@@ -8,7 +8,12 @@ import { partMissing } from './card.js';
 export type Part = Settled<Fetched<unknown>>;
 
 /** A part fetched when the configured source has an operation for it; undefined when it has none. */
-export function ifSupported<T>(source: DataSource, kind: EntityKind, method: DataMethod, fetch: () => Promise<Fetched<T>>): Promise<Settled<Fetched<T>> | undefined> {
+export function ifSupported<T>(
+  source: DataSource,
+  kind: EntityKind,
+  method: DataMethod,
+  fetch: () => Promise<Fetched<T>>,
+): Promise<Settled<Fetched<T>> | undefined> {
   return source.supports(method, kind) ? settle(fetch()) : Promise.resolve(undefined);
 }
 

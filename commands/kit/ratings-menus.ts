@@ -10,7 +10,10 @@ import { TOKENS_FILTER, tokensSearch } from './ratings-tokens.js';
  * list (the exchanges' tokens) has no menu: its values are looked up as they are typed.
  */
 export function ratingsMenus(list: 'projects' | 'exchanges', params: RatingParameters, applied: readonly string[]): Menu[] {
-  const run = (filters: readonly string[]): Action['run'] => ({ command: 'ratings', args: { list, ...(filters.length ? { filters: filters.join(' ') } : {}) } });
+  const run = (filters: readonly string[]): Action['run'] => ({
+    command: 'ratings',
+    args: { list, ...(filters.length ? { filters: filters.join(' ') } : {}) },
+  });
   const menus: Menu[] = [];
   for (const filter of params.filters) {
     const values = filter.type === 'boolean' ? ['yes', 'no'] : filter.values;
@@ -47,17 +50,22 @@ export function ratingsMenus(list: 'projects' | 'exchanges', params: RatingParam
   return menus;
 }
 
-
 /** `market_cap` is "Market cap"; `is_bug_bounty_present` is "Bug bounty". */
 function filterLabel(name: string): string {
-  const words = name.replace(/^is_/, '').replace(/_present$/, '').replace(/_/g, ' ');
+  const words = name
+    .replace(/^is_/, '')
+    .replace(/_present$/, '')
+    .replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** `tradingVolumeChange` is "Trading volume change"; `pol` is "PoL". */
 function sortLabel(sort: string): string {
   if (sort.toLowerCase() === 'pol') return 'PoL';
-  const words = sort.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+  const words = sort
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 

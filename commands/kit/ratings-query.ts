@@ -23,7 +23,9 @@ export type QueryResult = { ok: true; read: ReadQuery } | { ok: false; message: 
 const MAX_LISTED = 20;
 
 function listOf(values: readonly string[]): string {
-  return values.length > MAX_LISTED ? `${values.slice(0, MAX_LISTED).join(', ')} and ${values.length - MAX_LISTED} more` : values.join(', ');
+  return values.length > MAX_LISTED
+    ? `${values.slice(0, MAX_LISTED).join(', ')} and ${values.length - MAX_LISTED} more`
+    : values.join(', ');
 }
 
 /** Every name a pair may have: the service's filters, then the words every listing takes. */
@@ -48,7 +50,10 @@ export function completeRatingsQuery(typed: string, params: RatingParameters, to
   const head = typed.slice(0, lastSpace + 1);
   const tail = typed.slice(lastSpace + 1);
   const eq = tail.indexOf('=');
-  if (eq < 0) return namesOf(params).filter((n) => pairKey(n).startsWith(pairKey(tail))).map((n) => `${head}${n}=`);
+  if (eq < 0)
+    return namesOf(params)
+      .filter((n) => pairKey(n).startsWith(pairKey(tail)))
+      .map((n) => `${head}${n}=`);
   const typedValues = tail.slice(eq + 1).split(',');
   const last = typedValues.pop() ?? '';
   const partial = pairKey(last);
@@ -59,7 +64,10 @@ export function completeRatingsQuery(typed: string, params: RatingParameters, to
       ? tokenValues(last, tokens)
       : (() => {
           const values = valuesOf(params, name);
-          return [...values.filter((v) => pairKey(v).startsWith(partial)), ...values.filter((v) => !pairKey(v).startsWith(partial) && pairKey(v).includes(partial))];
+          return [
+            ...values.filter((v) => pairKey(v).startsWith(partial)),
+            ...values.filter((v) => !pairKey(v).startsWith(partial) && pairKey(v).includes(partial)),
+          ];
         })();
   return matching.map((v) => `${head}${tail.slice(0, eq)}=${[...typedValues, pairValue(v)].join(',')}`);
 }
@@ -68,7 +76,11 @@ export function readRatingsQuery(text: string, params: RatingParameters): QueryR
   const { pairs, stray } = splitPairs(text);
   const names = namesOf(params);
   const example = `for example: ${params.filters[0] ? `${params.filters[0].name}=${params.filters[0].values?.[0] ?? 'yes'} ` : ''}sort=${params.sortBy[0] ?? 'rank'} page=2`;
-  if (stray) return { ok: false, message: `'${stray.slice(0, 40)}' is not a filter: give name=value pairs, ${example}. Filters: ${names.join(', ')}.` };
+  if (stray)
+    return {
+      ok: false,
+      message: `'${stray.slice(0, 40)}' is not a filter: give name=value pairs, ${example}. Filters: ${names.join(', ')}.`,
+    };
   const filters: NonNullable<RatingsQuery['filters']> = {};
   const applied: string[] = [];
   const query: RatingsQuery = {};
@@ -82,7 +94,8 @@ export function readRatingsQuery(text: string, params: RatingParameters): QueryR
       continue;
     }
     if (name === 'page') {
-      if (!/^\d{1,4}$/.test(rawValue) || Number(rawValue) < 1) return { ok: false, message: `'${rawValue.slice(0, 10)}' is not a page number.` };
+      if (!/^\d{1,4}$/.test(rawValue) || Number(rawValue) < 1)
+        return { ok: false, message: `'${rawValue.slice(0, 10)}' is not a page number.` };
       page = Number(rawValue);
       continue;
     }
@@ -101,7 +114,9 @@ export function readRatingsQuery(text: string, params: RatingParameters): QueryR
       continue;
     }
     // A singular (`category`) stands for the service's plural filter name (`categories`).
-    const filter = params.filters.find((f) => pairKey(f.name) === name || pairKey(f.name) === `${name}s` || pairKey(f.name) === name.replace(/y$/, 'ies'));
+    const filter = params.filters.find(
+      (f) => pairKey(f.name) === name || pairKey(f.name) === `${name}s` || pairKey(f.name) === name.replace(/y$/, 'ies'),
+    );
     if (!filter) return { ok: false, message: `Unknown filter '${rawName.slice(0, 30)}': use one of ${names.join(', ')}.` };
     if (filter.type === 'boolean') {
       const yes = ['yes', 'true', '1'].includes(pairKey(rawValue));
@@ -111,7 +126,10 @@ export function readRatingsQuery(text: string, params: RatingParameters): QueryR
       applied.push(`${filter.name}=${yes ? 'yes' : 'no'}`);
       continue;
     }
-    const wanted = rawValue.split(',').map((v) => v.trim()).filter(Boolean);
+    const wanted = rawValue
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
     const picked: string[] = [];
     for (const w of wanted) {
       // Without a list of values from the service, a value is passed on as given.

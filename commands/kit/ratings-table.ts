@@ -13,7 +13,12 @@ export const RATING_COLUMNS: Column[] = [
 
 /** `noRank` is what a row without a rank shows (its place in the list, or a dash). */
 export function ratingRows(items: readonly RatingEntry[], noRank: (index: number) => string): Record<string, string>[] {
-  return items.map((r, i) => ({ rank: r.rank === null ? noRank(i) : fmt.count(r.rank), name: `${r.name}${r.ticker ? ` (${r.ticker})` : ''}`, pol: fmt.pol(r.pol), rating: fmt.rating(r.rating) }));
+  return items.map((r, i) => ({
+    rank: r.rank === null ? noRank(i) : fmt.count(r.rank),
+    name: `${r.name}${r.ticker ? ` (${r.ticker})` : ''}`,
+    pol: fmt.pol(r.pol),
+    rating: fmt.rating(r.rating),
+  }));
 }
 
 export function ratingPicks(items: readonly RatingEntry[]): Action[] {

@@ -12,7 +12,11 @@ import { pairValue } from './pairs.js';
 
 export const TOKENS_FILTER = 'listed_tokens';
 
-const fold = (s: string) => s.normalize('NFKD').toLowerCase().replace(/[\s_-]+/g, '');
+const fold = (s: string) =>
+  s
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '');
 const label = (t: RatingToken) => `${t.name} (${t.ticker})`;
 const MAX_CANDIDATES = 5;
 
@@ -30,12 +34,17 @@ export function pickTokens(wanted: readonly string[], tokens: readonly RatingTok
       continue;
     }
     if (exact.length > 1) {
-      return { ok: false, message: `'${raw.slice(0, 30)}' is more than one token: ${exact.slice(0, MAX_CANDIDATES).map(label).join(', ')}. Give its full name.` };
+      return {
+        ok: false,
+        message: `'${raw.slice(0, 30)}' is more than one token: ${exact.slice(0, MAX_CANDIDATES).map(label).join(', ')}. Give its full name.`,
+      };
     }
     const near = tokens.filter((t) => fold(t.name).includes(w) || fold(t.ticker).startsWith(w)).slice(0, MAX_CANDIDATES);
     return {
       ok: false,
-      message: near.length ? `No token is called '${raw.slice(0, 30)}'. Did you mean ${near.map(label).join(', ')}?` : `No listed token is called '${raw.slice(0, 30)}'.`,
+      message: near.length
+        ? `No token is called '${raw.slice(0, 30)}'. Did you mean ${near.map(label).join(', ')}?`
+        : `No listed token is called '${raw.slice(0, 30)}'.`,
     };
   }
   return { ok: true, tokens: picked };
@@ -66,7 +75,10 @@ export async function tokenOptions(source: DataSource, search: string, typed: st
     .slice(0, limit)
     .map((t) => ({
       label: `${t.name} (${t.ticker})`,
-      run: { command: 'ratings', args: { list: 'exchanges', filters: [filters, `${TOKENS_FILTER}=${pairValue(t.ticker)}`].filter(Boolean).join(' ') } },
+      run: {
+        command: 'ratings',
+        args: { list: 'exchanges', filters: [filters, `${TOKENS_FILTER}=${pairValue(t.ticker)}`].filter(Boolean).join(' ') },
+      },
     }));
 }
 

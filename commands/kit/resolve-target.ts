@@ -36,7 +36,13 @@ export async function resolveTarget(
   if (r.status === 'ambiguous') {
     return {
       ok: false,
-      reply: { kind: 'choice', reason: 'ambiguous', query: r.query, prompt: `“${r.query}” matches more than one ${what}. Which one do you mean?`, options },
+      reply: {
+        kind: 'choice',
+        reason: 'ambiguous',
+        query: r.query,
+        prompt: `“${r.query}” matches more than one ${what}. Which one do you mean?`,
+        options,
+      },
     };
   }
   const note: Inline | undefined =

@@ -16,7 +16,9 @@ export async function resolveWatchlist(
   names: readonly string[],
   rebuild: (names: string[]) => CommandRef,
 ): Promise<{ ok: true; entities: EntityRef[] } | { ok: false; reply: Reply }> {
-  const results = await Promise.all(names.map((n, i) => resolveTarget(ctx, parseTarget(n), (name) => rebuild(names.map((x, j) => (j === i ? name : x))))));
+  const results = await Promise.all(
+    names.map((n, i) => resolveTarget(ctx, parseTarget(n), (name) => rebuild(names.map((x, j) => (j === i ? name : x))))),
+  );
   const entities: EntityRef[] = [];
   for (const r of results) {
     if (!r.ok) return { ok: false, reply: r.reply };
@@ -36,7 +38,11 @@ async function withRealName(ctx: CommandContext, e: EntityRef): Promise<EntityRe
     return { ...e, name: rec.data.name, ...(rec.data.kind === 'project' && rec.data.ticker ? { ticker: rec.data.ticker } : {}) };
   } catch (err) {
     if (err instanceof UpstreamError && err.kind === 'not_found') {
-      return { kind: 'error', message: `There is no ${e.kind} '${e.slug}'.`, hint: ctx.source.supports('search') ? inline`Check the name with ${ref('search', { text: { placeholder: 'text' } })}.` : undefined };
+      return {
+        kind: 'error',
+        message: `There is no ${e.kind} '${e.slug}'.`,
+        hint: ctx.source.supports('search') ? inline`Check the name with ${ref('search', { text: { placeholder: 'text' } })}.` : undefined,
+      };
     }
     throw err;
   }

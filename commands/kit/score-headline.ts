@@ -9,11 +9,28 @@ import { partMissing } from './card.js';
 /** A section's category quality score as its headline: higher is better, and never called the PoL. */
 export function scoreHeadline(title: string, score: Settled<Fetched<QualityScore>> | undefined): Headline {
   const label = `${title} quality score`;
-  if (!score) return { label, value: 'unavailable', direction: 'higher is better', change: { text: 'The quality score needs a source that has it.', trend: 'flat' } };
-  if (!score.ok) return { label, value: 'unavailable', direction: 'higher is better', change: { text: `The quality score ${partMissing(score.error)}.`, trend: 'flat' } };
+  if (!score)
+    return {
+      label,
+      value: 'unavailable',
+      direction: 'higher is better',
+      change: { text: 'The quality score needs a source that has it.', trend: 'flat' },
+    };
+  if (!score.ok)
+    return {
+      label,
+      value: 'unavailable',
+      direction: 'higher is better',
+      change: { text: `The quality score ${partMissing(score.error)}.`, trend: 'flat' },
+    };
   const s = score.value.data;
   // The rating stands next to the value; the line under it says how sure the score is and what it is not.
-  const confidence = s.confidence === undefined ? '' : isUnreadable(s.confidence) ? `confidence ${unreadableText(s.confidence)}. ` : `${s.confidence} confidence. `;
+  const confidence =
+    s.confidence === undefined
+      ? ''
+      : isUnreadable(s.confidence)
+        ? `confidence ${unreadableText(s.confidence)}. `
+        : `${s.confidence} confidence. `;
   return {
     label,
     value: `${fmt.score(s.score)} / 100`,
@@ -22,4 +39,3 @@ export function scoreHeadline(title: string, score: Settled<Fetched<QualityScore
     change: { text: `${confidence}A quality score, not the Probability of Loss.`, trend: 'flat' },
   };
 }
-

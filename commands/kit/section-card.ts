@@ -54,7 +54,6 @@ const CHART_DAYS = 90;
 const REVIEW_EXCERPT = 220;
 const MAX_REVIEWS = 3;
 
-
 export async function sectionCard(ctx: CommandContext, entity: EntityRef, section: SectionWord): Promise<CardReply> {
   const { source } = ctx;
   const slug = entity.slug;
@@ -68,18 +67,39 @@ export async function sectionCard(ctx: CommandContext, entity: EntityRef, sectio
   ]);
   const factsValue = facts ? okValue(facts)?.data : undefined;
   const rec = okValue(record)?.data;
-  const named: EntityRef = { ...entity, name: rec?.name ?? entity.name, ...(rec?.kind === 'project' && rec.ticker ? { ticker: rec.ticker } : {}) };
+  const named: EntityRef = {
+    ...entity,
+    name: rec?.name ?? entity.name,
+    ...(rec?.kind === 'project' && rec.ticker ? { ticker: rec.ticker } : {}),
+  };
   const parts: Part[] = [record, ...(score ? [score] : []), ...(facts ? [facts] : []), ...body.parts];
   const failures = parts.flatMap((p) => (p.ok ? [] : [p.error]));
   // Nothing at all to show: the first real failure says why (not found, the service down, ...).
   if (failures.length === parts.length) throw failures.find((e) => e.kind !== 'not_available') ?? failures[0]!;
-  const footer = footerOf(parts.flatMap((p) => (p.ok ? [p.value] : [])), ctx.now());
+  const footer = footerOf(
+    parts.flatMap((p) => (p.ok ? [p.value] : [])),
+    ctx.now(),
+  );
   const headline = section === 'voice' ? voiceHeadline(factsValue, facts, body.chart) : scoreHeadline(SECTION_TITLE[section], score);
-  const image = body.chart?.ok && body.chart.value.data.length > 0 && body.chartKind
-    ? await chartImage(ctx, { kind: body.chartKind, entity: named, points: body.chart.value.data, days: CHART_DAYS, simulated: footer.simulated })
-    : body.heatmap && body.heatmap.length > 0
-      ? await chartImage(ctx, { kind: 'heatmap', entity: named, weeks: body.heatmap, days: undefined, rangeLabel: `${body.heatmap.length} weeks`, simulated: footer.simulated })
-      : undefined;
+  const image =
+    body.chart?.ok && body.chart.value.data.length > 0 && body.chartKind
+      ? await chartImage(ctx, {
+          kind: body.chartKind,
+          entity: named,
+          points: body.chart.value.data,
+          days: CHART_DAYS,
+          simulated: footer.simulated,
+        })
+      : body.heatmap && body.heatmap.length > 0
+        ? await chartImage(ctx, {
+            kind: 'heatmap',
+            entity: named,
+            weeks: body.heatmap,
+            days: undefined,
+            rangeLabel: `${body.heatmap.length} weeks`,
+            simulated: footer.simulated,
+          })
+        : undefined;
   const sections = [...body.sections(factsValue, facts)].filter((s) => s.fields?.length || s.items);
   return {
     kind: 'card',
@@ -90,22 +110,47 @@ export async function sectionCard(ctx: CommandContext, entity: EntityRef, sectio
     sections,
     ...(image ? { image } : {}),
     ...(body.chart?.ok && body.chart.value.data.length > 0 && body.seriesLabel
-      ? { series: { label: body.seriesLabel, values: body.chart.value.data.map((p) => p.value), ...(section === 'voice' ? { direction: 'higher is better' as const } : {}) } }
+      ? {
+          series: {
+            label: body.seriesLabel,
+            values: body.chart.value.data.map((p) => p.value),
+            ...(section === 'voice' ? { direction: 'higher is better' as const } : {}),
+          },
+        }
       : {}),
     footer,
-    actions: [...(section === 'voice' && body.parts.length ? [{ label: 'All reviews', run: { command: 'reviews', args: { name: targetRef('project', entity.slug) } } }] : []), ...sectionActions(entity, section)],
+    actions: [
+      ...(section === 'voice' && body.parts.length
+        ? [{ label: 'All reviews', run: { command: 'reviews', args: { name: targetRef('project', entity.slug) } } }]
+        : []),
+      ...sectionActions(entity, section),
+    ],
   };
 }
 
-function voiceHeadline(facts: ProjectSectionFacts | undefined, part: Part | undefined, chart: Settled<Fetched<ValuePoint[]>> | undefined): Headline {
+function voiceHeadline(
+  facts: ProjectSectionFacts | undefined,
+  part: Part | undefined,
+  chart: Settled<Fetched<ValuePoint[]>> | undefined,
+): Headline {
   const label = 'Proof of Voice score';
   const latest = chart?.ok ? chart.value.data.at(-1)?.value : undefined;
   const value: Checked<number> | null | undefined = facts?.voiceScore ?? latest;
   if (value === null || value === undefined) {
     const why = part && !part.ok ? partMissing(part.error) : 'needs the REST service';
-    return { label, value: 'unavailable', direction: 'higher is better', change: { text: `The Proof of Voice score ${why}.`, trend: 'flat' } };
+    return {
+      label,
+      value: 'unavailable',
+      direction: 'higher is better',
+      change: { text: `The Proof of Voice score ${why}.`, trend: 'flat' },
+    };
   }
-  return { label, value: `${fmt.score(value)} / 100`, direction: 'higher is better', change: { text: 'What experts and the community say, as a score; not the Probability of Loss.', trend: 'flat' } };
+  return {
+    label,
+    value: `${fmt.score(value)} / 100`,
+    direction: 'higher is better',
+    change: { text: 'What experts and the community say, as a score; not the Probability of Loss.', trend: 'flat' },
+  };
 }
 
 interface Body {
@@ -140,13 +185,20 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
               }
             : missingPart('Certifications', certs),
           facts
-            ? { title: 'Security audits', items: facts.audits.map((a) => `${fmt.oneLine(a.auditor, 60)}${a.date ? `, ${a.date.slice(0, 10)}` : ''}`), empty: 'none reported' }
+            ? {
+                title: 'Security audits',
+                items: facts.audits.map((a) => `${fmt.oneLine(a.auditor, 60)}${a.date ? `, ${a.date.slice(0, 10)}` : ''}`),
+                empty: 'none reported',
+              }
             : missingPart('Security audits', factsPart),
         ],
       };
     }
     case 'financial': {
-      const [market, chart] = await Promise.all([get('marketData', () => source.marketData(slug)), get('inflationChart', () => source.inflationChart(slug, CHART_DAYS))]);
+      const [market, chart] = await Promise.all([
+        get('marketData', () => source.marketData(slug)),
+        get('inflationChart', () => source.inflationChart(slug, CHART_DAYS)),
+      ]);
       return {
         parts: present(market, chart),
         ...(chart ? { chart: chart as Settled<Fetched<ValuePoint[]>> } : {}),
@@ -156,21 +208,38 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
           const m = market?.ok ? market.value.data : undefined;
           const fields: Field[] = m
             ? [
-                { label: 'Price', value: fmt.price(m.price), ...(m.priceChange24h !== undefined && m.priceChange24h !== null ? { detail: `${signedPercent(m.priceChange24h)} in 24 h` } : {}) },
+                {
+                  label: 'Price',
+                  value: fmt.price(m.price),
+                  ...(m.priceChange24h !== undefined && m.priceChange24h !== null
+                    ? { detail: `${signedPercent(m.priceChange24h)} in 24 h` }
+                    : {}),
+                },
                 { label: 'Market cap', value: fmt.usd(m.marketCap) },
                 ...(m.volume24h !== undefined ? [{ label: '24h volume', value: fmt.usd(m.volume24h) }] : []),
               ]
             : [];
-          const inflation: Field[] = facts && facts.inflationRate !== null ? [{ label: 'Supply inflation', value: `${signedPercent(facts.inflationRate)} a year` }] : [];
+          const inflation: Field[] =
+            facts && facts.inflationRate !== null
+              ? [{ label: 'Supply inflation', value: `${signedPercent(facts.inflationRate)} a year` }]
+              : [];
           return [
             m ? { title: 'Market', fields } : missingPart('Market', market),
-            inflation.length ? { title: 'Supply', fields: inflation } : facts ? { title: 'Supply', items: [], empty: 'no inflation figure reported' } : missingPart('Supply', factsPart),
+            inflation.length
+              ? { title: 'Supply', fields: inflation }
+              : facts
+                ? { title: 'Supply', items: [], empty: 'no inflation figure reported' }
+                : missingPart('Supply', factsPart),
           ];
         },
       };
     }
     case 'operational': {
-      const [age, team, github] = await Promise.all([get('age', () => source.age(slug)), get('team', () => source.team(slug)), get('githubActivity', () => source.githubActivity(slug))]);
+      const [age, team, github] = await Promise.all([
+        get('age', () => source.age(slug)),
+        get('team', () => source.team(slug)),
+        get('githubActivity', () => source.githubActivity(slug)),
+      ]);
       return {
         parts: present(age, team, github),
         ...(github?.ok ? { heatmap: github.value.data.heatmap } : {}),
@@ -194,12 +263,17 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
                 ],
               }
             : missingPart('Team track record', team),
-          github?.ok ? { title: 'GitHub activity', fields: githubFields(github.value.data.commitsCount7d, github.value.data.heatmap) } : missingPart('GitHub activity', github),
+          github?.ok
+            ? { title: 'GitHub activity', fields: githubFields(github.value.data.commitsCount7d, github.value.data.heatmap) }
+            : missingPart('GitHub activity', github),
         ],
       };
     }
     case 'reputational': {
-      const [flags, social] = await Promise.all([get('redFlags', () => source.redFlags(slug)), get('socialFraud', () => source.socialFraud(slug))]);
+      const [flags, social] = await Promise.all([
+        get('redFlags', () => source.redFlags(slug)),
+        get('socialFraud', () => source.socialFraud(slug)),
+      ]);
       return {
         parts: present(flags, social),
         sections: () => [
@@ -207,7 +281,9 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
           social?.ok
             ? (() => {
                 const fields = socialFields(social.value.data.metrics);
-                return fields.length ? { title: 'Social-fraud signals', fields } : { title: 'Social-fraud signals', items: [], empty: 'none reported' };
+                return fields.length
+                  ? { title: 'Social-fraud signals', fields }
+                  : { title: 'Social-fraud signals', items: [], empty: 'none reported' };
               })()
             : missingPart('Social-fraud signals', social),
         ],
@@ -217,7 +293,11 @@ async function sectionBody(ctx: CommandContext, slug: string, section: SectionWo
       const registration = await get('registration', () => source.registration(slug));
       return {
         parts: present(registration),
-        sections: () => [registration?.ok ? { title: 'Registration', fields: registrationFields(registration.value.data) } : missingPart('Registration', registration)],
+        sections: () => [
+          registration?.ok
+            ? { title: 'Registration', fields: registrationFields(registration.value.data) }
+            : missingPart('Registration', registration),
+        ],
       };
     }
     case 'voice': {
@@ -253,7 +333,11 @@ function githubFields(commits: Checked<number> | null, heatmap: number[][]): Fie
   if (heatmap.length > 0) {
     const days = heatmap.flat();
     const active = days.filter((d) => d > 0).length;
-    fields.push({ label: `Last ${heatmap.length} weeks`, value: `${fmt.count(days.reduce((a, b) => a + b, 0))} commits`, detail: `on ${active} of ${days.length} days` });
+    fields.push({
+      label: `Last ${heatmap.length} weeks`,
+      value: `${fmt.count(days.reduce((a, b) => a + b, 0))} commits`,
+      detail: `on ${active} of ${days.length} days`,
+    });
   }
   return fields;
 }
@@ -285,13 +369,20 @@ export const SECTION_OPTION: ChoiceOption = {
   type: 'choice',
   name: 'section',
   description: 'Section of the project or exchange',
-  choices: ALL_SECTION_WORDS.map((s) => ({ value: s, label: isProjectSection(s) ? SECTION_TITLE[s] : EXCHANGE_SECTION_TITLE[s as ExchangeSectionWord] })),
+  choices: ALL_SECTION_WORDS.map((s) => ({
+    value: s,
+    label: isProjectSection(s) ? SECTION_TITLE[s] : EXCHANGE_SECTION_TITLE[s as ExchangeSectionWord],
+  })),
   aliases: SECTION_ALIASES,
   typos: true,
 };
 
 /** A project's sections only, for the command that is about projects. */
-export const PROJECT_SECTION_OPTION: ChoiceOption = { ...SECTION_OPTION, description: 'Section of the project', choices: SECTION_WORDS.map((s) => ({ value: s, label: SECTION_TITLE[s] })) };
+export const PROJECT_SECTION_OPTION: ChoiceOption = {
+  ...SECTION_OPTION,
+  description: 'Section of the project',
+  choices: SECTION_WORDS.map((s) => ({ value: s, label: SECTION_TITLE[s] })),
+};
 
 /** An exchange's sections only, for the command that is about exchanges. */
 export const EXCHANGE_SECTION_OPTION: ChoiceOption = {
@@ -318,7 +409,14 @@ export async function showSection(ctx: HandlerContext, args: Args, command: stri
       const other = await ctx.resolver.resolve(target.text, 'project').catch(() => undefined);
       if (other?.status === 'resolved') return wrongKind(other.entity, 'project', section);
     }
-    const instead = lookedElsewhere && kind === 'project' ? await exchangeInstead(ctx, target.text, `${section} is a section of projects; an exchange has ${EXCHANGE_SECTION_WORDS.join(', ')}`) : undefined;
+    const instead =
+      lookedElsewhere && kind === 'project'
+        ? await exchangeInstead(
+            ctx,
+            target.text,
+            `${section} is a section of projects; an exchange has ${EXCHANGE_SECTION_WORDS.join(', ')}`,
+          )
+        : undefined;
     return instead ?? resolved.reply;
   }
   const entity = resolved?.entity ?? { kind: target.explicit!.kind, slug: target.explicit!.slug, name: target.explicit!.slug };
@@ -327,7 +425,8 @@ export async function showSection(ctx: HandlerContext, args: Args, command: stri
     if (!isExchangeSection(section)) return wrongKind(entity, 'exchange', section);
     return exchangeSectionCard(ctx, entity, section as Exclude<ExchangeSectionWord, 'assets'>).catch((err: unknown) => {
       // Without the exchange list a typed name is taken as a slug; one the service does not know is said as such.
-      if (err instanceof UpstreamError && err.kind === 'not_found' && !target.explicit && !ctx.source.supports('list', 'exchange')) return unknownSlug(entity.slug);
+      if (err instanceof UpstreamError && err.kind === 'not_found' && !target.explicit && !ctx.source.supports('list', 'exchange'))
+        return unknownSlug(entity.slug);
       throw err;
     });
   }

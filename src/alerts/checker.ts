@@ -56,7 +56,12 @@ export class AlertChecker {
 
   async cycle(): Promise<CycleReport> {
     const now = this.options.now();
-    const rules = await this.store.claimDue({ now, instance: this.options.instance, leaseMs: this.options.leaseMs, limit: this.options.batch });
+    const rules = await this.store.claimDue({
+      now,
+      instance: this.options.instance,
+      leaseMs: this.options.leaseMs,
+      limit: this.options.batch,
+    });
     // Every entity once, with what all the rules watching it need.
     const watched = new Map<string, { entity: EntityRef; rules: AlertRule[] }>();
     for (const rule of rules) {
@@ -69,7 +74,10 @@ export class AlertChecker {
     const readings = new Map<string, Reading>();
     await Promise.all(
       [...watched.values()].map(async ({ entity, rules: watching }) => {
-        readings.set(keyOf(entity), await readEntity(this.source, entity, needsOf(watching.map((r) => r.condition)), Math.floor(now / 1000)));
+        readings.set(
+          keyOf(entity),
+          await readEntity(this.source, entity, needsOf(watching.map((r) => r.condition)), Math.floor(now / 1000)),
+        );
       }),
     );
     // Judging is the store's work, a few queries a rule: several at once on PostgreSQL's pool.
@@ -99,7 +107,8 @@ export class AlertChecker {
           const { incident: opened, opened: isNew } = await this.store.openIncident(rule.id, entity.kind, entity.slug, verdict, now);
           if (isNew) events.push({ type: 'opened', rule, entity, incident: opened, verdict });
         } else if (isFurther(rule, before?.holds ?? null, verdict)) {
-          if (await this.store.addFollowup(incident.id, verdict, now, rule.cooldownSec)) events.push({ type: 'again', rule, entity, incident, verdict });
+          if (await this.store.addFollowup(incident.id, verdict, now, rule.cooldownSec))
+            events.push({ type: 'again', rule, entity, incident, verdict });
         }
       } else if (verdict.holds === false && incident && isLevel(rule.condition)) {
         if (await this.store.clearIncident(incident.id, verdict, now)) events.push({ type: 'cleared', rule, entity, incident, verdict });

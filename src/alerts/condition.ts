@@ -26,7 +26,6 @@ export type Condition =
 
 export type ConditionResult = { ok: true; condition: Condition } | { ok: false; message: string };
 
-
 export const CONDITION_GRAMMAR =
   'pol above 5% · pol rises by 2pp in 7d · rating below A · downgrade · new red flag · <category> below 60 · any change';
 
@@ -54,7 +53,10 @@ function readPolLevel(raw: string): { ok: true; value: number } | { ok: false; m
   if (plain) {
     const v = Number(plain[1]);
     if (v > 0 && v < 1) return { ok: true, value: v };
-    return { ok: false, message: `Write a PoL level as a percent (${raw}%) or as a probability between 0 and 1 (such as 0.05), not ${raw}.` };
+    return {
+      ok: false,
+      message: `Write a PoL level as a percent (${raw}%) or as a probability between 0 and 1 (such as 0.05), not ${raw}.`,
+    };
   }
   return { ok: false, message: `'${raw.slice(0, 20)}' is not a PoL level: write it as 5% or 0.05.` };
 }
@@ -63,7 +65,8 @@ function readPolLevel(raw: string): { ok: true; value: number } | { ok: false; m
 function readPoints(raw: string): { ok: true; value: number } | { ok: false; message: string } {
   const m = /^(\d+(?:\.\d+)?)\s*(pp|%|points?)?$/.exec(raw);
   const v = m ? Number(m[1]) : NaN;
-  if (!(v > 0 && v < 100)) return { ok: false, message: `A rise is some percentage points of PoL between 0 and 100, such as 2pp, not '${raw.slice(0, 20)}'.` };
+  if (!(v > 0 && v < 100))
+    return { ok: false, message: `A rise is some percentage points of PoL between 0 and 100, such as 2pp, not '${raw.slice(0, 20)}'.` };
   return { ok: true, value: v / 100 };
 }
 
@@ -121,7 +124,8 @@ export function parseCondition(text: string, kinds: readonly EntityKind[]): Cond
       return fail(`'${m[1]!.slice(0, 30)}' is not a category of ${kindsText(kinds)}: ${known.join(', ') || 'they share none'}.`);
     }
     const score = Number(m[2]);
-    if (!NUMBER.test(m[2]!) || score <= 0 || score > 100) return fail(`A quality score runs from 0 to 100 (higher is better), not ${m[2]!.slice(0, 10)}.`);
+    if (!NUMBER.test(m[2]!) || score <= 0 || score > 100)
+      return fail(`A quality score runs from 0 to 100 (higher is better), not ${m[2]!.slice(0, 10)}.`);
     return { ok: true, condition: { kind: 'category_below', category, score } };
   }
   return fail(`'${text.trim().slice(0, 40)}' is not a condition I know.`);

@@ -44,4 +44,7 @@ export function carriesKey(text: string, key: string): boolean {
 }
 
 /** The workspace whose token posts a rule's alerts. */
-export const workspaceOfRule = (rule: { workspaceId: string | null; enterpriseId: string | null }): WorkspaceRef => ({ teamId: rule.workspaceId, enterpriseId: rule.enterpriseId });
+export const workspaceOfRule = (rule: { workspaceId: string | null; enterpriseId: string | null }): WorkspaceRef => ({
+  teamId: rule.workspaceId,
+  enterpriseId: rule.enterpriseId,
+});

@@ -7,11 +7,7 @@ import type { Reading } from './evaluate.js';
  * alert follows within a minute. This says how: the smallest move that makes the condition hold
  * from what was last read. Only the simulator can move; the real upstream never is.
  */
-export type DemoMove =
-  | { pol: number }
-  | { rating: string }
-  | { categories: Record<string, number> }
-  | { redFlag: string };
+export type DemoMove = { pol: number } | { rating: string } | { categories: Record<string, number> } | { redFlag: string };
 
 export function demoMove(c: Condition, now: Reading): DemoMove {
   const pol = now.pol ?? 0.02;
@@ -23,7 +19,9 @@ export function demoMove(c: Condition, now: Reading): DemoMove {
     case 'any_change':
       return { pol: Math.min(0.95, pol + 0.01) };
     case 'rating_below':
-      return { rating: RATING_SCALE[Math.min(RATING_SCALE.length - 1, RATING_SCALE.indexOf(c.rating as (typeof RATING_SCALE)[number]) + 1)]! };
+      return {
+        rating: RATING_SCALE[Math.min(RATING_SCALE.length - 1, RATING_SCALE.indexOf(c.rating as (typeof RATING_SCALE)[number]) + 1)]!,
+      };
     case 'downgrade': {
       const at = RATING_SCALE.indexOf((now.rating ?? 'BBB') as (typeof RATING_SCALE)[number]);
       return { rating: RATING_SCALE[Math.min(RATING_SCALE.length - 1, Math.max(0, at) + 1)]! };

@@ -33,7 +33,7 @@ export interface Verdict {
 export const isLevel = (c: Condition): boolean => c.kind === 'pol_above' || c.kind === 'rating_below' || c.kind === 'category_below';
 
 const trendOf = (from: number | undefined | null, to: number, worseWhenHigher: boolean): 'worse' | 'better' | 'flat' =>
-  from === undefined || from === null || from === to ? 'flat' : (to > from) === worseWhenHigher ? 'worse' : 'better';
+  from === undefined || from === null || from === to ? 'flat' : to > from === worseWhenHigher ? 'worse' : 'better';
 
 function polChange(previous: Reading | undefined, now: Reading): Verdict['change'] {
   if (now.pol === null) return undefined;
@@ -59,7 +59,10 @@ export function evaluate(c: Condition, previous: Reading | undefined, now: Readi
       const inWindow = [...history, ...(previous ? [previous] : [])].filter((r) => r.at >= since && r.at < now.at && r.pol !== null);
       if (!inWindow.length) return { holds: null };
       const low = inWindow.reduce((a, b) => (b.pol! < a.pol! ? b : a));
-      return { holds: now.pol - low.pol! >= c.by - 1e-12, change: { from: percentText(low.pol!), to: percentText(now.pol), trend: trendOf(low.pol, now.pol, true) } };
+      return {
+        holds: now.pol - low.pol! >= c.by - 1e-12,
+        change: { from: percentText(low.pol!), to: percentText(now.pol), trend: trendOf(low.pol, now.pol, true) },
+      };
     }
     case 'rating_below': {
       const r = rank(now.rating);
@@ -81,7 +84,10 @@ export function evaluate(c: Condition, previous: Reading | undefined, now: Readi
       const score = now.categories?.[c.category];
       if (score === undefined) return { holds: null };
       const from = previous?.categories?.[c.category];
-      return { holds: score < c.score, change: { from: from === undefined ? null : from.toFixed(1), to: score.toFixed(1), trend: trendOf(from, score, false) } };
+      return {
+        holds: score < c.score,
+        change: { from: from === undefined ? null : from.toFixed(1), to: score.toFixed(1), trend: trendOf(from, score, false) },
+      };
     }
     case 'any_change': {
       if (!previous) return { holds: null };
@@ -89,7 +95,11 @@ export function evaluate(c: Condition, previous: Reading | undefined, now: Readi
       const removed = previous.flags && now.flags ? previous.flags.filter((f) => !now.flags!.includes(f)) : [];
       const polMoved = previous.pol !== null && now.pol !== null && Math.abs(now.pol - previous.pol) >= 0.00005;
       const ratingMoved = previous.rating !== null && now.rating !== null && previous.rating !== now.rating;
-      return { holds: polMoved || ratingMoved || added.length > 0 || removed.length > 0, change: polChange(previous, now), newFlags: added };
+      return {
+        holds: polMoved || ratingMoved || added.length > 0 || removed.length > 0,
+        change: polChange(previous, now),
+        newFlags: added,
+      };
     }
   }
 }

@@ -47,7 +47,10 @@ function measure(c: Condition): { label: string; direction: Direction } {
     case 'downgrade':
       return { label: 'Rating', direction: 'lower is safer' };
     case 'category_below':
-      return { label: `${c.category.charAt(0).toUpperCase()}${c.category.slice(1).replace(/_/g, ' ')} score`, direction: 'higher is better' };
+      return {
+        label: `${c.category.charAt(0).toUpperCase()}${c.category.slice(1).replace(/_/g, ' ')} score`,
+        direction: 'higher is better',
+      };
     case 'new_red_flag':
       return { label: 'New red flags', direction: 'lower is safer' };
     default:
@@ -59,7 +62,8 @@ function measure(c: Condition): { label: string; direction: Direction } {
 export function summaryOf(entity: EntityRef, condition: Condition, verdict: Verdict): string {
   const name = displayName(entity);
   const { label } = measure(condition);
-  if (verdict.newFlags?.length) return `${name}: ${verdict.newFlags.length === 1 ? 'a new red flag' : `${verdict.newFlags.length} new red flags`}: ${verdict.newFlags.join('; ')}.`;
+  if (verdict.newFlags?.length)
+    return `${name}: ${verdict.newFlags.length === 1 ? 'a new red flag' : `${verdict.newFlags.length} new red flags`}: ${verdict.newFlags.join('; ')}.`;
   const c = verdict.change;
   if (!c) return `${name}: ${describeCondition(condition)}.`;
   if (c.from === null || c.trend === 'flat') return `${name}: ${label} is ${c.to}, ${describeCondition(condition)}.`;
@@ -76,7 +80,9 @@ export function statusOf(i: IncidentView, now: number): string {
     case 'snoozed': {
       const who = i.snoozedBy ?? i.acknowledgedBy ?? 'someone';
       const acked = i.acknowledgedBy && i.acknowledgedBy !== who ? ` (acknowledged by ${i.acknowledgedBy})` : '';
-      return i.snoozedUntil !== null && i.snoozedUntil > now ? `Snoozed by ${who} until ${utcTime(i.snoozedUntil)}${acked}` : `Snoozed by ${who} until ${i.snoozedUntil !== null ? utcTime(i.snoozedUntil) : 'earlier'}, now open again${acked}`;
+      return i.snoozedUntil !== null && i.snoozedUntil > now
+        ? `Snoozed by ${who} until ${utcTime(i.snoozedUntil)}${acked}`
+        : `Snoozed by ${who} until ${i.snoozedUntil !== null ? utcTime(i.snoozedUntil) : 'earlier'}, now open again${acked}`;
     }
     case 'resolved':
       return `Resolved by ${i.closedBy ?? 'someone'} at ${utcTime(i.closedAt ?? now)}`;
@@ -98,7 +104,10 @@ function buttons(lead: MessageEntry, open: boolean, acknowledged: boolean, entit
         { label: 'Resolve', run: { command: 'alert-resolve', args: { id } } },
       ]
     : [];
-  const views = entities.slice(0, 5 - steps.length).map((e) => ({ label: entities.length === 1 ? 'View card' : `View ${e.name}`, run: { command: 'card', args: { name: `${e.kind}:${e.slug}` } } }));
+  const views = entities.slice(0, 5 - steps.length).map((e) => ({
+    label: entities.length === 1 ? 'View card' : `View ${e.name}`,
+    run: { command: 'card', args: { name: `${e.kind}:${e.slug}` } },
+  }));
   return [...steps, ...views];
 }
 
@@ -118,19 +127,31 @@ function single(e: MessageEntry, input: MessageInput): CardReply {
     label,
     value: incident.verdict.newFlags ? String(incident.verdict.newFlags.length) : (change?.to ?? 'unknown'),
     direction,
-    ...(change?.from != null && change.trend !== 'flat' ? { change: { text: `was ${change.from}, ${TREND_WORDS[change.trend]}`, trend: change.trend } } : {}),
+    ...(change?.from != null && change.trend !== 'flat'
+      ? { change: { text: `was ${change.from}, ${TREND_WORDS[change.trend]}`, trend: change.trend } }
+      : {}),
   };
   const sections: Section[] = [
     {
       title: input.test ? 'Test alert' : `Alert #${incident.id}`,
       fields: [
-        { label: 'Status', value: input.test ? 'A test: nothing crossed; this shows how an alert of this rule looks' : statusOf(incident, now) },
+        {
+          label: 'Status',
+          value: input.test ? 'A test: nothing crossed; this shows how an alert of this rule looks' : statusOf(incident, now),
+        },
         { label: 'Rule', value: `#${rule.id}: ${describeCondition(rule.condition)}` },
-        ...(change ? [{ label: 'Before', value: change.from ?? 'not seen before' }, { label: 'Now', value: change.to, detail: direction }] : []),
+        ...(change
+          ? [
+              { label: 'Before', value: change.from ?? 'not seen before' },
+              { label: 'Now', value: change.to, detail: direction },
+            ]
+          : []),
         ...(incident.status === 'cleared' && change ? [{ label: 'Cleared at', value: change.to }] : []),
       ],
     },
-    ...(incident.verdict.newFlags?.length ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: incident.verdict.newFlags }] : []),
+    ...(incident.verdict.newFlags?.length
+      ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: incident.verdict.newFlags }]
+      : []),
   ];
   return {
     kind: 'card',
@@ -163,13 +184,22 @@ function several(lead: MessageEntry, input: MessageInput): CardReply {
       {
         title: 'Alerts',
         items: input.entries.map((e) => {
-          const what = e.incident.verdict.newFlags?.length ? `${e.incident.verdict.newFlags.length === 1 ? 'a new red flag' : `${e.incident.verdict.newFlags.length} new red flags`}` : summaryOf(entityOf(e), e.rule.condition, e.incident.verdict).replace(/^[^:]+: /, '').replace(/\.$/, '');
+          const what = e.incident.verdict.newFlags?.length
+            ? `${e.incident.verdict.newFlags.length === 1 ? 'a new red flag' : `${e.incident.verdict.newFlags.length} new red flags`}`
+            : summaryOf(entityOf(e), e.rule.condition, e.incident.verdict)
+                .replace(/^[^:]+: /, '')
+                .replace(/\.$/, '');
           return `#${e.incident.id} ${displayName(entityOf(e))}: ${what} · ${statusOf(e.incident, now)}`;
         }),
       },
       ...(flagged.length ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: flagged }] : []),
     ],
-    actions: buttons(lead, open.length > 0, open.every((e) => e.incident.status !== 'open'), entities),
+    actions: buttons(
+      lead,
+      open.length > 0,
+      open.every((e) => e.incident.status !== 'open'),
+      entities,
+    ),
   };
 }
 

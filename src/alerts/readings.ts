@@ -52,11 +52,17 @@ export async function readEntity(source: DataSource, entity: EntityRef, needs: N
   ]);
   const value = pol?.ok ? pol.value.data : undefined;
   const scores = categories?.ok
-    ? Object.fromEntries(categories.value.data.categories.flatMap((c) => (isUnreadable(c.score.score) ? [] : [[c.category, c.score.score as number]])))
+    ? Object.fromEntries(
+        categories.value.data.categories.flatMap((c) => (isUnreadable(c.score.score) ? [] : [[c.category, c.score.score as number]])),
+      )
     : null;
   const f = flags?.ok ? flags.value.data : undefined;
   const flagList =
-    kind === 'exchange' ? [] : f && !isUnreadable(f.marketMaker) && !isUnreadable(f.investor) ? [...f.marketMaker.map((x) => `Market maker: ${x}`), ...f.investor.map((x) => `Investor: ${x}`)] : null;
+    kind === 'exchange'
+      ? []
+      : f && !isUnreadable(f.marketMaker) && !isUnreadable(f.investor)
+        ? [...f.marketMaker.map((x) => `Market maker: ${x}`), ...f.investor.map((x) => `Investor: ${x}`)]
+        : null;
   return {
     at: atSec,
     pol: value && !isUnreadable(value.pol) ? value.pol : null,

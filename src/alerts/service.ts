@@ -123,8 +123,17 @@ export class AlertService {
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.o = { tickMs: 15_000, leaseMs: 120_000, batch: 2_000, maxAttempts: 5, ...pick(options) };
     this.byPlatform = new Map(options.deliverers.map((d) => [d.platform, d]));
-    this.checker = new AlertChecker(this.store, options.deps.source, { instance: this.instanceId, leaseMs: this.o.leaseMs, batch: this.o.batch, now: this.clock });
-    this.ticker = new Ticker(() => this.tick(), this.o.tickMs, (err) => this.options.log?.error({ err }, 'alert tick failed'));
+    this.checker = new AlertChecker(this.store, options.deps.source, {
+      instance: this.instanceId,
+      leaseMs: this.o.leaseMs,
+      batch: this.o.batch,
+      now: this.clock,
+    });
+    this.ticker = new Ticker(
+      () => this.tick(),
+      this.o.tickMs,
+      (err) => this.options.log?.error({ err }, 'alert tick failed'),
+    );
   }
 
   get platforms(): Platform[] {
@@ -225,7 +234,13 @@ export class AlertService {
 
   private async deliverIncidents(report: AlertTick): Promise<void> {
     const now = this.clock();
-    const claimed = await this.store.claimUndelivered({ now, instance: this.instanceId, leaseMs: this.o.leaseMs, limit: this.o.batch, platforms: this.platforms });
+    const claimed = await this.store.claimUndelivered({
+      now,
+      instance: this.instanceId,
+      leaseMs: this.o.leaseMs,
+      limit: this.o.batch,
+      platforms: this.platforms,
+    });
     const byChannel = new Map<string, MessageEntry[]>();
     for (const c of claimed) {
       const key = `${c.rule.platform}:${c.rule.channelId}`;
@@ -252,13 +267,23 @@ export class AlertService {
         const d = asDeliveryError(err);
         for (const e of claimed) {
           const over = e.incident.deliveryAttempts > this.o.maxAttempts;
-          if ((await this.store.deliveryFailed(e.incident.id, me, over ? `gave up after ${this.o.maxAttempts} attempts: ${d.reason}` : d.reason, over)) && over) report.failed++;
+          if (
+            (await this.store.deliveryFailed(
+              e.incident.id,
+              me,
+              over ? `gave up after ${this.o.maxAttempts} attempts: ${d.reason}` : d.reason,
+              over,
+            )) &&
+            over
+          )
+            report.failed++;
         }
         log?.warn({ reason: d.reason }, 'could not look for an earlier alert message; will retry');
         return;
       }
       const given = entries.filter((e) => e.incident.deliveryAttempts > this.o.maxAttempts);
-      for (const e of given) if (await this.store.deliveryFailed(e.incident.id, me, `gave up after ${this.o.maxAttempts} attempts`, true)) report.failed++;
+      for (const e of given)
+        if (await this.store.deliveryFailed(e.incident.id, me, `gave up after ${this.o.maxAttempts} attempts`, true)) report.failed++;
       entries = entries.filter((e) => !given.includes(e));
       if (!entries.length) return;
 
@@ -280,7 +305,12 @@ export class AlertService {
    * that message's reference instead of being posted again. Returns what is still to post.
    * Throws (a transient DeliveryError) when the channel could not be searched.
    */
-  private async recover(deliverer: AlertDeliverer, entries: MessageEntry[], report: AlertTick, log: Logger | undefined): Promise<MessageEntry[]> {
+  private async recover(
+    deliverer: AlertDeliverer,
+    entries: MessageEntry[],
+    report: AlertTick,
+    log: Logger | undefined,
+  ): Promise<MessageEntry[]> {
     const again = entries.filter((e) => e.incident.deliveryAttempts > 1);
     if (!again.length || !deliverer.find) return entries;
     const { channelId } = entries[0]!.rule;
@@ -296,17 +326,28 @@ export class AlertService {
       if (ref === null) continue;
       const carried = again.filter((e) => leadOf(e) === lead);
       const now = this.clock();
-      const recorded = await Promise.all(carried.map((e) => this.store.delivered(e.incident.id, this.instanceId, ref, now, e.incident.id === lead ? null : lead)));
+      const recorded = await Promise.all(
+        carried.map((e) => this.store.delivered(e.incident.id, this.instanceId, ref, now, e.incident.id === lead ? null : lead)),
+      );
       for (const e of carried) found.add(e);
       report.confirmed++;
       report.lost += recorded.filter((ok) => !ok).length;
-      log?.info({ incidents: carried.map((e) => e.incident.id), ref }, 'alert message was already in the channel; recorded without posting again');
+      log?.info(
+        { incidents: carried.map((e) => e.incident.id), ref },
+        'alert message was already in the channel; recorded without posting again',
+      );
     }
     return entries.filter((e) => !found.has(e));
   }
 
   /** Posts one message for `entries` (the first leads it) and records it for each, fenced by their claims. */
-  private async post(deliverer: AlertDeliverer, entries: MessageEntry[], now: number, report: AlertTick, log: Logger | undefined): Promise<void> {
+  private async post(
+    deliverer: AlertDeliverer,
+    entries: MessageEntry[],
+    now: number,
+    report: AlertTick,
+    log: Logger | undefined,
+  ): Promise<void> {
     const me = this.instanceId;
     const { platform, channelId } = entries[0]!.rule;
     const ids = entries.map((e) => e.incident.id);
@@ -341,7 +382,7 @@ export class AlertService {
     const { platform, channelId } = entries[0]!.rule;
     for (const e of entries) if (await this.store.suppressed(e.incident.id, this.instanceId)) report.suppressed++;
     const paused = await this.store.pauseChannel(platform, channelId, CEILING_REASON);
-    log?.warn({ held: entries.length, paused }, 'alert ceiling reached; the channel\'s rules are paused');
+    log?.warn({ held: entries.length, paused }, "alert ceiling reached; the channel's rules are paused");
     if (!paused) return;
     const names = [...new Set(entries.map((e) => entityOf(e).name))];
     const notice: Reply = {
@@ -353,7 +394,9 @@ export class AlertService {
         ' once things are calmer.',
       ],
     };
-    await deliverer.post(channelId, this.options.complete ? this.options.complete(notice) : notice, workspaceOfRule(entries[0]!.rule)).catch((err: unknown) => log?.warn({ reason: asDeliveryError(err).reason }, 'alert ceiling notice not delivered'));
+    await deliverer
+      .post(channelId, this.options.complete ? this.options.complete(notice) : notice, workspaceOfRule(entries[0]!.rule))
+      .catch((err: unknown) => log?.warn({ reason: asDeliveryError(err).reason }, 'alert ceiling notice not delivered'));
   }
 
   private async channelGone(platform: Platform, channelId: string, reason: string, log: Logger | undefined): Promise<void> {
@@ -364,7 +407,13 @@ export class AlertService {
   private async deliverFollowups(report: AlertTick): Promise<void> {
     const me = this.instanceId;
     const now = this.clock();
-    const claimed = await this.store.claimFollowups({ now, instance: me, leaseMs: this.o.leaseMs, limit: this.o.batch, platforms: this.platforms });
+    const claimed = await this.store.claimFollowups({
+      now,
+      instance: me,
+      leaseMs: this.o.leaseMs,
+      limit: this.o.batch,
+      platforms: this.platforms,
+    });
     for (const f of claimed) {
       const { rule, incident } = f;
       const deliverer = this.byPlatform.get(rule.platform)!;
@@ -377,7 +426,12 @@ export class AlertService {
       const stopRenewing = this.renewWhile([f.id], (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs));
       try {
         if (f.kind === 'cleared') await this.redraw(f.message.leadId);
-        await deliverer.followUp(rule.channelId, f.message.ref, followupMessage(f.kind, { incident, rule }, f.verdict, f.createdAt), workspaceOfRule(rule));
+        await deliverer.followUp(
+          rule.channelId,
+          f.message.ref,
+          followupMessage(f.kind, { incident, rule }, f.verdict, f.createdAt),
+          workspaceOfRule(rule),
+        );
         if (await this.store.followupSettled(f.id, me, 'done')) report.followups++;
         else report.lost++;
       } catch (err) {
@@ -400,12 +454,19 @@ export class AlertService {
     const deliverer = this.byPlatform.get(lead.rule.platform);
     if (!deliverer) return;
     // The chart was posted with the message and stays with it; a redraw changes words and buttons.
-    await deliverer.update(lead.rule.channelId, lead.incident.messageRef, await this.draw(entries, this.clock(), false, false), workspaceOfRule(lead.rule));
+    await deliverer.update(
+      lead.rule.channelId,
+      lead.incident.messageRef,
+      await this.draw(entries, this.clock(), false, false),
+      workspaceOfRule(lead.rule),
+    );
   }
 
   private async draw(entries: readonly MessageEntry[], now: number, test = false, withChart = true): Promise<Reply> {
     const entities = [...new Map(entries.map((e) => [`${e.incident.kind}:${e.incident.slug}`, entityOf(e)])).values()];
-    const charts = withChart ? await Promise.all(entities.slice(0, 5).map((e) => settle(this.options.deps.source.polChart(e.kind, e.slug, 30)))) : [];
+    const charts = withChart
+      ? await Promise.all(entities.slice(0, 5).map((e) => settle(this.options.deps.source.polChart(e.kind, e.slug, 30))))
+      : [];
     const fetched = charts.flatMap((c) => (c.ok ? [c.value] : []));
     const drawn = footerOf(fetched, now);
     // Every real alert message carries its key, first among the notes (a footer cut for length
@@ -413,19 +474,40 @@ export class AlertService {
     const footer = test || !entries[0] ? drawn : { ...drawn, notes: [alertKey(entries[0].incident.id), ...(drawn.notes ?? [])] };
     // One rule on a PoL level: its line is drawn across the chart, so the crossing shows.
     const levels = [...new Set(entries.map((e) => (e.rule.condition.kind === 'pol_above' ? e.rule.condition.threshold : null)))];
-    const line = levels.length === 1 && levels[0] !== null ? { value: levels[0]!, label: `alert at ${percentText(levels[0]!)}` } : undefined;
-    const image = withChart ? await this.chart(entities, fetched.map((f) => f.data), footer.simulated, line) : undefined;
+    const line =
+      levels.length === 1 && levels[0] !== null ? { value: levels[0]!, label: `alert at ${percentText(levels[0]!)}` } : undefined;
+    const image = withChart
+      ? await this.chart(
+          entities,
+          fetched.map((f) => f.data),
+          footer.simulated,
+          line,
+        )
+      : undefined;
     const reply = incidentMessage({ entries, now, footer, test, ...(image ? { image } : {}) });
     return this.options.complete ? this.options.complete(reply) : reply;
   }
 
   /** The last 30 days of PoL: one entity's chart, or several on one. A chart that fails costs the image only. */
-  private async chart(entities: readonly EntityRef[], series: readonly (readonly PolPoint[])[], simulated: boolean, line?: { value: number; label: string }): Promise<ReplyImage | undefined> {
+  private async chart(
+    entities: readonly EntityRef[],
+    series: readonly (readonly PolPoint[])[],
+    simulated: boolean,
+    line?: { value: number; label: string },
+  ): Promise<ReplyImage | undefined> {
     if (!series.length || entities.length < series.length) return undefined;
     try {
       if (series.length === 1) {
         const e = entities[0]!;
-        return await this.options.deps.charts.render({ kind: 'pol', entityName: e.name, range: '30d', simulated, cacheKey: `${e.kind}:${e.slug}`, points: series[0]!, ...(line ? { line } : {}) });
+        return await this.options.deps.charts.render({
+          kind: 'pol',
+          entityName: e.name,
+          range: '30d',
+          simulated,
+          cacheKey: `${e.kind}:${e.slug}`,
+          points: series[0]!,
+          ...(line ? { line } : {}),
+        });
       }
       return await this.options.deps.charts.render({
         kind: 'watchlist',
@@ -441,9 +523,12 @@ export class AlertService {
 
   /** Renews the claims on `ids` every third of a lease until stopped, so a slow post keeps them. */
   private renewWhile(ids: readonly number[], renew: (id: number) => Promise<boolean>): () => void {
-    const timer = setInterval(() => {
-      for (const id of ids) void renew(id).catch((err: unknown) => this.options.log?.warn({ err }, 'alert claim renewal failed'));
-    }, Math.max(1_000, Math.floor(this.o.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        for (const id of ids) void renew(id).catch((err: unknown) => this.options.log?.warn({ err }, 'alert claim renewal failed'));
+      },
+      Math.max(1_000, Math.floor(this.o.leaseMs / 3)),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -453,9 +538,13 @@ function moveText(m: DemoMove): string {
   if ('pol' in m) return `PoL moved to ${(m.pol * 100).toFixed(1)}%`;
   if ('rating' in m) return `rating moved to ${m.rating}`;
   if ('redFlag' in m) return `a red flag added (${m.redFlag})`;
-  return Object.entries(m.categories).map(([c, v]) => `${c.replace(/_/g, ' ')} score moved to ${v}`).join(', ');
+  return Object.entries(m.categories)
+    .map(([c, v]) => `${c.replace(/_/g, ' ')} score moved to ${v}`)
+    .join(', ');
 }
 
 function pick(o: AlertServiceOptions): Partial<Pick<AlertServiceOptions, 'tickMs' | 'leaseMs' | 'batch' | 'maxAttempts'>> {
-  return Object.fromEntries(Object.entries({ tickMs: o.tickMs, leaseMs: o.leaseMs, batch: o.batch, maxAttempts: o.maxAttempts }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({ tickMs: o.tickMs, leaseMs: o.leaseMs, batch: o.batch, maxAttempts: o.maxAttempts }).filter(([, v]) => v !== undefined),
+  );
 }

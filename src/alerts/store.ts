@@ -36,7 +36,10 @@ export interface AlertRule {
   lastCheckedAt: number | null;
 }
 
-export type NewRule = Pick<AlertRule, 'platform' | 'workspaceId' | 'channelId' | 'entities' | 'condition' | 'conditionText' | 'everySec' | 'cooldownSec' | 'createdBy'> & { enterpriseId?: string | null };
+export type NewRule = Pick<
+  AlertRule,
+  'platform' | 'workspaceId' | 'channelId' | 'entities' | 'condition' | 'conditionText' | 'everySec' | 'cooldownSec' | 'createdBy'
+> & { enterpriseId?: string | null };
 
 export interface RuleLimits {
   perChannel: number;
@@ -171,21 +174,48 @@ export class AlertStore {
    */
   async create(input: NewRule, now: number, limits: RuleLimits): Promise<CreateRuleResult> {
     return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('polbot:alerts:' || $1 || ':' || $2))`, [input.platform, input.workspaceId ?? input.channelId]);
-      const [channel] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE platform = $1 AND channel_id = $2', [input.platform, input.channelId]);
-      if (Number(channel?.n ?? 0) >= limits.perChannel) return { ok: false, reason: 'channel_full', count: Number(channel?.n ?? 0) } as const;
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('polbot:alerts:' || $1 || ':' || $2))`, [
+        input.platform,
+        input.workspaceId ?? input.channelId,
+      ]);
+      const [channel] = await tx.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM alert_rules WHERE platform = $1 AND channel_id = $2',
+        [input.platform, input.channelId],
+      );
+      if (Number(channel?.n ?? 0) >= limits.perChannel)
+        return { ok: false, reason: 'channel_full', count: Number(channel?.n ?? 0) } as const;
       if (input.workspaceId !== null) {
-        const [workspace] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE platform = $1 AND workspace_id = $2', [input.platform, input.workspaceId]);
-        if (Number(workspace?.n ?? 0) >= limits.perWorkspace) return { ok: false, reason: 'workspace_full', count: Number(workspace?.n ?? 0) } as const;
+        const [workspace] = await tx.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM alert_rules WHERE platform = $1 AND workspace_id = $2',
+          [input.platform, input.workspaceId],
+        );
+        if (Number(workspace?.n ?? 0) >= limits.perWorkspace)
+          return { ok: false, reason: 'workspace_full', count: Number(workspace?.n ?? 0) } as const;
       }
       const [row] = await tx.query<Row>(
         `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check, enterprise_id)
          VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10, $11) RETURNING *`,
-        [input.platform, input.workspaceId, input.channelId, json(input.entities), json(input.condition), input.conditionText, input.everySec, input.cooldownSec, input.createdBy, at(now), input.enterpriseId ?? null],
+        [
+          input.platform,
+          input.workspaceId,
+          input.channelId,
+          json(input.entities),
+          json(input.condition),
+          input.conditionText,
+          input.everySec,
+          input.cooldownSec,
+          input.createdBy,
+          at(now),
+          input.enterpriseId ?? null,
+        ],
       );
       const rule = toRule(row!);
       for (const e of input.entities) {
-        await tx.query('INSERT INTO alert_rule_entities (rule_id, kind, slug) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [rule.id, e.kind, e.slug]);
+        await tx.query('INSERT INTO alert_rule_entities (rule_id, kind, slug) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+          rule.id,
+          e.kind,
+          e.slug,
+        ]);
       }
       return { ok: true, rule } as const;
     });
@@ -193,22 +223,41 @@ export class AlertStore {
 
   /** A rule only as seen from its own channel: ids from elsewhere are "not found". */
   async getInChannel(id: number, platform: Platform, channelId: string): Promise<AlertRule | null> {
-    const [row] = await this.db.query<Row>('SELECT * FROM alert_rules WHERE id = $1 AND platform = $2 AND channel_id = $3', [id, platform, channelId]);
+    const [row] = await this.db.query<Row>('SELECT * FROM alert_rules WHERE id = $1 AND platform = $2 AND channel_id = $3', [
+      id,
+      platform,
+      channelId,
+    ]);
     return row ? toRule(row) : null;
   }
 
   async listChannel(platform: Platform, channelId: string): Promise<AlertRule[]> {
-    return (await this.db.query<Row>('SELECT * FROM alert_rules WHERE platform = $1 AND channel_id = $2 ORDER BY id', [platform, channelId])).map(toRule);
+    return (
+      await this.db.query<Row>('SELECT * FROM alert_rules WHERE platform = $1 AND channel_id = $2 ORDER BY id', [platform, channelId])
+    ).map(toRule);
   }
 
   /** The rules of several channels in one read, by channel then id (a person's Home tab). */
   async listChannels(platform: Platform, channelIds: readonly string[]): Promise<AlertRule[]> {
     if (!channelIds.length) return [];
-    return (await this.db.query<Row>('SELECT * FROM alert_rules WHERE platform = $1 AND channel_id = ANY($2::text[]) ORDER BY channel_id, id', [platform, [...channelIds]])).map(toRule);
+    return (
+      await this.db.query<Row>('SELECT * FROM alert_rules WHERE platform = $1 AND channel_id = ANY($2::text[]) ORDER BY channel_id, id', [
+        platform,
+        [...channelIds],
+      ])
+    ).map(toRule);
   }
 
   async remove(id: number, platform: Platform, channelId: string): Promise<boolean> {
-    return (await this.db.query('DELETE FROM alert_rules WHERE id = $1 AND platform = $2 AND channel_id = $3 RETURNING id', [id, platform, channelId])).length > 0;
+    return (
+      (
+        await this.db.query('DELETE FROM alert_rules WHERE id = $1 AND platform = $2 AND channel_id = $3 RETURNING id', [
+          id,
+          platform,
+          channelId,
+        ])
+      ).length > 0
+    );
   }
 
   async pause(id: number, platform: Platform, channelId: string, reason: string | null): Promise<AlertRule | null> {
@@ -232,7 +281,12 @@ export class AlertStore {
   /** The Slack app was removed from a workspace: its active rules pause with a reason a reinstall recognises. */
   async pauseWorkspace(platform: Platform, scope: InstallScope): Promise<AlertRule[]> {
     const where = scopeCondition(scope, 3);
-    return (await this.db.query<Row>(`UPDATE alert_rules SET state = 'paused', state_reason = $1 WHERE platform = $2 AND ${where.sql} AND state = 'active' RETURNING *`, [UNINSTALLED_REASON, platform, ...where.params])).map(toRule);
+    return (
+      await this.db.query<Row>(
+        `UPDATE alert_rules SET state = 'paused', state_reason = $1 WHERE platform = $2 AND ${where.sql} AND state = 'active' RETURNING *`,
+        [UNINSTALLED_REASON, platform, ...where.params],
+      )
+    ).map(toRule);
   }
 
   /** The app is back: the rules its removal paused are checked again at once. */
@@ -272,7 +326,12 @@ export class AlertStore {
 
   /** Pauses every rule of a channel that is gone, saying why; returns how many. */
   async pauseChannel(platform: Platform, channelId: string, reason: string): Promise<number> {
-    return (await this.db.query(`UPDATE alert_rules SET state = 'paused', state_reason = $3 WHERE platform = $1 AND channel_id = $2 AND state = 'active' RETURNING id`, [platform, channelId, reason])).length;
+    return (
+      await this.db.query(
+        `UPDATE alert_rules SET state = 'paused', state_reason = $3 WHERE platform = $1 AND channel_id = $2 AND state = 'active' RETURNING id`,
+        [platform, channelId, reason],
+      )
+    ).length;
   }
 
   /**
@@ -303,7 +362,10 @@ export class AlertStore {
 
   /** What the last check of a rule saw of each of its entities. */
   async entityChecks(ruleId: number): Promise<EntityCheck[]> {
-    const rows = await this.db.query<Row>('SELECT kind, slug, reading, history, holds FROM alert_rule_entities WHERE rule_id = $1 ORDER BY kind, slug', [ruleId]);
+    const rows = await this.db.query<Row>(
+      'SELECT kind, slug, reading, history, holds FROM alert_rule_entities WHERE rule_id = $1 ORDER BY kind, slug',
+      [ruleId],
+    );
     return rows.map((r) => ({
       kind: r.kind as EntityKind,
       slug: String(r.slug),
@@ -317,21 +379,34 @@ export class AlertStore {
    * Stores what a check saw, only while `instance` still holds the rule's lease: after a takeover
    * the old holder's late write matches nothing. The previous reading moves into the history.
    */
-  async recordCheck(ruleId: number, instance: string, now: number, seen: readonly { kind: EntityKind; slug: string; reading: Reading; holds: boolean | null }[]): Promise<boolean> {
+  async recordCheck(
+    ruleId: number,
+    instance: string,
+    now: number,
+    seen: readonly { kind: EntityKind; slug: string; reading: Reading; holds: boolean | null }[],
+  ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const [lease] = await tx.query<Row>('SELECT 1 FROM alert_rules WHERE id = $1 AND checked_by = $2 FOR UPDATE', [ruleId, instance]);
       if (!lease) return false;
       for (const s of seen) {
-        const [current] = await tx.query<Row>('SELECT reading, history FROM alert_rule_entities WHERE rule_id = $1 AND kind = $2 AND slug = $3', [ruleId, s.kind, s.slug]);
+        const [current] = await tx.query<Row>(
+          'SELECT reading, history FROM alert_rule_entities WHERE rule_id = $1 AND kind = $2 AND slug = $3',
+          [ruleId, s.kind, s.slug],
+        );
         const previous = (current?.reading as Reading | null) ?? null;
-        const kept = [...((current?.history as Reading[] | null) ?? []), ...(previous ? [previous] : [])].filter((r) => r.at >= s.reading.at - HISTORY_SEC).slice(-MAX_HISTORY);
+        const kept = [...((current?.history as Reading[] | null) ?? []), ...(previous ? [previous] : [])]
+          .filter((r) => r.at >= s.reading.at - HISTORY_SEC)
+          .slice(-MAX_HISTORY);
         await tx.query(
           `INSERT INTO alert_rule_entities (rule_id, kind, slug, reading, history, holds, checked_at) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)
            ON CONFLICT (rule_id, kind, slug) DO UPDATE SET reading = EXCLUDED.reading, history = EXCLUDED.history, holds = EXCLUDED.holds, checked_at = EXCLUDED.checked_at`,
           [ruleId, s.kind, s.slug, json(s.reading), json(kept), s.holds, at(now)],
         );
       }
-      await tx.query('UPDATE alert_rules SET last_checked_at = $2, checked_by = NULL, check_lease_until = NULL WHERE id = $1', [ruleId, at(now)]);
+      await tx.query('UPDATE alert_rules SET last_checked_at = $2, checked_by = NULL, check_lease_until = NULL WHERE id = $1', [
+        ruleId,
+        at(now),
+      ]);
       return true;
     });
   }
@@ -340,14 +415,23 @@ export class AlertStore {
    * Opens an incident for a rule and an entity unless one is open already; the partial unique
    * index makes this exactly once however many replicas saw the same crossing.
    */
-  async openIncident(ruleId: number, kind: EntityKind, slug: string, verdict: Verdict, now: number): Promise<{ incident: Incident; opened: boolean }> {
+  async openIncident(
+    ruleId: number,
+    kind: EntityKind,
+    slug: string,
+    verdict: Verdict,
+    now: number,
+  ): Promise<{ incident: Incident; opened: boolean }> {
     const [inserted] = await this.db.query<Row>(
       `INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at) VALUES ($1, $2, $3, 'open', $4::jsonb, $5, $5)
        ON CONFLICT (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed') DO NOTHING RETURNING *`,
       [ruleId, kind, slug, json(verdict), at(now)],
     );
     if (inserted) return { incident: toIncident(inserted), opened: true };
-    const [open] = await this.db.query<Row>(`SELECT * FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3 AND status IN ${OPEN}`, [ruleId, kind, slug]);
+    const [open] = await this.db.query<Row>(
+      `SELECT * FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3 AND status IN ${OPEN}`,
+      [ruleId, kind, slug],
+    );
     return { incident: toIncident(open!), opened: false };
   }
 
@@ -362,7 +446,11 @@ export class AlertStore {
         [id, json(verdict), at(now)],
       );
       if (!rows.length) return false;
-      await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'cleared', $2::jsonb, $3)`, [id, json(verdict), at(now)]);
+      await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'cleared', $2::jsonb, $3)`, [
+        id,
+        json(verdict),
+        at(now),
+      ]);
       return true;
     });
   }
@@ -379,14 +467,21 @@ export class AlertStore {
         [incidentId, at(now - cooldownSec * 1000)],
       );
       if (recent) return false;
-      await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'again', $2::jsonb, $3)`, [incidentId, json(verdict), at(now)]);
+      await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'again', $2::jsonb, $3)`, [
+        incidentId,
+        json(verdict),
+        at(now),
+      ]);
       return true;
     });
   }
 
   /** When the last incident of a rule on an entity closed, for the rule's cooldown before a new one. */
   async lastClosedAt(ruleId: number, kind: EntityKind, slug: string): Promise<number | null> {
-    const [row] = await this.db.query<Row>('SELECT max(closed_at) AS t FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3', [ruleId, kind, slug]);
+    const [row] = await this.db.query<Row>(
+      'SELECT max(closed_at) AS t FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3',
+      [ruleId, kind, slug],
+    );
     return msOrNull(row?.t);
   }
 
@@ -439,7 +534,13 @@ export class AlertStore {
    * out (a replica killed mid-delivery). Rows are locked with SKIP LOCKED, so replicas claiming at
    * once take disjoint sets; each comes with its rule, for the channel and the words.
    */
-  async claimUndelivered(opts: { now: number; instance: string; leaseMs: number; limit: number; platforms?: readonly Platform[] }): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
+  async claimUndelivered(opts: {
+    now: number;
+    instance: string;
+    leaseMs: number;
+    limit: number;
+    platforms?: readonly Platform[];
+  }): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
     return this.db.transaction(async (tx) => {
       // Only what this replica can post: one without Discord leaves Discord's alerts to another.
       const rows = await tx.query<Row>(
@@ -484,7 +585,10 @@ export class AlertStore {
    */
   async planMessage(ids: readonly number[], leadId: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const held = await tx.query(`SELECT id FROM alert_incidents WHERE id = ANY($1::int[]) AND delivery_by = $2 AND delivery_state = 'claimed' FOR UPDATE`, [ids, instance]);
+      const held = await tx.query(
+        `SELECT id FROM alert_incidents WHERE id = ANY($1::int[]) AND delivery_by = $2 AND delivery_state = 'claimed' FOR UPDATE`,
+        [ids, instance],
+      );
       if (held.length !== new Set(ids).size) return false;
       await tx.query(
         `UPDATE alert_incidents SET lead_id = CASE WHEN id = $2 THEN NULL ELSE $2 END, delivery_lease_until = $3 WHERE id = ANY($1::int[])`,
@@ -540,7 +644,13 @@ export class AlertStore {
    * Claims follow-ups whose incident's message is settled (posted, given up or held back): a
    * further crossing or a clearing never overtakes the message it belongs to. SKIP LOCKED, leased, as deliveries are.
    */
-  async claimFollowups(opts: { now: number; instance: string; leaseMs: number; limit: number; platforms?: readonly Platform[] }): Promise<Followup[]> {
+  async claimFollowups(opts: {
+    now: number;
+    instance: string;
+    leaseMs: number;
+    limit: number;
+    platforms?: readonly Platform[];
+  }): Promise<Followup[]> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<Row>(
         `SELECT f.id FROM alert_followups f
@@ -572,7 +682,11 @@ export class AlertStore {
           attempts: Number(f!.attempts),
           incident,
           rule: toRule(rule!),
-          message: { leadId: lead.id, ref: lead.messageRef, state: incident.deliveryState === 'delivered' ? lead.deliveryState : incident.deliveryState },
+          message: {
+            leadId: lead.id,
+            ref: lead.messageRef,
+            state: incident.deliveryState === 'delivered' ? lead.deliveryState : incident.deliveryState,
+          },
         });
       }
       return claimed;
@@ -580,7 +694,10 @@ export class AlertStore {
   }
 
   async renewFollowup(id: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
-    const rows = await this.db.query(`UPDATE alert_followups SET lease_until = $3 WHERE id = $1 AND claimed_by = $2 AND state = 'claimed' RETURNING id`, [id, instance, at(now + leaseMs)]);
+    const rows = await this.db.query(
+      `UPDATE alert_followups SET lease_until = $3 WHERE id = $1 AND claimed_by = $2 AND state = 'claimed' RETURNING id`,
+      [id, instance, at(now + leaseMs)],
+    );
     return rows.length > 0;
   }
 
@@ -604,6 +721,11 @@ export class AlertStore {
   }
 
   async openIncidents(ruleId: number): Promise<Incident[]> {
-    return (await this.db.query<Row>(`SELECT * FROM alert_incidents WHERE rule_id = $1 AND status IN ('open', 'acknowledged', 'snoozed') ORDER BY id`, [ruleId])).map(toIncident);
+    return (
+      await this.db.query<Row>(
+        `SELECT * FROM alert_incidents WHERE rule_id = $1 AND status IN ('open', 'acknowledged', 'snoozed') ORDER BY id`,
+        [ruleId],
+      )
+    ).map(toIncident);
   }
 }

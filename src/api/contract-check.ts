@@ -56,7 +56,12 @@ function operations(samples: Samples, now: number): Operation[] {
   for (const kind of ['project', 'exchange'] as const) {
     const slug = kind === 'project' ? samples.project : samples.exchange;
     const op = (method: DataMethod, call: (s: DataSource) => Promise<unknown>, extra = '') =>
-      ops.push({ method, kind, label: `${method} ${kind}${method === 'list' || method === 'trending' || method === 'indexPol' || method === 'ratings' || method === 'ratingParameters' ? '' : ` ${slug}`}${extra}`, call });
+      ops.push({
+        method,
+        kind,
+        label: `${method} ${kind}${method === 'list' || method === 'trending' || method === 'indexPol' || method === 'ratings' || method === 'ratingParameters' ? '' : ` ${slug}`}${extra}`,
+        call,
+      });
     op('list', (s) => s.list(kind));
     op('trending', (s) => s.trending(kind));
     ops.push({ method: 'search', kind, label: `search ${kind} "${slug.slice(0, 3)}"`, call: (s) => s.search(kind, slug.slice(0, 3)) });
@@ -77,7 +82,8 @@ function operations(samples: Samples, now: number): Operation[] {
     op('ratings', (s) => s.ratings(kind));
     op('ratingParameters', (s) => s.ratingParameters(kind));
   }
-  const plain = (method: DataMethod, call: (s: DataSource) => Promise<unknown>, label: string = method) => ops.push({ method, label, call });
+  const plain = (method: DataMethod, call: (s: DataSource) => Promise<unknown>, label: string = method) =>
+    ops.push({ method, label, call });
   const { project: p, exchange: e } = samples;
   plain('resolveProject', (s) => s.resolveProject(samples.projectName), `resolveProject "${samples.projectName}"`);
   plain('indexPolHistory', (s) => s.indexPolHistory(from, now), 'indexPolHistory (30 days)');
@@ -93,7 +99,18 @@ function operations(samples: Samples, now: number): Operation[] {
   plain('dashboard', (s) => s.dashboard(e), `dashboard ${e}`);
   plain('lostFunds', (s) => s.lostFunds());
   plain('transparencyStats', (s) => s.transparencyStats());
-  for (const method of ['redFlags', 'socialFraud', 'registration', 'certifications', 'team', 'githubActivity', 'age', 'marketData', 'voiceProsCons', 'voiceReviews'] as const) {
+  for (const method of [
+    'redFlags',
+    'socialFraud',
+    'registration',
+    'certifications',
+    'team',
+    'githubActivity',
+    'age',
+    'marketData',
+    'voiceProsCons',
+    'voiceReviews',
+  ] as const) {
     plain(method, (s) => s[method](p), `${method} ${p}`);
   }
   for (const section of PROJECT_SECTIONS) plain('projectSection', (s) => s.projectSection(p, section), `projectSection ${p} ${section}`);

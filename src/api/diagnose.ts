@@ -51,15 +51,21 @@ export function diagnose(err: unknown, source: SourceName): Problem {
   const setting = SETTING[source];
   if (!(err instanceof UpstreamError)) return { kind: 'unreachable', summary: 'failed in an unexpected way (see the log)' };
   const code = codeOf(err);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'dns', summary: `its host name does not resolve (${code}): check ${setting}` };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { kind: 'dns', summary: `its host name does not resolve (${code}): check ${setting}` };
   if (code === 'ECONNREFUSED') return { kind: 'refused', summary: `the connection was refused: nothing listens there; check ${setting}` };
-  if (code && TLS_CODE.test(code)) return { kind: 'tls', summary: `the TLS handshake failed (${code}): check the certificate, or http versus https in ${setting}` };
-  if (err.kind === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'timeout', summary: 'it did not answer in time (POL_TIMEOUT_MS)' };
-  if (err.kind === 'unauthorized') return { kind: 'key', summary: `it refused the key (HTTP ${err.status ?? '401/403'}): check POL_API_KEY` };
+  if (code && TLS_CODE.test(code))
+    return { kind: 'tls', summary: `the TLS handshake failed (${code}): check the certificate, or http versus https in ${setting}` };
+  if (err.kind === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return { kind: 'timeout', summary: 'it did not answer in time (POL_TIMEOUT_MS)' };
+  if (err.kind === 'unauthorized')
+    return { kind: 'key', summary: `it refused the key (HTTP ${err.status ?? '401/403'}): check POL_API_KEY` };
   if (err.status === 404) return { kind: 'base_path', summary: `${err.route} answered 404: the base path looks wrong; check ${setting}` };
   if (err.kind === 'rate_limited') return { kind: 'rate_limited', summary: 'it is rate-limiting polbot (HTTP 429)' };
-  if (err.status !== undefined && err.status >= 500) return { kind: 'server_error', summary: `it answered HTTP ${err.status} on ${err.route}` };
-  if (err.kind === 'bad_response') return { kind: 'shape', summary: `unexpected answer from ${err.route}${err.detail ? `: ${firstIssue(err.detail)}` : ''}` };
+  if (err.status !== undefined && err.status >= 500)
+    return { kind: 'server_error', summary: `it answered HTTP ${err.status} on ${err.route}` };
+  if (err.kind === 'bad_response')
+    return { kind: 'shape', summary: `unexpected answer from ${err.route}${err.detail ? `: ${firstIssue(err.detail)}` : ''}` };
   return { kind: 'unreachable', summary: `not reachable (${code ?? err.kind})` };
 }
 
@@ -102,7 +108,12 @@ export async function checkSources(sources: readonly Checkable[]): Promise<Sourc
       ];
       // One data route read against the schemas: a gateway that answers in another shape is not healthy.
       const data: Promise<Fetched<unknown>> = source.name === 'rest' ? source.indexPol('project') : source.list('project');
-      probes.push(data.then((answer) => void problems.push(...unreadableIn(answer)), (err: unknown) => void problems.push(diagnose(err, source.name))));
+      probes.push(
+        data.then(
+          (answer) => void problems.push(...unreadableIn(answer)),
+          (err: unknown) => void problems.push(diagnose(err, source.name)),
+        ),
+      );
       if (source.toolDrift) {
         probes.push(
           source.toolDrift().then(

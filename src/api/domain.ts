@@ -22,7 +22,13 @@ export interface Unreadable {
 export type Checked<T> = T | Unreadable;
 
 /** `T` with every `Checked` part known to be readable (a chart point that passed as a whole). */
-export type Readable<T> = T extends Unreadable ? never : T extends readonly (infer E)[] ? Readable<E>[] : T extends object ? { [K in keyof T]: Readable<T[K]> } : T;
+export type Readable<T> = T extends Unreadable
+  ? never
+  : T extends readonly (infer E)[]
+    ? Readable<E>[]
+    : T extends object
+      ? { [K in keyof T]: Readable<T[K]> }
+      : T;
 
 export function unreadable(reason: UnreadableReason, value?: unknown): Unreadable {
   return value === undefined ? { unreadable: true, reason } : { unreadable: true, reason, value };

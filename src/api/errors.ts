@@ -55,4 +55,3 @@ export class UpstreamError extends Error {
 export function badResponse(route: string, detail: string): UpstreamError {
   return new UpstreamError('bad_response', route, { detail });
 }
-

@@ -26,13 +26,21 @@ export function readAnswer<T extends z.ZodType>(
   // Nothing at all could be read: that is an answer of another shape, not an answer with odd
   // values, and it fails whole (so that a value cached earlier can stand in for it).
   if (found.fields.length > 0 && !hasReadableValue(parsed.data)) {
-    throw badResponse(route, `${found.fields[0]!.field}: ${found.fields[0]!.reason}${found.fields.length > 1 ? ` (and ${found.fields.length - 1} more)` : ''}; nothing readable`);
+    throw badResponse(
+      route,
+      `${found.fields[0]!.field}: ${found.fields[0]!.reason}${found.fields.length > 1 ? ` (and ${found.fields.length - 1} more)` : ''}; nothing readable`,
+    );
   }
   onUnreadable?.(route, found.fields, found.rows);
   const first = found.fields[0];
   return {
     value: parsed.data,
-    unreadable: { route, fields: [...new Set(found.fields.map((f) => f.field))], rows: found.rows, ...(first ? { first: `${first.field}: ${first.reason}` } : {}) },
+    unreadable: {
+      route,
+      fields: [...new Set(found.fields.map((f) => f.field))],
+      rows: found.rows,
+      ...(first ? { first: `${first.field}: ${first.reason}` } : {}),
+    },
   };
 }
 

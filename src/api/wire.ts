@@ -8,9 +8,21 @@ import { checkSignal, optional, qualityScore, required } from './rules.js';
  * values shown to people are checked against their domain (`rules.ts`) field by field.
  */
 
-export const num = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?(e-?\d+)?$/i).transform(Number)]).pipe(z.number().finite());
+export const num = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .regex(/^-?\d+(\.\d+)?(e-?\d+)?$/i)
+      .transform(Number),
+  ])
+  .pipe(z.number().finite());
 export const optBool = optional('flag');
-export const optStr = z.string().nullable().optional().transform((v) => v ?? null);
+export const optStr = z
+  .string()
+  .nullable()
+  .optional()
+  .transform((v) => v ?? null);
 
 export { qualityScore };
 

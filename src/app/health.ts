@@ -89,7 +89,11 @@ export class Health {
         circuits,
         healthy,
         problems: this.problems ?? {},
-        cache: { entries: stats.entries, hitRatio: lookups ? Math.round((stats.hits / lookups) * 1000) / 1000 : null, staleServed: stats.staleServed },
+        cache: {
+          entries: stats.entries,
+          hitRatio: lookups ? Math.round((stats.hits / lookups) * 1000) / 1000 : null,
+          staleServed: stats.staleServed,
+        },
       },
       components,
     };
@@ -98,7 +102,9 @@ export class Health {
 
 /** What a check found, one line per problem, for a log or a terminal. */
 export function problemLines(problems: Record<string, Problem[]>): string[] {
-  return Object.entries(problems).flatMap(([source, list]) => list.map((p) => `${SOURCE_LABEL[source as SourceName] ?? source}: ${p.summary}`));
+  return Object.entries(problems).flatMap(([source, list]) =>
+    list.map((p) => `${SOURCE_LABEL[source as SourceName] ?? source}: ${p.summary}`),
+  );
 }
 
 /**

@@ -17,7 +17,10 @@ export interface RouteResponse {
 export type HttpRoute = {
   path: string;
   method: 'GET' | 'POST';
-} & ({ respond(): Promise<RouteResponse>; handle?: never } | { handle(req: IncomingMessage, res: ServerResponse): void | Promise<void>; respond?: never });
+} & (
+  | { respond(): Promise<RouteResponse>; handle?: never }
+  | { handle(req: IncomingMessage, res: ServerResponse): void | Promise<void>; respond?: never }
+);
 
 /** `GET /healthz` and `GET /metrics`. */
 export function operationalRoutes(health: Health, metrics: Metrics): HttpRoute[] {
@@ -37,7 +40,11 @@ export function operationalRoutes(health: Health, metrics: Metrics): HttpRoute[]
     {
       path: '/metrics',
       method: 'GET',
-      respond: async () => ({ status: 200, headers: { 'content-type': metrics.registry.contentType }, body: await metrics.registry.metrics() }),
+      respond: async () => ({
+        status: 200,
+        headers: { 'content-type': metrics.registry.contentType },
+        body: await metrics.registry.metrics(),
+      }),
     },
   ];
 }

@@ -150,5 +150,8 @@ export function cleanText(text: unknown, max = MAX_TITLE_CHARS): string {
     .trim();
   const chars = Array.from(flat);
   if (chars.length <= max) return flat;
-  return `${chars.slice(0, Math.max(1, max - 1)).join('').trimEnd()}…`;
+  return `${chars
+    .slice(0, Math.max(1, max - 1))
+    .join('')
+    .trimEnd()}…`;
 }

@@ -22,7 +22,6 @@ export interface QuickChartTarget {
   pixelRatio: number;
 }
 
-
 /**
  * Options that only matter to an interactive chart or that QuickChart already sets; dropped because
  * every character counts in a GET URL.
@@ -106,7 +105,9 @@ async function postForPng(url: string, payload: unknown, timeoutMs: number): Pro
     }
   } catch (err) {
     if (err instanceof ChartRenderError) throw err;
-    throw new ChartRenderError(`QuickChart could not be reached: ${(err as { code?: string }).code ?? (err as Error).name}`, { cause: err });
+    throw new ChartRenderError(`QuickChart could not be reached: ${(err as { code?: string }).code ?? (err as Error).name}`, {
+      cause: err,
+    });
   }
   if (status !== 200) throw new ChartRenderError(`QuickChart answered ${status}`);
   const body = Buffer.concat(chunks);

@@ -87,7 +87,9 @@ export function createChartRenderer(options: ChartRendererOptions): StatefulChar
 export function cacheKeyOf(spec: ChartSpec, mode: string): string | null {
   try {
     const { cacheKey, ...drawn } = spec;
-    const identity = cacheKey ?? (spec.kind === 'watchlist' ? `list:${spec.listName ?? ''}` : spec.kind === 'lostfunds' ? 'lostfunds' : `name:${spec.entityName}`);
+    const identity =
+      cacheKey ??
+      (spec.kind === 'watchlist' ? `list:${spec.listName ?? ''}` : spec.kind === 'lostfunds' ? 'lostfunds' : `name:${spec.entityName}`);
     const hash = createHash('sha256').update(JSON.stringify(drawn)).digest('base64url').slice(0, 22);
     return `${mode}|${spec.kind}|${identity}|${spec.range}|${lastTimestamp(spec)}|${hash}`;
   } catch {
@@ -111,7 +113,9 @@ function lastTimestamp(spec: ChartSpec): number {
 
 /** e.g. `exchange-binance-pol-90d.png`: safe on every platform, whatever the entity name holds. */
 export function filenameFor(spec: ChartSpec): string {
-  const who = spec.cacheKey ?? (spec.kind === 'watchlist' ? (spec.listName ?? 'watchlist') : spec.kind === 'lostfunds' ? 'lost-funds' : spec.entityName);
+  const who =
+    spec.cacheKey ??
+    (spec.kind === 'watchlist' ? (spec.listName ?? 'watchlist') : spec.kind === 'lostfunds' ? 'lost-funds' : spec.entityName);
   const slug = (s: string) =>
     s
       .normalize('NFKD')

@@ -127,13 +127,18 @@ export async function buildDigest(loader: EntityLoader, input: DigestInput, opti
   const days = chartDays(digest, input.now);
   const fetched = await Promise.all(
     digest.entities.map(async (e) => {
-      const [pol, chart, flags] = await Promise.all([loader.pol(e), loader.chart(e, days), e.kind === 'project' ? loader.flags(e) : Promise.resolve(undefined)]);
+      const [pol, chart, flags] = await Promise.all([
+        loader.pol(e),
+        loader.chart(e, days),
+        e.kind === 'project' ? loader.flags(e) : Promise.resolve(undefined),
+      ]);
       return { e, pol, chart, flags };
     }),
   );
   // Nothing to say when the upstream is down for every name: a transient failure, retried later.
   const failures = fetched.flatMap((f) => (f.pol.ok ? [] : [f.pol.error]));
-  if (failures.length === fetched.length && failures.length > 0 && failures.some((e) => e.isUpstreamFailure)) throw failures.find((e) => e.isUpstreamFailure)!;
+  if (failures.length === fetched.length && failures.length > 0 && failures.some((e) => e.isUpstreamFailure))
+    throw failures.find((e) => e.isUpstreamFailure)!;
 
   const snapshot: Snapshot = {
     takenAt: input.now,
@@ -198,7 +203,10 @@ export async function buildDigest(loader: EntityLoader, input: DigestInput, opti
     const size = Math.abs(delta);
     const relative = prev.pol > 0 ? size / prev.pol : Infinity;
     if (size >= o.polMoveAbs || (relative >= o.polMoveRel && size >= o.polMoveMinAbs)) {
-      moves.push({ text: `${s.name}: ${fmt.pol(prev.pol)} → ${fmt.pol(s.pol)} (${fmt.polChange(delta)}, ${delta > 0 ? 'worse' : 'better'})`, size });
+      moves.push({
+        text: `${s.name}: ${fmt.pol(prev.pol)} → ${fmt.pol(s.pol)} (${fmt.polChange(delta)}, ${delta > 0 ? 'worse' : 'better'})`,
+        size,
+      });
     }
     if (s.flags && prev.flags) {
       const seen = new Set(prev.flags);
@@ -228,19 +236,34 @@ export async function buildDigest(loader: EntityLoader, input: DigestInput, opti
 
   const metas = fetched.flatMap((f) => [f.pol, f.chart, ...(f.flags ? [f.flags] : [])]).flatMap((s) => (s.ok ? [s.value] : []));
   const base = footerOf(metas, input.now);
-  const series = fetched.flatMap((f) => (f.chart.ok && f.chart.value.data.length ? [{ name: displayName(f.e), points: f.chart.value.data }] : []));
+  const series = fetched.flatMap((f) =>
+    f.chart.ok && f.chart.value.data.length ? [{ name: displayName(f.e), points: f.chart.value.data }] : [],
+  );
   const chart: WatchlistChartSpec | null = series.length
-    ? { kind: 'watchlist', series, listName: `Digest #${digest.id}`, range: `${days}d`, simulated: base.simulated, cacheKey: `digest:${digest.id}` }
+    ? {
+        kind: 'watchlist',
+        series,
+        listName: `Digest #${digest.id}`,
+        range: `${days}d`,
+        simulated: base.simulated,
+        cacheKey: `digest:${digest.id}`,
+      }
     : null;
 
   const tz = digest.timezone;
-  const since = previous ? `Change: since the previous digest of ${formatSlot(previous.slot, tz)}.` : 'First digest: changes are shown from the next one.';
+  const since = previous
+    ? `Change: since the previous digest of ${formatSlot(previous.slot, tz)}.`
+    : 'First digest: changes are shown from the next one.';
   const note = `${digest.entities.length} ${digest.entities.length === 1 ? 'name' : 'names'} · ${digest.scheduleLabel} ${tz}. PoL: lower is safer. ${since}`;
   const notes = (part: number, parts: number): string[] => [
-    input.slot === null ? `Preview of digest #${digest.id}: not a scheduled digest, and not a baseline for the next one.` : deliveryKey(digest, input.slot, part, parts),
+    input.slot === null
+      ? `Preview of digest #${digest.id}: not a scheduled digest, and not a baseline for the next one.`
+      : deliveryKey(digest, input.slot, part, parts),
     input.nextRun === null ? 'No further digests are scheduled.' : `Next digest: ${formatSlot(input.nextRun, tz, { weekday: true })}`,
     ...(input.unsent > 0
-      ? [`${input.unsent} earlier scheduled ${input.unsent === 1 ? 'digest was' : 'digests were'} not sent (polbot was offline or delivery failed); changes are since the last digest sent.`]
+      ? [
+          `${input.unsent} earlier scheduled ${input.unsent === 1 ? 'digest was' : 'digests were'} not sent (polbot was offline or delivery failed); changes are since the last digest sent.`,
+        ]
       : []),
   ];
 

@@ -76,7 +76,14 @@ export async function delivering<T>(explain: (err: unknown) => DeliveryError, wo
  * A failed attempt may still have landed (a timeout after the platform accepted it), so a retry
  * first asks the deliverer, when it can tell, whether the key is already in the channel.
  */
-export async function postWithRetry(deliverer: Deliverer, channelId: string, reply: Reply, key: string, o: PostRetryOptions = DEFAULT_POST_RETRY, workspace?: WorkspaceRef): Promise<void> {
+export async function postWithRetry(
+  deliverer: Deliverer,
+  channelId: string,
+  reply: Reply,
+  key: string,
+  o: PostRetryOptions = DEFAULT_POST_RETRY,
+  workspace?: WorkspaceRef,
+): Promise<void> {
   let attempt = 0;
   const once = async () => {
     if (attempt++ > 0 && deliverer.alreadyDelivered) {

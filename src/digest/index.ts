@@ -71,7 +71,12 @@ export async function createDigests(o: DigestsOptions): Promise<Digests> {
     ...(o.now ? { now: o.now } : {}),
     ...(o.content ? { content: o.content } : {}),
   });
-  const service = createDigestService({ store, ctx: o.ctx, ...(o.limits ? { limits: o.limits } : {}), ...(o.content ? { content: o.content } : {}) });
+  const service = createDigestService({
+    store,
+    ctx: o.ctx,
+    ...(o.limits ? { limits: o.limits } : {}),
+    ...(o.content ? { content: o.content } : {}),
+  });
   return {
     db,
     store,

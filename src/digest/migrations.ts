@@ -152,7 +152,10 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 4,
     name: 'when an alert was acknowledged, and who snoozed it',
-    statements: [`ALTER TABLE alert_incidents ADD COLUMN acknowledged_at timestamptz`, `ALTER TABLE alert_incidents ADD COLUMN snoozed_by text`],
+    statements: [
+      `ALTER TABLE alert_incidents ADD COLUMN acknowledged_at timestamptz`,
+      `ALTER TABLE alert_incidents ADD COLUMN snoozed_by text`,
+    ],
   },
   {
     version: 5,

@@ -55,7 +55,8 @@ function checkTime(input: string | undefined): Checked<{ hour: number; minute: n
   const m = /^(\d{1,2}):(\d{2})$/.exec(input ?? DEFAULT_TIME);
   const hour = Number(m?.[1]);
   const minute = Number(m?.[2]);
-  if (!m || hour > 23 || minute > 59) return { ok: false, message: `Unknown time '${input}': use HH:MM on a 24-hour clock, for example 09:00 or 17:30.` };
+  if (!m || hour > 23 || minute > 59)
+    return { ok: false, message: `Unknown time '${input}': use HH:MM on a 24-hour clock, for example 09:00 or 17:30.` };
   return { ok: true, value: { hour, minute, text: `${String(hour).padStart(2, '0')}:${m[2]}` } };
 }
 
@@ -76,7 +77,10 @@ function cronOf(expression: string, timezone: string): Cron {
 export function checkCron(expression: string, timezone: string, now = Date.now()): Checked<string> {
   const cron = expression.trim().replace(/\s+/g, ' ');
   if (cron.split(' ').length !== 5) {
-    return { ok: false, message: `The cron expression "${cron.slice(0, 60)}" needs exactly 5 fields: minute hour day-of-month month day-of-week.` };
+    return {
+      ok: false,
+      message: `The cron expression "${cron.slice(0, 60)}" needs exactly 5 fields: minute hour day-of-month month day-of-week.`,
+    };
   }
   let job: Cron;
   try {
@@ -135,7 +139,13 @@ const FORWARD_STEPS = 16;
  * many, the older slots are not listed but counted in `dropped`, estimated from the average gap
  * between the listed ones.
  */
-export function slotsBetween(cron: string, timezone: string, fromExclusive: number, toInclusive: number, limit = 500): { slots: number[]; dropped: number } {
+export function slotsBetween(
+  cron: string,
+  timezone: string,
+  fromExclusive: number,
+  toInclusive: number,
+  limit = 500,
+): { slots: number[]; dropped: number } {
   if (toInclusive <= fromExclusive) return { slots: [], dropped: 0 };
   const job = cronOf(cron, timezone);
   const forward: number[] = [];
@@ -189,7 +199,9 @@ export function formatSlot(msValue: number, timezone: string, options: { weekday
 
 /** Typical gap between slots, for choosing the chart's range. */
 export function typicalInterval(cron: string, timezone: string, fromMs: number): number {
-  const runs = cronOf(cron, timezone).nextRuns(8, new Date(fromMs)).map((d) => d.getTime());
+  const runs = cronOf(cron, timezone)
+    .nextRuns(8, new Date(fromMs))
+    .map((d) => d.getTime());
   if (runs.length < 2) return 24 * 60 * 60 * 1000;
   return (runs[runs.length - 1]! - runs[0]!) / (runs.length - 1);
 }

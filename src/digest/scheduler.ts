@@ -88,7 +88,8 @@ const HOUR = 3_600_000;
  */
 export class DigestScheduler {
   readonly instanceId: string;
-  private readonly o: Required<Omit<SchedulerOptions, 'log' | 'now' | 'instanceId' | 'content' | 'onOutcome'>> & Pick<SchedulerOptions, 'log' | 'content' | 'onOutcome'>;
+  private readonly o: Required<Omit<SchedulerOptions, 'log' | 'now' | 'instanceId' | 'content' | 'onOutcome'>> &
+    Pick<SchedulerOptions, 'log' | 'content' | 'onOutcome'>;
   private readonly byPlatform: Map<Platform, Deliverer>;
   private readonly clock: () => number;
   private readonly ticker: Ticker;
@@ -114,7 +115,11 @@ export class DigestScheduler {
     this.clock = options.now ?? Date.now;
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     this.byPlatform = new Map(options.deliverers.map((d) => [d.platform, d]));
-    this.ticker = new Ticker(() => this.tick(), this.o.tickMs, (err) => this.o.log?.error({ err }, 'digest tick failed'));
+    this.ticker = new Ticker(
+      () => this.tick(),
+      this.o.tickMs,
+      (err) => this.o.log?.error({ err }, 'digest tick failed'),
+    );
   }
 
   get platforms(): Platform[] {
@@ -138,7 +143,13 @@ export class DigestScheduler {
     const m = await store.materialize(now, this.o.graceMs, this.platforms);
     report.materialized = m.pending;
     report.skipped = m.skipped;
-    const claimed = await store.claim({ now, instance: this.instanceId, leaseMs: this.o.leaseMs, platforms: this.platforms, limit: this.o.batch });
+    const claimed = await store.claim({
+      now,
+      instance: this.instanceId,
+      leaseMs: this.o.leaseMs,
+      platforms: this.platforms,
+      limit: this.o.batch,
+    });
     report.claimed = claimed.length;
     for (const [slot, l] of this.loaders) if (now - l.used > this.o.slotDataIdleMs) this.loaders.delete(slot);
     if (claimed.length === 0) return report;
@@ -202,7 +213,10 @@ export class DigestScheduler {
             return await check(digest.channelId, key, workspaceOf(digest));
           } catch (err) {
             // Not knowing is not a reason to post twice, nor to mark the channel failing: try later.
-            throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, { permanent: false, cause: err });
+            throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, {
+              permanent: false,
+              cause: err,
+            });
           }
         };
         while (sent < parts && (await posted(deliveryKey(digest, run.slot, sent, parts)))) {
@@ -284,11 +298,16 @@ export class DigestScheduler {
     const { store } = this.o;
     const { digest, run } = c;
     if (run.attempts >= this.o.maxAttempts) {
-      return (await store.failed(digest.id, run.slot, this.instanceId, now, `gave up after ${run.attempts} attempts: ${reason}`, false)) ? 'failed' : 'lost';
+      return (await store.failed(digest.id, run.slot, this.instanceId, now, `gave up after ${run.attempts} attempts: ${reason}`, false))
+        ? 'failed'
+        : 'lost';
     }
     const wait = this.o.releaseBackoffMs * 2 ** (run.attempts - 1);
     return (await store.release(digest.id, run.slot, this.instanceId, now + wait, reason)) ? 'released' : 'lost';
   }
 }
 
-const workspaceOf = (d: { workspaceId: string | null; enterpriseId: string | null }): WorkspaceRef => ({ teamId: d.workspaceId, enterpriseId: d.enterpriseId });
+const workspaceOf = (d: { workspaceId: string | null; enterpriseId: string | null }): WorkspaceRef => ({
+  teamId: d.workspaceId,
+  enterpriseId: d.enterpriseId,
+});

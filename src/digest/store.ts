@@ -153,7 +153,8 @@ const at = (t: number) => new Date(t);
 const json = (v: unknown) => JSON.stringify(v);
 
 /** Both engines accept these as array parameters; explicit casts keep the SQL unambiguous. */
-const RUN_FIELDS = 'digest_id, slot, status, not_before, claimed_by, lease_until, attempts, parts_total, parts_sent, content, reason, covers, created_at, finished_at';
+const RUN_FIELDS =
+  'digest_id, slot, status, not_before, claimed_by, lease_until, attempts, parts_total, parts_sent, content, reason, covers, created_at, finished_at';
 
 export interface MaterializeReport {
   digests: number;
@@ -173,15 +174,33 @@ export class DigestStore {
    */
   async create(input: NewDigest, now: number, maxPerChannel: number): Promise<CreateResult> {
     return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('polbot:digest:channel:' || $1 || ':' || $2))`, [input.platform, input.channelId]);
-      const [counted] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM digests WHERE platform = $1 AND channel_id = $2', [input.platform, input.channelId]);
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('polbot:digest:channel:' || $1 || ':' || $2))`, [
+        input.platform,
+        input.channelId,
+      ]);
+      const [counted] = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM digests WHERE platform = $1 AND channel_id = $2', [
+        input.platform,
+        input.channelId,
+      ]);
       const count = Number(counted?.n ?? 0);
       if (count >= maxPerChannel) return { ok: false, reason: 'channel_full', count } as const;
       const first = nextSlot(input.schedule.cron, input.schedule.timezone, now);
       const [row] = await tx.query<Row>(
         `INSERT INTO digests (platform, channel_id, entities, cron, schedule_label, timezone, state, created_by, created_at, next_slot, workspace_id, enterprise_id)
          VALUES ($1, $2, $3::jsonb, $4, $5, $6, 'active', $7, $8, $9, $10, $11) RETURNING *`,
-        [input.platform, input.channelId, json(input.entities), input.schedule.cron, input.schedule.label, input.schedule.timezone, input.createdBy, at(now), first === null ? null : at(first), input.workspaceId ?? null, input.enterpriseId ?? null],
+        [
+          input.platform,
+          input.channelId,
+          json(input.entities),
+          input.schedule.cron,
+          input.schedule.label,
+          input.schedule.timezone,
+          input.createdBy,
+          at(now),
+          first === null ? null : at(first),
+          input.workspaceId ?? null,
+          input.enterpriseId ?? null,
+        ],
       );
       return { ok: true, digest: toDigest(row!) } as const;
     });
@@ -194,19 +213,29 @@ export class DigestStore {
 
   /** A digest only as seen from its own channel: ids from elsewhere are "not found". */
   async getInChannel(id: number, platform: Platform, channelId: string): Promise<Digest | null> {
-    const [row] = await this.db.query<Row>('SELECT * FROM digests WHERE id = $1 AND platform = $2 AND channel_id = $3', [id, platform, channelId]);
+    const [row] = await this.db.query<Row>('SELECT * FROM digests WHERE id = $1 AND platform = $2 AND channel_id = $3', [
+      id,
+      platform,
+      channelId,
+    ]);
     return row ? toDigest(row) : null;
   }
 
   async listChannel(platform: Platform, channelId: string): Promise<Digest[]> {
-    const rows = await this.db.query<Row>('SELECT * FROM digests WHERE platform = $1 AND channel_id = $2 ORDER BY id', [platform, channelId]);
+    const rows = await this.db.query<Row>('SELECT * FROM digests WHERE platform = $1 AND channel_id = $2 ORDER BY id', [
+      platform,
+      channelId,
+    ]);
     return rows.map(toDigest);
   }
 
   /** The digests of several channels in one read, by channel then id (a person's Home tab). */
   async listChannels(platform: Platform, channelIds: readonly string[]): Promise<Digest[]> {
     if (!channelIds.length) return [];
-    const rows = await this.db.query<Row>('SELECT * FROM digests WHERE platform = $1 AND channel_id = ANY($2::text[]) ORDER BY channel_id, id', [platform, [...channelIds]]);
+    const rows = await this.db.query<Row>(
+      'SELECT * FROM digests WHERE platform = $1 AND channel_id = ANY($2::text[]) ORDER BY channel_id, id',
+      [platform, [...channelIds]],
+    );
     return rows.map(toDigest);
   }
 
@@ -215,7 +244,11 @@ export class DigestStore {
   }
 
   async remove(id: number, platform: Platform, channelId: string): Promise<boolean> {
-    const rows = await this.db.query('DELETE FROM digests WHERE id = $1 AND platform = $2 AND channel_id = $3 RETURNING id', [id, platform, channelId]);
+    const rows = await this.db.query('DELETE FROM digests WHERE id = $1 AND platform = $2 AND channel_id = $3 RETURNING id', [
+      id,
+      platform,
+      channelId,
+    ]);
     return rows.length > 0;
   }
 
@@ -228,7 +261,10 @@ export class DigestStore {
         [id, platform, channelId],
       );
       if (!row) return null;
-      await tx.query(`UPDATE digest_runs SET status = 'skipped', reason = 'not sent: the digest was paused', finished_at = $2 WHERE digest_id = $1 AND status = 'pending'`, [id, at(now)]);
+      await tx.query(
+        `UPDATE digest_runs SET status = 'skipped', reason = 'not sent: the digest was paused', finished_at = $2 WHERE digest_id = $1 AND status = 'pending'`,
+        [id, at(now)],
+      );
       return toDigest(row);
     });
   }
@@ -262,7 +298,11 @@ export class DigestStore {
         [UNINSTALLED_REASON, platform, ...where.params],
       );
       const ids = rows.map((r) => Number(r.id));
-      if (ids.length) await tx.query(`UPDATE digest_runs SET status = 'skipped', reason = 'not sent: polbot was removed from the workspace', finished_at = $2 WHERE digest_id = ANY($1::int[]) AND status = 'pending'`, [ids, at(now)]);
+      if (ids.length)
+        await tx.query(
+          `UPDATE digest_runs SET status = 'skipped', reason = 'not sent: polbot was removed from the workspace', finished_at = $2 WHERE digest_id = ANY($1::int[]) AND status = 'pending'`,
+          [ids, at(now)],
+        );
       return rows.map(toDigest);
     });
   }
@@ -270,7 +310,13 @@ export class DigestStore {
   /** The app is back in the workspace: the digests its removal paused run again from their next slot. */
   async resumeWorkspace(platform: Platform, scope: InstallScope, now: number): Promise<Digest[]> {
     const where = scopeCondition(scope, 3);
-    const paused = (await this.db.query<Row>(`SELECT * FROM digests WHERE platform = $1 AND ${where.sql} AND state = 'paused' AND state_reason = $2`, [platform, UNINSTALLED_REASON, ...where.params])).map(toDigest);
+    const paused = (
+      await this.db.query<Row>(`SELECT * FROM digests WHERE platform = $1 AND ${where.sql} AND state = 'paused' AND state_reason = $2`, [
+        platform,
+        UNINSTALLED_REASON,
+        ...where.params,
+      ])
+    ).map(toDigest);
     const resumed: Digest[] = [];
     for (const d of paused) {
       const next = nextSlot(d.cron, d.timezone, now);
@@ -291,7 +337,12 @@ export class DigestStore {
    * run unique whatever races remain. Of the slots found, only the latest within the grace window
    * is to be delivered; older ones are recorded as skipped and mentioned in the next digest.
    */
-  async materialize(now: number, graceMs: number, platforms: readonly Platform[] = ['slack', 'discord'], limit = 200): Promise<MaterializeReport> {
+  async materialize(
+    now: number,
+    graceMs: number,
+    platforms: readonly Platform[] = ['slack', 'discord'],
+    limit = 200,
+  ): Promise<MaterializeReport> {
     if (platforms.length === 0) return { digests: 0, pending: 0, skipped: 0 };
     return this.db.transaction(async (tx) => {
       // Only platforms this replica can deliver to: a platform switched off keeps its digests'
@@ -341,7 +392,13 @@ export class DigestStore {
    * lease, which every later write checks. One run per digest at a time keeps "since the previous
    * digest" meaningful.
    */
-  async claim(opts: { now: number; instance: string; leaseMs: number; platforms: readonly Platform[]; limit: number }): Promise<ClaimedRun[]> {
+  async claim(opts: {
+    now: number;
+    instance: string;
+    leaseMs: number;
+    platforms: readonly Platform[];
+    limit: number;
+  }): Promise<ClaimedRun[]> {
     const { now, instance, leaseMs, platforms, limit } = opts;
     if (platforms.length === 0) return [];
     return this.db.transaction(async (tx) => {
@@ -365,7 +422,12 @@ export class DigestStore {
             [digestId, c.slot],
           );
           if (newer.length > 0) {
-            await tx.query(`UPDATE digest_runs SET status = 'skipped', reason = $3, finished_at = $4 WHERE digest_id = $1 AND slot = $2`, [digestId, c.slot, SUPERSEDED_REASON, at(now)]);
+            await tx.query(`UPDATE digest_runs SET status = 'skipped', reason = $3, finished_at = $4 WHERE digest_id = $1 AND slot = $2`, [
+              digestId,
+              c.slot,
+              SUPERSEDED_REASON,
+              at(now),
+            ]);
             continue;
           }
         }
@@ -419,27 +481,42 @@ export class DigestStore {
 
   async delivered(digestId: number, slot: number, instance: string, now: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const ok = await this.fenced(tx, digestId, slot, instance, `status = 'delivered', lease_until = NULL, reason = NULL, finished_at = $4`, [at(now)]);
+      const ok = await this.fenced(
+        tx,
+        digestId,
+        slot,
+        instance,
+        `status = 'delivered', lease_until = NULL, reason = NULL, finished_at = $4`,
+        [at(now)],
+      );
       if (ok) {
-        await tx.query(
-          `UPDATE digests SET last_slot = GREATEST(last_slot, $2), last_delivered_at = $3, last_error = NULL WHERE id = $1`,
-          [digestId, at(slot), at(now)],
-        );
+        await tx.query(`UPDATE digests SET last_slot = GREATEST(last_slot, $2), last_delivered_at = $3, last_error = NULL WHERE id = $1`, [
+          digestId,
+          at(slot),
+          at(now),
+        ]);
       }
       return ok;
     });
   }
 
   skip(digestId: number, slot: number, instance: string, now: number, reason: string): Promise<boolean> {
-    return this.fenced(this.db, digestId, slot, instance, `status = 'skipped', lease_until = NULL, reason = $4, finished_at = $5`, [reason, at(now)]);
+    return this.fenced(this.db, digestId, slot, instance, `status = 'skipped', lease_until = NULL, reason = $4, finished_at = $5`, [
+      reason,
+      at(now),
+    ]);
   }
 
   /** Gives a run back after a transient failure; it is tried again from `notBefore`. */
   release(digestId: number, slot: number, instance: string, notBefore: number, reason: string): Promise<boolean> {
-    return this.fenced(this.db, digestId, slot, instance, `status = 'pending', claimed_by = NULL, lease_until = NULL, not_before = $4, reason = $5`, [
-      at(notBefore),
-      reason,
-    ]);
+    return this.fenced(
+      this.db,
+      digestId,
+      slot,
+      instance,
+      `status = 'pending', claimed_by = NULL, lease_until = NULL, not_before = $4, reason = $5`,
+      [at(notBefore), reason],
+    );
   }
 
   /**
@@ -448,11 +525,17 @@ export class DigestStore {
    */
   async failed(digestId: number, slot: number, instance: string, now: number, reason: string, channel: boolean): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const ok = await this.fenced(tx, digestId, slot, instance, `status = 'failed', lease_until = NULL, reason = $4, finished_at = $5`, [reason, at(now)]);
+      const ok = await this.fenced(tx, digestId, slot, instance, `status = 'failed', lease_until = NULL, reason = $4, finished_at = $5`, [
+        reason,
+        at(now),
+      ]);
       if (!ok) return false;
       if (channel) {
         await tx.query(`UPDATE digests SET state = 'failing', state_reason = $2, next_slot = NULL WHERE id = $1`, [digestId, reason]);
-        await tx.query(`UPDATE digest_runs SET status = 'skipped', reason = 'not sent: the digest is failing', finished_at = $2 WHERE digest_id = $1 AND status = 'pending'`, [digestId, at(now)]);
+        await tx.query(
+          `UPDATE digest_runs SET status = 'skipped', reason = 'not sent: the digest is failing', finished_at = $2 WHERE digest_id = $1 AND status = 'pending'`,
+          [digestId, at(now)],
+        );
       } else {
         await tx.query('UPDATE digests SET last_error = $2 WHERE id = $1', [digestId, reason]);
       }
@@ -506,7 +589,10 @@ export class DigestStore {
   }
 
   async run(digestId: number, slot: number): Promise<Run | null> {
-    const [row] = await this.db.query<Row>(`SELECT ${RUN_FIELDS} FROM digest_runs WHERE digest_id = $1 AND slot = $2`, [digestId, at(slot)]);
+    const [row] = await this.db.query<Row>(`SELECT ${RUN_FIELDS} FROM digest_runs WHERE digest_id = $1 AND slot = $2`, [
+      digestId,
+      at(slot),
+    ]);
     return row ? toRun(row) : null;
   }
 }

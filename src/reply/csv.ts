@@ -6,6 +6,6 @@ import { stringify } from 'csv-stringify/sync';
  * `@` first) is prefixed with an apostrophe, so that opening an export never runs anything.
  */
 export function toCsv(header: readonly string[], rows: readonly (readonly (string | number | null)[])[]): Buffer {
-  const safe = rows.map((row) => row.map((v) => (typeof v === 'string' && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v ?? '')));
+  const safe = rows.map((row) => row.map((v) => (typeof v === 'string' && /^[=+\-@\t\r]/.test(v) ? `'${v}` : (v ?? ''))));
   return Buffer.from(stringify([header as string[], ...(safe as (string | number)[][])]), 'utf8');
 }

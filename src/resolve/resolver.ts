@@ -53,7 +53,10 @@ export class Resolver {
    * fetches fresh ones.
    */
   async preload(): Promise<void> {
-    const kinds: EntityKind[] = [...(this.options.upstreamProjectResolution ? [] : ['project' as const]), ...(this.options.exchangeNames ? ['exchange' as const] : [])];
+    const kinds: EntityKind[] = [
+      ...(this.options.upstreamProjectResolution ? [] : ['project' as const]),
+      ...(this.options.exchangeNames ? ['exchange' as const] : []),
+    ];
     await Promise.all(kinds.map((k) => this.source.list(k)));
   }
 
@@ -91,7 +94,9 @@ export class Resolver {
    * returned as ambiguous, never picked. Longer runs win: "Lido DAO" is not also "Lido".
    */
   async findIn(text: string, limit = 10): Promise<{ found: EntityRef[]; ambiguous: { query: string; candidates: EntityRef[] }[] }> {
-    const kinds = (['project', 'exchange'] as const).filter((k) => this.source.supports('list', k) && (k === 'project' || this.options.exchangeNames));
+    const kinds = (['project', 'exchange'] as const).filter(
+      (k) => this.source.supports('list', k) && (k === 'project' || this.options.exchangeNames),
+    );
     const lists = (await Promise.all(kinds.map((k) => this.source.list(k)))).flatMap((l) => l.data);
     const byKey = new Map<string, EntityRef[]>();
     const byTicker = new Map<string, EntityRef[]>();
@@ -104,7 +109,10 @@ export class Resolver {
       for (const key of [compact(ref.slug), compact(ref.name)]) if (key.length >= 3) add(byKey, key, ref);
       if (ref.ticker) add(byTicker, compact(ref.ticker), ref);
     }
-    const words = text.slice(0, 4000).split(/[^\p{L}\p{N}$.-]+/u).filter(Boolean);
+    const words = text
+      .slice(0, 4000)
+      .split(/[^\p{L}\p{N}$.-]+/u)
+      .filter(Boolean);
     const used = new Set<number>();
     const found: EntityRef[] = [];
     const ambiguous: { query: string; candidates: EntityRef[] }[] = [];
@@ -112,13 +120,19 @@ export class Resolver {
     for (let n = 3; n >= 1; n--) {
       for (let i = 0; i + n <= words.length; i++) {
         if ([...Array(n).keys()].some((k) => used.has(i + k))) continue;
-        const run = words.slice(i, i + n).join(' ').replace(/^[$]|[.-]+$/g, '');
+        const run = words
+          .slice(i, i + n)
+          .join(' ')
+          .replace(/^[$]|[.-]+$/g, '');
         const word = words[i]!;
         const tickerLike = n === 1 && (/^\$[A-Za-z0-9]{2,10}$/.test(word) || /^[A-Z0-9]{2,10}$/.test(word.replace(/[.-]+$/, '')));
         const hits = byKey.get(compact(run)) ?? (tickerLike ? byTicker.get(compact(run)) : undefined);
         if (!hits?.length) continue;
         for (let k = 0; k < n; k++) used.add(i + k);
-        const key = hits.map((h) => `${h.kind}:${h.slug}`).sort().join('|');
+        const key = hits
+          .map((h) => `${h.kind}:${h.slug}`)
+          .sort()
+          .join('|');
         if (seen.has(key)) continue;
         seen.add(key);
         if (hits.length === 1) found.push(hits[0]!);
@@ -150,7 +164,9 @@ export class Resolver {
   private async pools(query: string, kind?: EntityKind) {
     const kinds: EntityKind[] = kind ? [kind] : this.options.exchangeNames ? ['project', 'exchange'] : ['project'];
     return Promise.all(
-      kinds.map((k) => (k === 'project' && this.options.upstreamProjectResolution ? this.upstreamProjects(query) : this.matchList(k, query))),
+      kinds.map((k) =>
+        k === 'project' && this.options.upstreamProjectResolution ? this.upstreamProjects(query) : this.matchList(k, query),
+      ),
     );
   }
 
@@ -175,7 +191,8 @@ export class Resolver {
       res = (await this.source.resolveProject(query)).data;
     } catch (err) {
       // The tool server failing is no reason not to answer: the project list can still match.
-      if (err instanceof UpstreamError && err.isUpstreamFailure && this.source.supports('list', 'project')) return this.matchList('project', query);
+      if (err instanceof UpstreamError && err.isUpstreamFailure && this.source.supports('list', 'project'))
+        return this.matchList('project', query);
       throw err;
     }
     if (!res) return this.matchList('project', query);

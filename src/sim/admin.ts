@@ -17,7 +17,18 @@ export const MOVE_PATH = '/_sim/move';
 const MAX_BODY = 16 * 1024;
 
 /** The middle of each rating's PoL band, for moving an entity to a rating. */
-const RATING_MIDPOINT: Record<string, number> = { AAA: 0.0025, AA: 0.0075, A: 0.015, BBB: 0.03, BB: 0.06, B: 0.115, CCC: 0.2, CC: 0.325, C: 0.5, D: 0.8 };
+const RATING_MIDPOINT: Record<string, number> = {
+  AAA: 0.0025,
+  AA: 0.0075,
+  A: 0.015,
+  BBB: 0.03,
+  BB: 0.06,
+  B: 0.115,
+  CCC: 0.2,
+  CC: 0.325,
+  C: 0.5,
+  D: 0.8,
+};
 
 const moveBody = z
   .object({
@@ -48,7 +59,8 @@ export async function readMove(req: IncomingMessage): Promise<Move> {
     throw new HttpError(400, 'invalid_input', 'Body is not JSON');
   }
   const parsed = moveBody.safeParse(json);
-  if (!parsed.success) throw new HttpError(400, 'invalid_input', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new HttpError(400, 'invalid_input', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   return parsed.data;
 }
 
@@ -58,14 +70,22 @@ export function applyMove(store: SimStore, move: Move) {
   if (!entity) throw new HttpError(404, 'not_found', `No ${move.kind} ${move.slug}`);
   const known: readonly string[] = move.kind === 'project' ? PROJECT_CATEGORIES : EXCHANGE_CATEGORIES;
   for (const category of Object.keys(move.categories ?? {})) {
-    if (!known.includes(category)) throw new HttpError(400, 'invalid_input', `${move.kind === 'exchange' ? 'An exchange' : 'A project'} has no category ${category}: ${known.join(', ')}`);
+    if (!known.includes(category))
+      throw new HttpError(
+        400,
+        'invalid_input',
+        `${move.kind === 'exchange' ? 'An exchange' : 'A project'} has no category ${category}: ${known.join(', ')}`,
+      );
   }
-  if (move.redFlag !== undefined && move.kind !== 'project') throw new HttpError(400, 'invalid_input', 'Red flags are published for projects only');
+  if (move.redFlag !== undefined && move.kind !== 'project')
+    throw new HttpError(400, 'invalid_input', 'Red flags are published for projects only');
   const pol = move.pol ?? (move.rating ? RATING_MIDPOINT[move.rating] : undefined);
   if (pol !== undefined) store.setPol(move.kind, move.slug, pol);
   for (const [category, score] of Object.entries(move.categories ?? {})) store.setCategoryScore(move.kind, move.slug, category, score);
   if (move.redFlag !== undefined) store.addRedFlag(move.slug, 'mm', move.redFlag);
   const latest = entity.pol[store.lastIndex]!;
-  const categories = Object.fromEntries(Object.entries(entity.categories as Record<string, { scores: number[] }>).map(([k, v]) => [k, v.scores[store.lastIndex]!]));
+  const categories = Object.fromEntries(
+    Object.entries(entity.categories as Record<string, { scores: number[] }>).map(([k, v]) => [k, v.scores[store.lastIndex]!]),
+  );
   return { kind: move.kind, slug: move.slug, pol: latest, rating: ratingForPol(latest), categories, simulated: true };
 }

@@ -37,9 +37,7 @@ export type OneShotFault =
   | { kind: 'delay'; ms: number }
   | { kind: 'redirect'; location: string; status?: number };
 
-export type FaultAction =
-  | { kind: 'none' }
-  | OneShotFault;
+export type FaultAction = { kind: 'none' } | OneShotFault;
 
 const DEFAULTS: FaultSettings = {
   latencyMs: 0,

@@ -180,7 +180,8 @@ export function createSimulatorHandler(opts: { store: SimStore; faults: Faults; 
       }
       if (url.pathname === MOVE_PATH) {
         counter.count(counter.byRoute, `${req.method} ${MOVE_PATH}`);
-        if (req.method !== 'POST') return sendError(res, new HttpError(405, 'method_not_allowed', 'Only POST is supported'), { allow: 'POST' });
+        if (req.method !== 'POST')
+          return sendError(res, new HttpError(405, 'method_not_allowed', 'Only POST is supported'), { allow: 'POST' });
         if (!authorize(req, res)) return;
         try {
           return sendJson(res, 200, applyMove(store, await readMove(req)));

@@ -17,7 +17,10 @@ export async function within<T>(work: Promise<T>, ms: number): Promise<T | undef
 /** `within`, but running out of time is an error: `onTimeout` says what to throw. */
 export async function withinOrThrow<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   const done = Symbol('done');
-  const result = await within(work.then((value) => ({ [done]: value })), ms);
+  const result = await within(
+    work.then((value) => ({ [done]: value })),
+    ms,
+  );
   if (result === undefined) throw onTimeout();
   return result[done] as T;
 }

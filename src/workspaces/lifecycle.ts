@@ -26,16 +26,23 @@ export class WorkspaceLifecycle {
   ) {}
 
   async removed(scope: InstallScope): Promise<{ digests: number; alerts: number }> {
-    const [digests, alerts] = await Promise.all([this.digests.pauseWorkspace(PLATFORM, scope, this.clock()), this.alerts.pauseWorkspace(PLATFORM, scope)]);
+    const [digests, alerts] = await Promise.all([
+      this.digests.pauseWorkspace(PLATFORM, scope, this.clock()),
+      this.alerts.pauseWorkspace(PLATFORM, scope),
+    ]);
     return { digests: digests.length, alerts: alerts.length };
   }
 
   /** Resumes what the removal paused; returns it per channel, to say so there. */
   async returned(scope: InstallScope): Promise<ChannelReturn[]> {
     const now = this.clock();
-    const [digests, alerts] = await Promise.all([this.digests.resumeWorkspace(PLATFORM, scope, now), this.alerts.resumeWorkspace(PLATFORM, scope, now)]);
+    const [digests, alerts] = await Promise.all([
+      this.digests.resumeWorkspace(PLATFORM, scope, now),
+      this.alerts.resumeWorkspace(PLATFORM, scope, now),
+    ]);
     const byChannel = new Map<string, ChannelReturn>();
-    const of = (channelId: string) => byChannel.get(channelId) ?? byChannel.set(channelId, { channelId, digests: [], alerts: [] }).get(channelId)!;
+    const of = (channelId: string) =>
+      byChannel.get(channelId) ?? byChannel.set(channelId, { channelId, digests: [], alerts: [] }).get(channelId)!;
     for (const d of digests) of(d.channelId).digests.push(d);
     for (const r of alerts) of(r.channelId).alerts.push(r);
     return [...byChannel.values()];

@@ -43,10 +43,23 @@ async function nextCycle() {
 }
 
 async function addRule(slugs: [kind: 'project' | 'exchange', slug: string][], text: string, channelId: string) {
-  const parsed = parseCondition(text, slugs.map(([k]) => k));
+  const parsed = parseCondition(
+    text,
+    slugs.map(([k]) => k),
+  );
   if (!parsed.ok) throw new Error(parsed.message);
   const created = await store.create(
-    { platform: 'slack', workspaceId: 'T1', channelId, entities: slugs.map(([kind, slug]) => ({ kind, slug, name: slug })), condition: parsed.condition, conditionText: text, everySec: 300, cooldownSec: 3600, createdBy: 'U1' },
+    {
+      platform: 'slack',
+      workspaceId: 'T1',
+      channelId,
+      entities: slugs.map(([kind, slug]) => ({ kind, slug, name: slug })),
+      condition: parsed.condition,
+      conditionText: text,
+      everySec: 300,
+      cooldownSec: 3600,
+      createdBy: 'U1',
+    },
     clock,
     { perChannel: 50, perWorkspace: 500 },
   );
@@ -63,7 +76,11 @@ describe('alert check cycles', () => {
     sim.store.setPol('exchange', 'kraken', pol + 0.05);
     const crossed = (await nextCycle()).events.filter((e) => e.rule.id === rule.id);
     expect(crossed.map((e) => e.type)).toEqual(['opened']);
-    expect(crossed[0]!.verdict.change).toEqual({ from: `${(pol * 100).toFixed(1)}%`, to: `${((pol + 0.05) * 100).toFixed(1)}%`, trend: 'worse' });
+    expect(crossed[0]!.verdict.change).toEqual({
+      from: `${(pol * 100).toFixed(1)}%`,
+      to: `${((pol + 0.05) * 100).toFixed(1)}%`,
+      trend: 'worse',
+    });
 
     // Still above: nothing new. A replica restarting in between judges against the stored reading.
     expect((await nextCycle()).events.filter((e) => e.rule.id === rule.id)).toEqual([]);
@@ -78,7 +95,14 @@ describe('alert check cycles', () => {
     const rules = await Promise.all([
       addRule([['project', 'pepe']], 'downgrade', 'C-MANY-1'),
       addRule([['project', 'pepe']], 'new red flag', 'C-MANY-2'),
-      addRule([['project', 'pepe'], ['exchange', 'okx']], 'any change', 'C-MANY-3'),
+      addRule(
+        [
+          ['project', 'pepe'],
+          ['exchange', 'okx'],
+        ],
+        'any change',
+        'C-MANY-3',
+      ),
     ]);
     await nextCycle();
     const before = sim.counter.byRoute.get('GET /projects_data/v1/{slug}/pol/current') ?? 0;

@@ -65,7 +65,8 @@ const EXPECTED: Record<Platform, Record<Which, number>> = {
 };
 
 /** A log line of the service saying it recorded a message for `channel` (posted, or found already there). */
-const settledIn = (channel: string) => (l: string) => l.includes(`"channel":"${channel}"`) && /"msg":"alert (posted|message was already in the channel)/.test(l);
+const settledIn = (channel: string) => (l: string) =>
+  l.includes(`"channel":"${channel}"`) && /"msg":"alert (posted|message was already in the channel)/.test(l);
 
 interface TickLine {
   posted: number;
@@ -76,7 +77,8 @@ interface TickLine {
   rules: number;
   opened: number;
 }
-const ticks = (w: Worker): TickLine[] => w.lines.filter((l) => l.startsWith('tick ')).map((l) => JSON.parse(l.slice('tick '.length)) as TickLine);
+const ticks = (w: Worker): TickLine[] =>
+  w.lines.filter((l) => l.startsWith('tick ')).map((l) => JSON.parse(l.slice('tick '.length)) as TickLine);
 const total = (w: Worker, key: keyof TickLine) => ticks(w).reduce((n, t) => n + t[key], 0);
 
 /** Resolves when `check` holds, polling; fails after `timeoutMs`. */
@@ -106,7 +108,10 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
     [slack, discord] = await Promise.all([startFakeSlack(), startFakeDiscord({ guildIds: [GUILD] })]);
     for (const [which, id] of Object.entries(CHANNELS.discord)) discord.addChannel(id, GUILD, `alerts-${which}`);
     for (const replica of ['first', 'second'] as const) {
-      const [s, d] = await Promise.all([startHoldProxy(slack.origin, slackPost), startHoldProxy(new URL(discord.apiUrl).origin, discordPost)]);
+      const [s, d] = await Promise.all([
+        startHoldProxy(slack.origin, slackPost),
+        startHoldProxy(new URL(discord.apiUrl).origin, discordPost),
+      ]);
       proxies[replica] = { slack: s, discord: d };
     }
     ({ env: database, open, cleanup } = await replicaDatabase(engine, 'polbot-alert-crash-'));
@@ -145,7 +150,13 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
     ...database,
     // Info: the service logs each message it records, which says when a post is settled.
     LOG_LEVEL: 'info',
-    ...platformEnv({ slack, discord, origins: { slack: through.slack.origin, discord: through.discord.origin }, guildId: GUILD, signingSecret: SIGNING_SECRET }),
+    ...platformEnv({
+      slack,
+      discord,
+      origins: { slack: through.slack.origin, discord: through.discord.origin },
+      guildId: GUILD,
+      signingSecret: SIGNING_SECRET,
+    }),
     ALERT_WORKER_LEASE: String(LEASE),
     ALERT_WORKER_TICK: String(TICK),
   });
@@ -209,7 +220,13 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
     await until('the survivor to settle the four held messages', () => total(b!, 'confirmed') + total(b!, 'posted') >= 4, 30_000);
     expect(b.child.kill('SIGTERM')).toBe(true);
     expect(await b.exited).toEqual({ code: 0, signal: null });
-    expect({ posted: total(b, 'posted'), confirmed: total(b, 'confirmed'), failed: total(b, 'failed'), lost: total(b, 'lost'), opened: total(b, 'opened') }).toEqual({
+    expect({
+      posted: total(b, 'posted'),
+      confirmed: total(b, 'confirmed'),
+      failed: total(b, 'failed'),
+      lost: total(b, 'lost'),
+      opened: total(b, 'opened'),
+    }).toEqual({
       posted: 2,
       confirmed: 2,
       failed: 0,
@@ -239,7 +256,16 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
     // The store: every incident delivered, pointing at its channel's one message, the first of
     // each channel leading it; the held ones settled by the survivor on their second claim.
     const db = await open();
-    const rows = await db.query<{ id: number; slug: string; channel_id: string; delivery_state: string; delivery_attempts: number; delivery_by: string; message_ref: string | null; lead_id: number | null }>(
+    const rows = await db.query<{
+      id: number;
+      slug: string;
+      channel_id: string;
+      delivery_state: string;
+      delivery_attempts: number;
+      delivery_by: string;
+      message_ref: string | null;
+      lead_id: number | null;
+    }>(
       `SELECT i.id, i.slug, r.channel_id, i.delivery_state, i.delivery_attempts, i.delivery_by, i.message_ref, i.lead_id
          FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id ORDER BY i.id`,
     );
@@ -260,13 +286,21 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
         const text = JSON.stringify(message);
         // The message carries its lead's key, and no other incident's.
         expect(carriesKey(text, alertKey(lead)), channel).toBe(true);
-        for (const other of rows.filter((r) => r.id !== lead)) expect(carriesKey(text, alertKey(other.id)), `${channel} #${other.id}`).toBe(false);
+        for (const other of rows.filter((r) => r.id !== lead))
+          expect(carriesKey(text, alertKey(other.id)), `${channel} #${other.id}`).toBe(false);
         // Every incident of the channel is in it: a card of its own, or a line of the shared one.
-        for (const r of mine) expect(text, `${channel} #${r.id}`).toContain(mine.length === 1 ? `Alert #${r.id}` : `#${r.id} ${nameOf.get(r.slug)}`);
+        for (const r of mine)
+          expect(text, `${channel} #${r.id}`).toContain(mine.length === 1 ? `Alert #${r.id}` : `#${r.id} ${nameOf.get(r.slug)}`);
         shown += mine.length;
         const taken = which !== 'free';
         expect(
-          mine.map((r) => ({ state: r.delivery_state, ref: r.message_ref, lead: r.lead_id, attempts: r.delivery_attempts, by: r.delivery_by })),
+          mine.map((r) => ({
+            state: r.delivery_state,
+            ref: r.message_ref,
+            lead: r.lead_id,
+            attempts: r.delivery_attempts,
+            by: r.delivery_by,
+          })),
           channel,
         ).toEqual(
           mine.map((r) => ({

@@ -41,22 +41,35 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const command = (text: string, responseId: string) => postToBolt(endpoint, slashCommandBody({ text, channel_id: CHANNEL, response_url: fake.responseUrl(responseId) }), SIGNING_SECRET);
+const command = (text: string, responseId: string) =>
+  postToBolt(endpoint, slashCommandBody({ text, channel_id: CHANNEL, response_url: fake.responseUrl(responseId) }), SIGNING_SECRET);
 
 describe('the alert demo', () => {
   it('follows alert test with a real alert within a minute, moved on the simulator', async () => {
     await command('alert add aave when pol above 9%', 'add');
-    const added = await fake.waitFor('chat.postMessage', (c) => c.args.channel === CHANNEL && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''), 10_000);
+    const added = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === CHANNEL && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''),
+      10_000,
+    );
     const id = /#(\d+)/.exec(headerOf(added.args)!)![1];
     const started = Date.now();
     await command(`alert test ${id}`, 'test');
 
-    const sample = await fake.waitFor('chat.postMessage', (c) => c.args.channel === CHANNEL && headerOf(c.args) === '🧪 Test alert: Aave (AAVE)', 15_000);
+    const sample = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === CHANNEL && headerOf(c.args) === '🧪 Test alert: Aave (AAVE)',
+      15_000,
+    );
     expect(blocksJson(sample.args)).toContain('A test: nothing crossed');
     const told = await fake.waitFor('response_url', (c) => c.id === 'test' && /Test alert of rule/.test(String(c.args.text)), 15_000);
     expect(blocksJson(told.args)).toMatch(/Demo data: the simulator moved Aave: PoL moved to 10\.8%/);
 
-    const real = await fake.waitFor('chat.postMessage', (c) => c.args.channel === CHANNEL && headerOf(c.args) === '🔔 Alert: Aave (AAVE)', 60_000);
+    const real = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === CHANNEL && headerOf(c.args) === '🔔 Alert: Aave (AAVE)',
+      60_000,
+    );
     expect(Date.now() - started).toBeLessThan(60_000);
     expect(blocksJson(real.args)).toContain('10.8%');
     expect(blocksJson(real.args)).toContain('SIMULATED DATA');

@@ -25,7 +25,13 @@ beforeAll(async () => {
   stack = await startStack({ RATE_LIMIT_PER_USER: '0' });
   db = await openPglite();
   await migrate(db);
-  service = new AlertService({ store: new AlertStore(db), deps: stack.core.ctx, deliverers: [discordAlertDeliverer(stack.handle)], complete: stack.core.complete, leaseMs: 60_000 });
+  service = new AlertService({
+    store: new AlertStore(db),
+    deps: stack.core.ctx,
+    deliverers: [discordAlertDeliverer(stack.handle)],
+    complete: stack.core.complete,
+    leaseMs: 60_000,
+  });
   stack.core.ctx.alerts = service;
 });
 afterAll(async () => {
@@ -35,31 +41,51 @@ afterAll(async () => {
 
 async function move(body: Record<string, unknown>): Promise<void> {
   const sim = stack.core.upstream.sim!;
-  const res = await fetch(`${sim.url}/_sim/move`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': sim.apiKey }, body: JSON.stringify(body) });
+  const res = await fetch(`${sim.url}/_sim/move`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sim.apiKey },
+    body: JSON.stringify(body),
+  });
   expect(res.status, await res.clone().text()).toBe(200);
   stack.core.upstream.source.cache.clear();
   await db.query('UPDATE alert_rules SET next_check = now()');
 }
 
 const posted = (channelId: string) =>
-  stack.fake.calls((c) => c.method === 'POST' && c.path === `/channels/${channelId}/messages` && c.status === 200).map((c) => c.body as Record<string, unknown>);
+  stack.fake
+    .calls((c) => c.method === 'POST' && c.path === `/channels/${channelId}/messages` && c.status === 200)
+    .map((c) => c.body as Record<string, unknown>);
 const titleOf = (body: Record<string, unknown>) => ((body.embeds as { title?: string }[] | undefined)?.[0]?.title ?? '').toString();
 const alertPosts = (channelId: string) => posted(channelId).filter((b) => /Alert:|\d alerts:/.test(titleOf(b)));
-const edits = (channelId: string, id: string) => stack.fake.calls((c) => c.method === 'PATCH' && c.path === `/channels/${channelId}/messages/${id}` && c.status === 200);
+const edits = (channelId: string, id: string) =>
+  stack.fake.calls((c) => c.method === 'PATCH' && c.path === `/channels/${channelId}/messages/${id}` && c.status === 200);
 
 interface Button {
   type: number;
   label?: string;
   custom_id?: string;
 }
-const buttonsOf = (m: { components?: unknown }) => ((m.components ?? []) as { components: Button[] }[]).flatMap((row) => row.components).filter((c) => c.type === 2);
+const buttonsOf = (m: { components?: unknown }) =>
+  ((m.components ?? []) as { components: Button[] }[]).flatMap((row) => row.components).filter((c) => c.type === 2);
 
-async function click(channelId: string, messageId: string, label: string, user = { username: 'dana', globalName: 'Dana' }): Promise<Record<string, unknown>> {
+async function click(
+  channelId: string,
+  messageId: string,
+  label: string,
+  user = { username: 'dana', globalName: 'Dana' },
+): Promise<Record<string, unknown>> {
   const message = stack.fake.messages(channelId).find((m) => m.id === messageId) as APIMessage;
   const button = buttonsOf(message).find((b) => b.label === label);
   expect(button, `no ${label} button on the message`).toBeDefined();
   const before = edits(channelId, messageId).length;
-  const h = stack.fake.sendComponent({ custom_id: button!.custom_id!, component_type: 2, message, user, guildId: stack.discord.guildId, channelId });
+  const h = stack.fake.sendComponent({
+    custom_id: button!.custom_id!,
+    component_type: 2,
+    message,
+    user,
+    guildId: stack.discord.guildId,
+    channelId,
+  });
   await h.waitForEdit(8_000);
   const deadline = Date.now() + 8_000;
   while (edits(channelId, messageId).length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -67,7 +93,13 @@ async function click(channelId: string, messageId: string, label: string, user =
 }
 
 async function addRule(options: Record<string, string>): Promise<number> {
-  const h = stack.fake.sendCommand({ name: 'pol-alert', subcommand: 'add', options, memberPermissions: MANAGER, channelId: stack.channelId });
+  const h = stack.fake.sendCommand({
+    name: 'pol-alert',
+    subcommand: 'add',
+    options,
+    memberPermissions: MANAGER,
+    channelId: stack.channelId,
+  });
   const answer = JSON.stringify(await h.waitForEdit(10_000).then((c) => c.body));
   const m = /Alert rule #(\d+) added/.exec(answer);
   expect(m, answer.slice(0, 400)).not.toBeNull();
@@ -141,7 +173,9 @@ describe('alerts in Discord', () => {
 
     // Rule management is /pol-alert, which Discord offers only to members who can manage the
     // server; the buttons above were for everyone.
-    expect(() => stack.fake.sendCommand({ name: 'pol-alert', subcommand: 'remove', options: { id: 1 }, channelId: channel })).toThrow(/not available to a member/);
+    expect(() => stack.fake.sendCommand({ name: 'pol-alert', subcommand: 'remove', options: { id: 1 }, channelId: channel })).toThrow(
+      /not available to a member/,
+    );
     expect(await service.store.listChannel('discord', channel)).toHaveLength(2);
   });
 });

@@ -45,7 +45,15 @@ beforeAll(async () => {
   await migrate(db);
   store = new AlertStore(db);
   const replica = (instanceId: string, adapter: SlackAdapter) =>
-    new AlertService({ store, deps: h.core.ctx, deliverers: [slackAlertDeliverer(adapter)], complete: h.core.complete, now: clock.now, leaseMs: LEASE, instanceId });
+    new AlertService({
+      store,
+      deps: h.core.ctx,
+      deliverers: [slackAlertDeliverer(adapter)],
+      complete: h.core.complete,
+      now: clock.now,
+      leaseMs: LEASE,
+      instanceId,
+    });
   a = replica('A', held);
   b = replica('B', h.slack);
 });
@@ -61,7 +69,17 @@ const exchange = (slug: string, name: string): EntityRef => ({ kind: 'exchange',
 /** A rule due now: "PoL above 1%", which the simulator's exchanges below all cross. */
 async function addRule(channelId: string, entities: EntityRef[]): Promise<number> {
   const r = await store.create(
-    { platform: 'slack', workspaceId: 'T-RECOVER', channelId, entities, condition: { kind: 'pol_above', threshold: 0.01 }, conditionText: 'pol above 1%', everySec: 3_600, cooldownSec: 0, createdBy: 'U1' },
+    {
+      platform: 'slack',
+      workspaceId: 'T-RECOVER',
+      channelId,
+      entities,
+      condition: { kind: 'pol_above', threshold: 0.01 },
+      conditionText: 'pol above 1%',
+      everySec: 3_600,
+      cooldownSec: 0,
+      createdBy: 'U1',
+    },
     clock.now(),
     { perChannel: 20, perWorkspace: 200 },
   );
@@ -74,7 +92,14 @@ const histories = (channel: string) => h.fake.calls('conversations.history').fil
 const counts = (r: AlertTick) => ({ rules: r.check.rules, posted: r.posted, confirmed: r.confirmed, failed: r.failed, lost: r.lost });
 
 async function incidents(channel: string) {
-  return db.query<{ id: number; delivery_state: string; delivery_attempts: number; delivery_by: string; message_ref: string | null; lead_id: number | null }>(
+  return db.query<{
+    id: number;
+    delivery_state: string;
+    delivery_attempts: number;
+    delivery_by: string;
+    message_ref: string | null;
+    lead_id: number | null;
+  }>(
     `SELECT i.id, i.delivery_state, i.delivery_attempts, i.delivery_by, i.message_ref, i.lead_id FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
       WHERE r.channel_id = $1 ORDER BY i.id`,
     [channel],
@@ -118,7 +143,15 @@ describe('taking an alert delivery over', () => {
     const [, , third] = await incidents(C1);
     expect(carriesKey(JSON.stringify(fresh.args), alertKey(third!.id))).toBe(true);
     expect(carriesKey(JSON.stringify(fresh.args), alertKey(lead!.id))).toBe(false);
-    expect((await incidents(C1)).map((i) => ({ state: i.delivery_state, by: i.delivery_by, attempts: i.delivery_attempts, ref: i.message_ref, lead: i.lead_id }))).toEqual([
+    expect(
+      (await incidents(C1)).map((i) => ({
+        state: i.delivery_state,
+        by: i.delivery_by,
+        attempts: i.delivery_attempts,
+        ref: i.message_ref,
+        lead: i.lead_id,
+      })),
+    ).toEqual([
       { state: 'delivered', by: 'B', attempts: 3, ref: ts, lead: null },
       { state: 'delivered', by: 'B', attempts: 3, ref: ts, lead: lead!.id },
       { state: 'delivered', by: 'B', attempts: 2, ref: freshTs, lead: null },
@@ -146,7 +179,11 @@ describe('taking an alert delivery over', () => {
     expect(histories(C2)).toHaveLength(1);
     expect(messages(C2)).toHaveLength(2);
     const [incident] = await incidents(C2);
-    expect(incident).toMatchObject({ delivery_state: 'delivered', delivery_attempts: 2, message_ref: (messages(C2)[1]!.response as { ts: string }).ts });
+    expect(incident).toMatchObject({
+      delivery_state: 'delivered',
+      delivery_attempts: 2,
+      message_ref: (messages(C2)[1]!.response as { ts: string }).ts,
+    });
   });
 
   it('reads a key as a whole: alert #1 is not found in the message of alert #12', () => {

@@ -26,7 +26,13 @@ beforeAll(async () => {
   h = await startHarness();
   db = await openPglite();
   await migrate(db);
-  service = new AlertService({ store: new AlertStore(db), deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], complete: h.core.complete, leaseMs: 60_000 });
+  service = new AlertService({
+    store: new AlertStore(db),
+    deps: h.core.ctx,
+    deliverers: [slackAlertDeliverer(h.slack)],
+    complete: h.core.complete,
+    leaseMs: 60_000,
+  });
   h.core.ctx.alerts = service;
 });
 afterAll(async () => {
@@ -37,7 +43,11 @@ afterAll(async () => {
 
 /** Moves the simulator as the upstream would move, over HTTP, and makes every rule due now. */
 async function move(body: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${h.sim.url}/_sim/move`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': h.sim.apiKey }, body: JSON.stringify(body) });
+  const res = await fetch(`${h.sim.url}/_sim/move`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': h.sim.apiKey },
+    body: JSON.stringify(body),
+  });
   expect(res.status, await res.clone().text()).toBe(200);
   h.core.upstream.source.cache.clear();
   await db.query('UPDATE alert_rules SET next_check = now()');
@@ -69,7 +79,11 @@ async function click(message: RecordedCall, label: string, ts: string, channel =
 async function addRule(text: string, channel = CHANNEL): Promise<number> {
   const seen = new Set(h.fake.calls('chat.postMessage'));
   await h.command(text, { channel });
-  const added = await h.fake.waitFor('chat.postMessage', (c) => !seen.has(c) && c.args.channel === channel && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''), WAIT);
+  const added = await h.fake.waitFor(
+    'chat.postMessage',
+    (c) => !seen.has(c) && c.args.channel === channel && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''),
+    WAIT,
+  );
   return Number(/#(\d+)/.exec(headerOf(added.args)!)![1]);
 }
 
@@ -103,13 +117,20 @@ describe('alerts in Slack', () => {
       ['View card', 'exchange:kraken'],
     ]);
     // The chart of the last 30 days went with it.
-    await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === CHANNEL || c.args.channels === CHANNEL, 8_000).catch(() => undefined);
+    await h.fake
+      .waitFor('files.completeUploadExternal', (c) => c.args.channel_id === CHANNEL || c.args.channels === CHANNEL, 8_000)
+      .catch(() => undefined);
 
     // The condition still holds at the next check: no second message.
     await db.query('UPDATE alert_rules SET next_check = now()');
     expect((await service.tick()).posted).toBe(0);
     // Nor after a restart: a new service on the same store judges against what was stored.
-    const restarted = new AlertService({ store: new AlertStore(db), deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], complete: h.core.complete });
+    const restarted = new AlertService({
+      store: new AlertStore(db),
+      deps: h.core.ctx,
+      deliverers: [slackAlertDeliverer(h.slack)],
+      complete: h.core.complete,
+    });
     await db.query('UPDATE alert_rules SET next_check = now()');
     expect((await restarted.tick()).posted).toBe(0);
     expect(alertMessages(CHANNEL)).toHaveLength(1);
@@ -187,7 +208,10 @@ describe('alerts in Slack', () => {
     await move({ kind: 'project', slug: 'aave', rating: 'CCC' });
     await move({ kind: 'project', slug: 'uniswap', redFlag: 'Team wallet moved 4% of supply' });
     const together = await service.tick();
-    expect(together.check.events.map((e) => `${e.type} ${e.entity.slug}`).sort(), JSON.stringify(together.check)).toEqual(['opened aave', 'opened uniswap']);
+    expect(together.check.events.map((e) => `${e.type} ${e.entity.slug}`).sort(), JSON.stringify(together.check)).toEqual([
+      'opened aave',
+      'opened uniswap',
+    ]);
     expect(together.posted).toBe(1);
     expect(alertMessages(channel)).toHaveLength(1);
     const message = alertMessages(channel)[0]!;
@@ -234,7 +258,14 @@ describe('alerts in Slack, held within limits', () => {
   beforeAll(async () => {
     quietDb = await openPglite();
     await migrate(quietDb);
-    quiet = new AlertService({ store: new AlertStore(quietDb), deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], complete: h.core.complete, leaseMs: 60_000, limits: { perChannelHour: 2 } });
+    quiet = new AlertService({
+      store: new AlertStore(quietDb),
+      deps: h.core.ctx,
+      deliverers: [slackAlertDeliverer(h.slack)],
+      complete: h.core.complete,
+      leaseMs: 60_000,
+      limits: { perChannelHour: 2 },
+    });
   });
   afterAll(async () => {
     h.core.ctx.alerts = service;
@@ -252,7 +283,11 @@ describe('alerts in Slack, held within limits', () => {
     for (const slug of ['gemini', 'bitstamp', 'bitfinex']) await rule(channel, slug, 'any change');
     await quiet.tick();
     // Three checks, each moving one exchange: two messages, then the ceiling.
-    for (const [slug, pol] of [['gemini', 0.041], ['bitstamp', 0.042], ['bitfinex', 0.043]] as const) {
+    for (const [slug, pol] of [
+      ['gemini', 0.041],
+      ['bitstamp', 0.042],
+      ['bitfinex', 0.043],
+    ] as const) {
       await move({ kind: 'exchange', slug, pol });
       await dueNow();
       await quiet.tick();
@@ -275,8 +310,14 @@ describe('alerts in Slack, held within limits', () => {
     expect((await quiet.tick()).check.rules).toBe(0);
 
     await h.command('alert list', { channel, responseId: 'ceiling-list' });
-    const list = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''), WAIT);
-    expect(blocksJson(list.args)).toContain('Paused (#1, #2, #3: too many alerts in an hour). Paused rules are not checked; fix the cause if one is given, then `/pol alert resume all`.');
+    const list = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''),
+      WAIT,
+    );
+    expect(blocksJson(list.args)).toContain(
+      'Paused (#1, #2, #3: too many alerts in an hour). Paused rules are not checked; fix the cause if one is given, then `/pol alert resume all`.',
+    );
     await h.command('alert resume all', { channel });
     await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && headerOf(c.args) === '3 alert rules resumed', WAIT);
     expect((await quiet.store.listChannel('slack', channel)).every((r) => r.state === 'active')).toBe(true);
@@ -285,7 +326,12 @@ describe('alerts in Slack, held within limits', () => {
   it('holds rules to their limits per channel and per workspace, saying which', async () => {
     const strictDb = await openPglite();
     await migrate(strictDb);
-    const strict = new AlertService({ store: new AlertStore(strictDb), deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], limits: { perChannel: 1, perWorkspace: 2 } });
+    const strict = new AlertService({
+      store: new AlertStore(strictDb),
+      deps: h.core.ctx,
+      deliverers: [slackAlertDeliverer(h.slack)],
+      limits: { perChannel: 1, perWorkspace: 2 },
+    });
     h.core.ctx.alerts = strict;
     onTestFinished(() => strictDb.close());
     await addRule('alert add kraken when downgrade', 'CALERTS09');
@@ -315,10 +361,16 @@ describe('alerts in Slack, held within limits', () => {
     }
     const [r] = await quiet.store.listChannel('slack', channel);
     expect(r).toMatchObject({ state: 'paused', stateReason: 'paused: the channel is archived' });
-    const [incident] = await quietDb.query<{ delivery_state: string; delivery_error: string }>(`SELECT delivery_state, delivery_error FROM alert_incidents WHERE slug = 'huobi'`);
+    const [incident] = await quietDb.query<{ delivery_state: string; delivery_error: string }>(
+      `SELECT delivery_state, delivery_error FROM alert_incidents WHERE slug = 'huobi'`,
+    );
     expect(incident).toEqual({ delivery_state: 'failed', delivery_error: 'the channel is archived' });
     await h.command('alert list', { channel });
-    const list = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''), WAIT);
+    const list = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''),
+      WAIT,
+    );
     expect(blocksJson(list.args)).toMatch(/Paused \(#\d+: the channel is archived\)/);
   });
 });
@@ -329,17 +381,35 @@ describe('alerts in Slack, many rules due at once', () => {
     try {
       await migrate(manyDb);
       const store = new AlertStore(manyDb);
-      const many = new AlertService({ store, deps: h.core.ctx, deliverers: [slackAlertDeliverer(h.slack)], complete: h.core.complete, batch: 3 });
+      const many = new AlertService({
+        store,
+        deps: h.core.ctx,
+        deliverers: [slackAlertDeliverer(h.slack)],
+        complete: h.core.complete,
+        batch: 3,
+      });
       for (let i = 0; i < 7; i++) {
         const created = await store.create(
-          { platform: 'slack', workspaceId: 'T1', channelId: 'CALERTS08', entities: [{ kind: 'exchange', slug: 'kraken', name: 'Kraken' }], condition: { kind: 'downgrade' }, conditionText: 'downgrade', everySec: 300, cooldownSec: 0, createdBy: 'U1' },
+          {
+            platform: 'slack',
+            workspaceId: 'T1',
+            channelId: 'CALERTS08',
+            entities: [{ kind: 'exchange', slug: 'kraken', name: 'Kraken' }],
+            condition: { kind: 'downgrade' },
+            conditionText: 'downgrade',
+            everySec: 300,
+            cooldownSec: 0,
+            createdBy: 'U1',
+          },
           Date.now(),
           { perChannel: 10, perWorkspace: 10 },
         );
         expect(created.ok).toBe(true);
       }
       expect((await many.tick()).check).toMatchObject({ rules: 7, entities: 3 });
-      expect((await manyDb.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE last_checked_at IS NOT NULL'))[0]!.n).toBe(7);
+      expect(
+        (await manyDb.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE last_checked_at IS NOT NULL'))[0]!.n,
+      ).toBe(7);
     } finally {
       await manyDb.close();
     }

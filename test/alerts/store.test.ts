@@ -57,7 +57,10 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     expect(await a.pause(id, 'slack', 'C1', null)).toMatchObject({ state: 'paused' });
     expect(await a.resume(id, 'slack', 'C1', NOW + MINUTE)).toMatchObject({ state: 'active', nextCheck: NOW + MINUTE });
     expect(await a.pauseChannel('slack', 'C1', 'the channel was archived')).toBe(2);
-    expect((await a.listChannel('slack', 'C1')).map((r) => r.stateReason)).toEqual(['the channel was archived', 'the channel was archived']);
+    expect((await a.listChannel('slack', 'C1')).map((r) => r.stateReason)).toEqual([
+      'the channel was archived',
+      'the channel was archived',
+    ]);
     expect(await a.remove(id, 'slack', 'C2')).toBe(false);
     expect(await a.remove(id, 'slack', 'C1')).toBe(true);
   });
@@ -79,8 +82,16 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     // The holder died: after the lease, another replica takes it; the old holder's late write is refused.
     const taken = await b.claimDue({ now: NOW + 400_000, instance: 'r3', leaseMs: MINUTE, limit: 100 });
     expect(taken.map((r) => r.id)).toContain(id);
-    expect(await a.recordCheck(id, claimedBy[0]!, NOW + 401_000, [{ kind: 'exchange', slug: 'kraken', reading: reading(NOW, 0.03), holds: false }])).toBe(false);
-    expect(await b.recordCheck(id, 'r3', NOW + 401_000, [{ kind: 'exchange', slug: 'kraken', reading: reading(NOW + 400_000, 0.03), holds: false }])).toBe(true);
+    expect(
+      await a.recordCheck(id, claimedBy[0]!, NOW + 401_000, [
+        { kind: 'exchange', slug: 'kraken', reading: reading(NOW, 0.03), holds: false },
+      ]),
+    ).toBe(false);
+    expect(
+      await b.recordCheck(id, 'r3', NOW + 401_000, [
+        { kind: 'exchange', slug: 'kraken', reading: reading(NOW + 400_000, 0.03), holds: false },
+      ]),
+    ).toBe(true);
   });
 
   it('stores what each check saw, keeping earlier readings as history for windows', async () => {
@@ -90,7 +101,9 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     for (const [i, pol] of [0.03, 0.04, 0.06].entries()) {
       const now = NOW + i * 300_000;
       await a.claimDue({ now, instance: 'r1', leaseMs: MINUTE, limit: 100 });
-      expect(await a.recordCheck(id, 'r1', now, [{ kind: 'exchange', slug: 'kraken', reading: reading(now, pol), holds: pol >= 0.05 }])).toBe(true);
+      expect(
+        await a.recordCheck(id, 'r1', now, [{ kind: 'exchange', slug: 'kraken', reading: reading(now, pol), holds: pol >= 0.05 }]),
+      ).toBe(true);
     }
     const checks = await a.entityChecks(id);
     const kraken = checks.find((c) => c.slug === 'kraken')!;
@@ -109,7 +122,9 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     const opened = await Promise.all([a, b, a, b].map((s) => s.openIncident(id, 'exchange', 'kraken', verdict, NOW)));
     expect(opened.filter((o) => o.opened)).toHaveLength(1);
     expect(new Set(opened.map((o) => o.incident.id)).size).toBe(1);
-    expect(await a.openIncidents(id)).toEqual([expect.objectContaining({ ruleId: id, kind: 'exchange', slug: 'kraken', status: 'open', verdict })]);
+    expect(await a.openIncidents(id)).toEqual([
+      expect.objectContaining({ ruleId: id, kind: 'exchange', slug: 'kraken', status: 'open', verdict }),
+    ]);
   });
 
   it('moves an incident by people’s steps from its own channel only: acknowledge, snooze, resolve, then nothing more', async () => {
@@ -118,17 +133,29 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     const { incident } = await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW);
     const here = { platform: 'slack' as const, channelId: 'C40' };
     expect(await a.act(incident.id, { platform: 'slack', channelId: 'C41' }, { kind: 'acknowledge', by: 'U9' }, NOW)).toBeNull();
-    expect(await a.act(incident.id, here, { kind: 'acknowledge', by: 'U2' }, NOW + MINUTE)).toMatchObject({ status: 'acknowledged', acknowledgedBy: 'U2' });
+    expect(await a.act(incident.id, here, { kind: 'acknowledge', by: 'U2' }, NOW + MINUTE)).toMatchObject({
+      status: 'acknowledged',
+      acknowledgedBy: 'U2',
+    });
     expect(await b.act(incident.id, here, { kind: 'snooze', by: 'U3', until: NOW + 61 * MINUTE }, NOW + MINUTE)).toMatchObject({
       status: 'snoozed',
       snoozedUntil: NOW + 61 * MINUTE,
       acknowledgedBy: 'U2',
     });
     await a.setMessageRef(incident.id, '1763800000.000100');
-    expect(await a.act(incident.id, here, { kind: 'resolve', by: 'U4' }, NOW + 2 * MINUTE)).toMatchObject({ status: 'resolved', closedBy: 'U4', closedAt: NOW + 2 * MINUTE, messageRef: '1763800000.000100' });
+    expect(await a.act(incident.id, here, { kind: 'resolve', by: 'U4' }, NOW + 2 * MINUTE)).toMatchObject({
+      status: 'resolved',
+      closedBy: 'U4',
+      closedAt: NOW + 2 * MINUTE,
+      messageRef: '1763800000.000100',
+    });
     // Closed: a late click changes nothing, and the incident reads as it was left.
     expect(await b.act(incident.id, here, { kind: 'acknowledge', by: 'U5' }, NOW + 3 * MINUTE)).toBeNull();
-    expect(await a.incidentInChannel(incident.id, 'slack', 'C40')).toMatchObject({ status: 'resolved', closedBy: 'U4', acknowledgedBy: 'U2' });
+    expect(await a.incidentInChannel(incident.id, 'slack', 'C40')).toMatchObject({
+      status: 'resolved',
+      closedBy: 'U4',
+      acknowledgedBy: 'U2',
+    });
     // A new crossing may open a new incident once the last one is closed.
     expect((await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW + 4 * MINUTE)).opened).toBe(true);
   });
@@ -138,10 +165,7 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     if (!created.ok) throw new Error('not created');
     const { incident } = await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW);
     const mine = (claimed: { incident: { id: number } }[]) => claimed.filter((c) => c.incident.id === incident.id);
-    const [x, y] = await Promise.all([
-      claimDeliveryFor(a, 'r1'),
-      claimDeliveryFor(b, 'r2'),
-    ]);
+    const [x, y] = await Promise.all([claimDeliveryFor(a, 'r1'), claimDeliveryFor(b, 'r2')]);
     expect(mine(x).length + mine(y).length).toBe(1);
     const holder = mine(x).length ? 'r1' : 'r2';
     const other = holder === 'r1' ? 'r2' : 'r1';
@@ -163,7 +187,11 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     if (!created.ok) throw new Error('not created');
     const first = (await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW)).incident;
     const second = (await a.openIncident(created.rule.id, 'project', 'aave', { holds: true }, NOW)).incident;
-    const ids = (claimed: { incident: { id: number } }[]) => claimed.map((c) => c.incident.id).filter((id) => id === first.id || id === second.id).sort();
+    const ids = (claimed: { incident: { id: number } }[]) =>
+      claimed
+        .map((c) => c.incident.id)
+        .filter((id) => id === first.id || id === second.id)
+        .sort();
     expect(ids(await a.claimUndelivered({ now: NOW, instance: 'r1', leaseMs: MINUTE, limit: 100 }))).toEqual([first.id, second.id].sort());
     expect(await a.deliveryFailed(first.id, 'r1', 'Slack did not accept the message; it will be retried', false)).toBe(true);
     expect(await a.deliveryFailed(second.id, 'r1', 'the channel is archived', true)).toBe(true);

@@ -14,7 +14,14 @@ import { useRestAndToolsOnly, visibleText } from '../helpers/core.js';
  */
 
 const cores = useRestAndToolsOnly();
-const caller: Caller = { platform: 'slack', userId: 'U1', userName: 'dana', channelId: 'CTOOLS1', workspaceId: 'T1', canManageDigests: true };
+const caller: Caller = {
+  platform: 'slack',
+  userId: 'U1',
+  userName: 'dana',
+  channelId: 'CTOOLS1',
+  workspaceId: 'T1',
+  canManageDigests: true,
+};
 let db: Db;
 
 beforeAll(async () => {
@@ -28,11 +35,20 @@ describe('alerts and check with the tool server alone', () => {
   it('refuses an alert on PoL, a rating or any change, and takes one on a category score or red flags', async () => {
     for (const when of ['pol above 5%', 'rating below BBB', 'downgrade', 'any change']) {
       const { reply } = await cores.tools.run(`alert add aave when ${when}`, caller);
-      expect((reply as ErrorReply).message, when).toBe('Alerts on PoL and ratings need the REST service; the tool server this polbot uses has no tool for them, so such a rule could never fire.');
+      expect((reply as ErrorReply).message, when).toBe(
+        'Alerts on PoL and ratings need the REST service; the tool server this polbot uses has no tool for them, so such a rule could never fire.',
+      );
     }
-    expect(((await cores.tools.run('alert add aave when security below 60', caller)).reply as TextReply).title).toMatch(/^Alert rule #\d+ added$/);
-    expect(((await cores.tools.run('alert add aave when new red flag', caller)).reply as TextReply).title).toMatch(/^Alert rule #\d+ added$/);
-    expect((await cores.tools.ctx.alerts!.store.listChannel('slack', 'CTOOLS1')).map((r) => r.conditionText)).toEqual(['security below 60', 'new red flag']);
+    expect(((await cores.tools.run('alert add aave when security below 60', caller)).reply as TextReply).title).toMatch(
+      /^Alert rule #\d+ added$/,
+    );
+    expect(((await cores.tools.run('alert add aave when new red flag', caller)).reply as TextReply).title).toMatch(
+      /^Alert rule #\d+ added$/,
+    );
+    expect((await cores.tools.ctx.alerts!.store.listChannel('slack', 'CTOOLS1')).map((r) => r.conditionText)).toEqual([
+      'security below 60',
+      'new red flag',
+    ]);
   });
 
   it('checks a message, saying the PoL needs the REST service', async () => {

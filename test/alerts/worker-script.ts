@@ -67,7 +67,9 @@ while (!stopping) {
   const report = await alerts.tick();
   if (busy(report)) {
     const { check, ...rest } = report;
-    process.stdout.write(`tick ${JSON.stringify({ ...rest, rules: check.rules, opened: check.events.filter((e) => e.type === 'opened').length })}\n`);
+    process.stdout.write(
+      `tick ${JSON.stringify({ ...rest, rules: check.rules, opened: check.events.filter((e) => e.type === 'opened').length })}\n`,
+    );
   }
   await new Promise<void>((resolve) => {
     wake = resolve;

@@ -26,7 +26,13 @@ describe('cache in front of a source', () => {
     const source = cached(restSource(sim));
     sim.counter.reset();
     sim.faults.set({ latencyMs: 30 });
-    await Promise.all([source.redFlags('pepe'), source.socialFraud('pepe'), source.team('pepe'), source.age('pepe'), source.githubActivity('pepe')]);
+    await Promise.all([
+      source.redFlags('pepe'),
+      source.socialFraud('pepe'),
+      source.team('pepe'),
+      source.age('pepe'),
+      source.githubActivity('pepe'),
+    ]);
     expect(sim.counter.path('/projects_data/v1/pepe/reputational')).toBe(1);
     expect(sim.counter.path('/projects_data/v1/pepe/operational')).toBe(1);
     expect(sim.counter.total).toBe(2);
@@ -75,10 +81,14 @@ describe('cache in front of a source', () => {
   it('opens the circuit after repeated failures and fails fast without calling the upstream', async () => {
     const source = cached(restSource(sim, { maxAttempts: 1 }), {}, { threshold: 3, cooldownMs: 300 });
     sim.faults.set({ errorRate: 1 });
-    for (const slug of ['xrp', 'tron', 'sui']) await expect(source.polCurrent('project', slug)).rejects.toMatchObject({ kind: 'unavailable' });
+    for (const slug of ['xrp', 'tron', 'sui'])
+      await expect(source.polCurrent('project', slug)).rejects.toMatchObject({ kind: 'unavailable' });
     expect(source.cache.stats().breakers).toEqual({ rest: 'open' });
     sim.counter.reset();
-    await expect(source.polCurrent('project', 'near-protocol')).rejects.toMatchObject({ kind: 'unavailable', detail: expect.stringMatching(/circuit open/) });
+    await expect(source.polCurrent('project', 'near-protocol')).rejects.toMatchObject({
+      kind: 'unavailable',
+      detail: expect.stringMatching(/circuit open/),
+    });
     expect(sim.counter.total).toBe(0);
     sim.faults.reset();
     await new Promise((r) => setTimeout(r, 350));

@@ -87,7 +87,9 @@ describe('the health check diagnoses', () => {
   it('TLS spoken to a port that answers in plain HTTP', async () => {
     const check = await only(rest(sim.url.replace('http:', 'https:')));
     expect(kinds(check)).toEqual(['tls']);
-    expect(check.problems[0]!.summary).toMatch(/^the TLS handshake failed \(\w+\): check the certificate, or http versus https in POL_API_BASE_URL$/);
+    expect(check.problems[0]!.summary).toMatch(
+      /^the TLS handshake failed \(\w+\): check the certificate, or http versus https in POL_API_BASE_URL$/,
+    );
   });
 
   it('a timeout', async () => {
@@ -124,7 +126,9 @@ describe('the health check diagnoses', () => {
 
     proxy.set(onRoute(/^get_projects_list$/, setAt('projects', { count: 3 })));
     const mcpCheck = await only(mcp(proxy.mcpUrl));
-    expect(mcpCheck.problems).toEqual([{ kind: 'shape', summary: 'unexpected answer from mcp get_projects_list: projects: an object where an array was expected' }]);
+    expect(mcpCheck.problems).toEqual([
+      { kind: 'shape', summary: 'unexpected answer from mcp get_projects_list: projects: an object where an array was expected' },
+    ]);
   });
 
   it('a tool list that drifted: a tool gone, a required argument added', async () => {

@@ -81,7 +81,10 @@ describe('McpSource maps the tools to domain values', () => {
       () => toolsOnly.indexPol('project'),
       () => toolsOnly.dashboard('binance'),
     ]) {
-      await expect(call()).rejects.toMatchObject({ kind: 'not_available', message: expect.stringMatching(/not available through the tool server/) });
+      await expect(call()).rejects.toMatchObject({
+        kind: 'not_available',
+        message: expect.stringMatching(/not available through the tool server/),
+      });
     }
     const cur = await mcp.polCurrent('project', 'bitcoin');
     expect(cur.data.pol).toBe(last(sim.store.project('bitcoin')!.pol));

@@ -49,19 +49,38 @@ function minimalServer(healthText: string): McpServer {
     });
   server.registerTool('check_health', {}, () => ({ content: healthText ? [{ type: 'text' as const, text: healthText }] : [] }));
   server.registerTool('resolve_project_slug', { inputSchema: { query: z.string() } }, ({ query }) =>
-    ok({ status: 'resolved', entityType: 'project', query, resolvedSlug: 'alpha', resolvedName: 'Alpha', matches: [{ slug: 'alpha', name: 'Alpha' }] }),
+    ok({
+      status: 'resolved',
+      entityType: 'project',
+      query,
+      resolvedSlug: 'alpha',
+      resolvedName: 'Alpha',
+      matches: [{ slug: 'alpha', name: 'Alpha' }],
+    }),
   );
   server.registerTool('get_projects_list', {}, () => ok({ projects: [{ name: 'Alpha', slug: 'alpha' }], totalProjects: 1 }));
-  server.registerTool('get_project_age', { inputSchema: slug }, () => ok({ projectLaunchedAt: '2020-01-01', protocolLaunchedAt: '2020-06-01' }));
+  server.registerTool('get_project_age', { inputSchema: slug }, () =>
+    ok({ projectLaunchedAt: '2020-01-01', protocolLaunchedAt: '2020-06-01' }),
+  );
   server.registerTool('get_project_github_activity', { inputSchema: slug }, () => ok({ heatmap: { weeks: 'opaque' }, commitsCount7d: 12 }));
   server.registerTool('get_project_team_track_record', { inputSchema: slug }, () =>
     ok({ isEducationRelevant: true, isWorkExperienceRelevant: false, isBusinessExperienceRelevant: true }),
   );
-  server.registerTool('get_project_certifications', { inputSchema: slug }, () => ok({ isIso27001Present: false, isCcssPresent: true, ccssLevel: 2, isSoc2Present: false }));
-  server.registerTool('get_project_red_flags', { inputSchema: slug }, () => ok({ mmRedFlags: 'none_identified', investorRedFlags: ['Unlock cliff'] }));
-  server.registerTool('get_project_social_fraud', { inputSchema: slug }, () => ok({ social: { followers: 10, nested: { ignored: true } } }));
-  server.registerTool('get_project_public_registration', { inputSchema: slug }, () => ok({ isPublicRegistrationPresent: true, jurisdictionQuality: 'not_returned' }));
-  server.registerTool('get_project_proof_of_voice_pros_and_cons', { inputSchema: slug }, () => ok({ pros: ['Audited'], cons: 'none_identified' }));
+  server.registerTool('get_project_certifications', { inputSchema: slug }, () =>
+    ok({ isIso27001Present: false, isCcssPresent: true, ccssLevel: 2, isSoc2Present: false }),
+  );
+  server.registerTool('get_project_red_flags', { inputSchema: slug }, () =>
+    ok({ mmRedFlags: 'none_identified', investorRedFlags: ['Unlock cliff'] }),
+  );
+  server.registerTool('get_project_social_fraud', { inputSchema: slug }, () =>
+    ok({ social: { followers: 10, nested: { ignored: true } } }),
+  );
+  server.registerTool('get_project_public_registration', { inputSchema: slug }, () =>
+    ok({ isPublicRegistrationPresent: true, jurisdictionQuality: 'not_returned' }),
+  );
+  server.registerTool('get_project_proof_of_voice_pros_and_cons', { inputSchema: slug }, () =>
+    ok({ pros: ['Audited'], cons: 'none_identified' }),
+  );
   server.registerTool('get_project_proof_of_voice_expert_reviews', { inputSchema: slug }, () =>
     ok({ reviews: [{ author: 'R', content: 'Fine', publishedAt: '2026-01-01' }] }),
   );
@@ -109,7 +128,9 @@ describe('McpSource against a server that sends only the documented fields', () 
       expect((await s.resolveProject('alpha')).data).toMatchObject({ status: 'resolved', resolved: { slug: 'alpha', name: 'Alpha' } });
       expect((await s.byCategory('project', 'alpha')).data.categories).toHaveLength(5);
       expect((await s.categoryScore('exchange', 'x', 'solvency')).data).toEqual({ score: 80, rating: 'A', confidence: 'High' });
-      expect((await s.byCategoryChart('exchange', 'x', 30)).data).toEqual([{ timestamp: 1_763_856_000, scores: { solvency: { score: 99, rating: 'AAA', confidence: 'High' } } }]);
+      expect((await s.byCategoryChart('exchange', 'x', 30)).data).toEqual([
+        { timestamp: 1_763_856_000, scores: { solvency: { score: 99, rating: 'AAA', confidence: 'High' } } },
+      ]);
       expect((await s.redFlags('alpha')).data).toEqual({ marketMaker: [], investor: ['Unlock cliff'] });
       expect((await s.socialFraud('alpha')).data).toEqual({ metrics: { followers: 10 } });
       expect((await s.registration('alpha')).data).toEqual({ publicRegistration: true, jurisdictionTier: null });

@@ -40,7 +40,11 @@ describe('RestSource maps every route to domain values', () => {
     expect(ex).toMatchObject({
       kind: 'exchange',
       name: 'Kraken',
-      markers: { proofOfReserves: e.markers.isProofOfReservesPresent, bugBounty: e.markers.isBugBountyPresent, penetrationTesting: e.markers.isPenetrationTestingPresent },
+      markers: {
+        proofOfReserves: e.markers.isProofOfReservesPresent,
+        bugBounty: e.markers.isBugBountyPresent,
+        penetrationTesting: e.markers.isPenetrationTestingPresent,
+      },
     });
   });
 
@@ -91,7 +95,9 @@ describe('RestSource maps every route to domain values', () => {
   });
 
   it('reads ratings, parameters, top ratings and tokens', async () => {
-    const page = (await rest.ratings('exchange', { pageSize: 5, sortBy: 'pol', sortDirection: 'ASC', filters: { is_bug_bounty_present: true } })).data;
+    const page = (
+      await rest.ratings('exchange', { pageSize: 5, sortBy: 'pol', sortDirection: 'ASC', filters: { is_bug_bounty_present: true } })
+    ).data;
     const withBounty = sim.store.data.exchanges.filter((e) => e.markers.isBugBountyPresent);
     expect(page.total).toBe(withBounty.length);
     expect(page.items).toHaveLength(5);
@@ -101,7 +107,12 @@ describe('RestSource maps every route to domain values', () => {
     expect(projects.total).toBe(sim.store.data.projects.filter((p) => p.chains.includes('Solana') || p.chains.includes('Base')).length);
     const params = (await rest.ratingParameters('exchange')).data;
     expect(params.sortBy).toEqual(['name', 'pol', 'tradingVolume', 'tradingVolumeChange', 'rank']);
-    expect((await rest.ratingParameters('project')).data.filters.map((f) => f.name)).toEqual(['categories', 'market_cap', 'chains', 'compliance']);
+    expect((await rest.ratingParameters('project')).data.filters.map((f) => f.name)).toEqual([
+      'categories',
+      'market_cap',
+      'chains',
+      'compliance',
+    ]);
     const top = (await rest.topRatings()).data;
     expect(top).toHaveLength(10);
     expect(top[0]!.rank).toBe(1);
@@ -111,7 +122,10 @@ describe('RestSource maps every route to domain values', () => {
   it('reads the exchange sections, listed assets, dashboard and aggregates', async () => {
     const e = sim.store.exchange('binance')!;
     expect((await rest.exchangeTransparency('binance')).data).toMatchObject({ proofOfReserves: true, auditor: e.transparency.auditor });
-    expect((await rest.exchangeSecurity('binance')).data).toMatchObject({ bugBounty: e.markers.isBugBountyPresent, bugBountyMaxUsd: e.security.bugBountyMaxUsd });
+    expect((await rest.exchangeSecurity('binance')).data).toMatchObject({
+      bugBounty: e.markers.isBugBountyPresent,
+      bugBountyMaxUsd: e.security.bugBountyMaxUsd,
+    });
     const solv = (await rest.exchangeSolvency('binance')).data;
     expect(solv.reservesUsd).toBe(last(e.reserves));
     expect(solv.liabilitiesUsd).toBe(last(e.liabilities));
@@ -170,7 +184,13 @@ describe('RestSource maps every route to domain values', () => {
   });
 
   it('reports health of both services', async () => {
-    expect((await rest.health()).data).toEqual({ healthy: true, checks: [{ name: 'projects_data', ok: true }, { name: 'exchanges_data', ok: true }] });
+    expect((await rest.health()).data).toEqual({
+      healthy: true,
+      checks: [
+        { name: 'projects_data', ok: true },
+        { name: 'exchanges_data', ok: true },
+      ],
+    });
     sim.faults.set({ healthFailing: true });
     try {
       expect((await rest.health()).data.healthy).toBe(false);

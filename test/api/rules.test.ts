@@ -8,7 +8,9 @@ import * as fmt from '../../src/reply/format.js';
 
 const read = <T extends z.ZodType>(schema: T, body: unknown) => {
   const seen: { route: string; fields: string[]; rows: number }[] = [];
-  const out = readAnswer('test /v1/x', schema, body, (route, fields, rows) => seen.push({ route, fields: fields.map((f) => f.field), rows }));
+  const out = readAnswer('test /v1/x', schema, body, (route, fields, rows) =>
+    seen.push({ route, fields: fields.map((f) => f.field), rows }),
+  );
   return { ...out, seen };
 };
 
@@ -66,19 +68,33 @@ describe('partial answers', () => {
 
   it('skips list rows without an identity and counts them', () => {
     const { value, unreadable } = read(S.entityList, { items: [{ slug: 'a', name: 'A' }, { slug: 'b' }, null, { slug: 'c', name: 'C' }] });
-    expect(value.items.filter((i) => !isUnreadable(i))).toEqual([{ slug: 'a', name: 'A' }, { slug: 'c', name: 'C' }]);
+    expect(value.items.filter((i) => !isUnreadable(i))).toEqual([
+      { slug: 'a', name: 'A' },
+      { slug: 'c', name: 'C' },
+    ]);
     expect(unreadable).toEqual({ route: 'test /v1/x', fields: [], rows: 2 });
   });
 
   it('draws chart points whole or skips them', () => {
     const t = 1_763_769_600;
-    const { value, unreadable } = read(S.points(S.polPoint), { points: [{ timestamp: t, pol: 0.1 }, { timestamp: t + 86_400, pol: 12 }, { timestamp: 5, pol: 0.1 }] });
+    const { value, unreadable } = read(S.points(S.polPoint), {
+      points: [
+        { timestamp: t, pol: 0.1 },
+        { timestamp: t + 86_400, pol: 12 },
+        { timestamp: 5, pol: 0.1 },
+      ],
+    });
     expect(value.points.filter((p) => !isUnreadable(p))).toEqual([{ timestamp: t, pol: 0.1 }]);
     expect(unreadable?.rows).toBe(2);
   });
 
   it('folds list indices in field paths, so a metric label names the field, not the row', () => {
-    const body = { categories: [{ category: 'security', score: { score: 250, rating: 'A' } }, { category: 'financial', score: { score: 50, rating: 'Q' } }] };
+    const body = {
+      categories: [
+        { category: 'security', score: { score: 250, rating: 'A' } },
+        { category: 'financial', score: { score: 50, rating: 'Q' } },
+      ],
+    };
     expect(inspect(S.byCategory.parse(body)).fields.map((f) => f.field)).toEqual(['categories[].score.score', 'categories[].score.rating']);
   });
 });

@@ -20,13 +20,26 @@ import { categoryPoints, polPoints, reservesPoints, valuePoints } from './helper
 
 type AnyOptions = {
   plugins: { title: { text: string; display: boolean }; subtitle: { text: string | string[] }; legend: { display?: boolean } };
-  scales: { y: { type?: string; min?: number; max?: number; suggestedMin?: number; suggestedMax?: number; ticks: { callback?: (v: number, i: number, t: Tick[]) => string } } };
+  scales: {
+    y: {
+      type?: string;
+      min?: number;
+      max?: number;
+      suggestedMin?: number;
+      suggestedMax?: number;
+      ticks: { callback?: (v: number, i: number, t: Tick[]) => string };
+    };
+  };
 };
 const opts = (b: BuiltChart) => b.config.options as unknown as AnyOptions;
 const title = (b: BuiltChart) => opts(b).plugins.title.text;
 const subtitle = (b: BuiltChart) => [opts(b).plugins.subtitle.text].flat().join(' | ');
 const tick = (b: BuiltChart, value: number, values: number[]) =>
-  opts(b).scales.y.ticks.callback!(value, 0, values.map((v) => ({ value: v }) as Tick));
+  opts(b).scales.y.ticks.callback!(
+    value,
+    0,
+    values.map((v) => ({ value: v }) as Tick),
+  );
 
 const PROJECT = ['security', 'financial', 'operational', 'reputational', 'regulatory'];
 const EXCHANGE = ['security', 'transparency', 'solvency'];
@@ -37,7 +50,15 @@ const specs: ChartSpec[] = [
   { kind: 'reserves', entityName: 'Binance', range: '365d', points: reservesPoints(365) },
   { kind: 'inflation', entityName: 'Bitcoin', range: '30d', points: valuePoints(30, 1.5, 0.4) },
   { kind: 'voice', entityName: 'Bitcoin', range: '180d', points: valuePoints(180, 70, 8) },
-  { kind: 'watchlist', listName: 'Risk desk', range: '30d', series: [{ name: 'Bitcoin', points: polPoints(30) }, { name: 'Solana', points: polPoints(30, 2) }] },
+  {
+    kind: 'watchlist',
+    listName: 'Risk desk',
+    range: '30d',
+    series: [
+      { name: 'Bitcoin', points: polPoints(30) },
+      { name: 'Solana', points: polPoints(30, 2) },
+    ],
+  },
 ];
 
 describe('config builders', () => {
@@ -89,7 +110,13 @@ describe('config builders', () => {
 
   it('draw one line per category with fixed colours, on 0..100, higher is better', () => {
     const project = describeCategoriesChart(categoryPoints(90, [...PROJECT].reverse()), { entityName: 'Bitcoin', range: '90d' });
-    expect(project.config.data.datasets.map((d) => d.label)).toEqual(['Security', 'Financial', 'Operational', 'Reputational', 'Regulatory']);
+    expect(project.config.data.datasets.map((d) => d.label)).toEqual([
+      'Security',
+      'Financial',
+      'Operational',
+      'Reputational',
+      'Regulatory',
+    ]);
     expect(opts(project).scales.y).toMatchObject({ min: 0, max: 100 });
     expect(subtitle(project)).toContain('higher is better');
     expect(opts(project).plugins.legend.display).not.toBe(false);
@@ -117,7 +144,10 @@ describe('config builders', () => {
   });
 
   it('cap watchlists at 12 distinct colours, keep the riskiest and say so', () => {
-    const series = Array.from({ length: 20 }, (_, i) => ({ name: `Entity ${i}`, points: polPoints(30).map((p) => ({ ...p, pol: (i + 1) / 100 })) }));
+    const series = Array.from({ length: 20 }, (_, i) => ({
+      name: `Entity ${i}`,
+      points: polPoints(30).map((p) => ({ ...p, pol: (i + 1) / 100 })),
+    }));
     const b = describeWatchlistChart(series, { range: '30d', listName: 'Exchanges' });
     const shown = b.config.data.datasets.map((d) => d.label);
     expect(shown).toHaveLength(MAX_WATCHLIST_LINES);
@@ -139,14 +169,29 @@ describe('config builders', () => {
     );
     expect(opts(wide).scales.y.type).toBe('logarithmic');
     expect(subtitle(wide)).toContain('log scale');
-    const narrow = describeWatchlistChart([{ name: 'A', points: polPoints(30) }, { name: 'B', points: polPoints(30, 1) }], { range: '30d' });
+    const narrow = describeWatchlistChart(
+      [
+        { name: 'A', points: polPoints(30) },
+        { name: 'B', points: polPoints(30, 1) },
+      ],
+      { range: '30d' },
+    );
     expect(opts(narrow).scales.y.type).toBe('linear');
   });
 
   it('return a valid "No data" config for empty or unusable series', () => {
     for (const spec of specs) {
       const junk = [{ timestamp: 1, pol: Number.NaN, value: null, reserves: 'x', scores: null }];
-      const variants = spec.kind === 'watchlist' ? [{ ...spec, series: [] }, { ...spec, series: [{ name: 'x', points: junk }] }] : [{ ...spec, points: [] }, { ...spec, points: junk }];
+      const variants =
+        spec.kind === 'watchlist'
+          ? [
+              { ...spec, series: [] },
+              { ...spec, series: [{ name: 'x', points: junk }] },
+            ]
+          : [
+              { ...spec, points: [] },
+              { ...spec, points: junk },
+            ];
       for (const v of variants) {
         const b = describeChart(v as ChartSpec);
         expect(b.empty).toBe(true);
@@ -200,10 +245,17 @@ describe('QuickChart serialisation', () => {
 
   it('inlines portable functions, drops local-only ones and refuses unmarked ones', () => {
     const fn = portable((v: number) => `${v}!`, 'function (v) { return v + "!"; }');
-    const source = serializeForQuickChart({ type: 'line', data: { datasets: [] }, plugins: [localOnly({ id: 'x' })], options: { scales: { y: { ticks: { callback: fn } } } } } as never);
+    const source = serializeForQuickChart({
+      type: 'line',
+      data: { datasets: [] },
+      plugins: [localOnly({ id: 'x' })],
+      options: { scales: { y: { ticks: { callback: fn } } } },
+    } as never);
     const parsed = evaluate(source) as { plugins: unknown[]; options: { scales: { y: { ticks: { callback: (v: number) => string } } } } };
     expect(parsed.plugins).toEqual([]);
     expect(parsed.options.scales.y.ticks.callback(3)).toBe('3!');
-    expect(() => serializeForQuickChart({ type: 'line', data: { datasets: [] }, options: { onClick: () => {} } } as never)).toThrow(/no portable form/);
+    expect(() => serializeForQuickChart({ type: 'line', data: { datasets: [] }, options: { onClick: () => {} } } as never)).toThrow(
+      /no portable form/,
+    );
   });
 });

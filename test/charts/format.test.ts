@@ -140,7 +140,11 @@ describe('QuickChart formatter sources', () => {
     const log = compile<(v: number) => string>(logPercentTickCallback);
     for (const v of [0.0001, 0.0005, 0.002, 0.05, 0.2, 1]) expect(log(v)).toBe(logPercentTick(v));
     const after = compile<(axis: { min: number; max: number; ticks: { value: number }[] }) => void>(roundLogTicksCallback);
-    for (const [min, max] of [[0.0006, 0.35], [0.00001, 0.9], [0.02, 0.6]] as const) {
+    for (const [min, max] of [
+      [0.0006, 0.35],
+      [0.00001, 0.9],
+      [0.02, 0.6],
+    ] as const) {
       const axis = { min, max, ticks: [] as { value: number }[] };
       after(axis);
       expect(axis.ticks.map((t) => t.value)).toEqual(roundLogTicks(min, max));

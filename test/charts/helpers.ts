@@ -19,7 +19,11 @@ export function categoryPoints(n: number, categories: readonly string[]): Catego
 }
 
 export function reservesPoints(n: number): ReservesPoint[] {
-  return days(n).map((timestamp, i) => ({ timestamp, reserves: 1.25e9 + 8e7 * Math.sin(i / 13), liabilities: 1.1e9 + 6e7 * Math.cos(i / 10) }));
+  return days(n).map((timestamp, i) => ({
+    timestamp,
+    reserves: 1.25e9 + 8e7 * Math.sin(i / 13),
+    liabilities: 1.1e9 + 6e7 * Math.cos(i / 10),
+  }));
 }
 
 export function valuePoints(n: number, base: number, amp: number): ValuePoint[] {

@@ -9,9 +9,12 @@ import { secretWatch } from '../helpers/secret-watch.js';
  * namespace reproduces that here. It needs `unshare -m` (root, as in CI); without it the test fails
  * rather than silently proving nothing.
  */
-const FONT_DIRS = ['/usr/share/fonts', '/usr/local/share/fonts', `${process.env.HOME ?? '/root'}/.fonts`, `${process.env.HOME ?? '/root'}/.local/share/fonts`].filter((d) =>
-  existsSync(d),
-);
+const FONT_DIRS = [
+  '/usr/share/fonts',
+  '/usr/local/share/fonts',
+  `${process.env.HOME ?? '/root'}/.fonts`,
+  `${process.env.HOME ?? '/root'}/.local/share/fonts`,
+].filter((d) => existsSync(d));
 const canIsolate = process.platform === 'linux' && spawnSync('unshare', ['-m', 'true']).status === 0;
 
 describe('charts without system fonts', () => {
@@ -20,7 +23,11 @@ describe('charts without system fonts', () => {
     const child = fileURLToPath(new URL('./no-system-fonts.child.ts', import.meta.url));
     const mounts = FONT_DIRS.map((d) => `mount -t tmpfs none '${d}'`).join(' && ');
     const script = `${mounts ? `${mounts} && ` : ''}exec "${process.execPath}" --import tsx "${child}"`;
-    const run = spawnSync('unshare', ['-m', 'sh', '-c', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('../..', import.meta.url)), timeout: 60_000 });
+    const run = spawnSync('unshare', ['-m', 'sh', '-c', script], {
+      encoding: 'utf8',
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      timeout: 60_000,
+    });
     secretWatch.outputText('chart child stdout', run.stdout);
     secretWatch.outputText('chart child stderr', run.stderr);
     expect(run.status, run.stderr).toBe(0);

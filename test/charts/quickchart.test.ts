@@ -43,14 +43,28 @@ describe('QuickChart renderer', () => {
   });
 
   it('uses a self-hosted base URL, scheme, port and path prefix included', async () => {
-    const internal = url(await createChartRenderer({ renderer: 'quickchart', quickchartUrl: 'http://charts.internal:3400', maxImageUrl: SLACK_MAX_URL }).render(pol));
+    const internal = url(
+      await createChartRenderer({
+        renderer: 'quickchart',
+        quickchartUrl: 'http://charts.internal:3400',
+        maxImageUrl: SLACK_MAX_URL,
+      }).render(pol),
+    );
     expect(internal.url.startsWith('http://charts.internal:3400/chart?')).toBe(true);
-    const prefixed = url(await createChartRenderer({ renderer: 'quickchart', quickchartUrl: 'https://proxy.example/quickchart/', maxImageUrl: SLACK_MAX_URL }).render(pol));
+    const prefixed = url(
+      await createChartRenderer({
+        renderer: 'quickchart',
+        quickchartUrl: 'https://proxy.example/quickchart/',
+        maxImageUrl: SLACK_MAX_URL,
+      }).render(pol),
+    );
     expect(prefixed.url.startsWith('https://proxy.example/quickchart/chart?')).toBe(true);
   });
 
   it('encodes the data, title and a percentage formatter that works on the server', async () => {
-    const image = url(await createChartRenderer({ renderer: 'quickchart', quickchartUrl: 'https://quickchart.io', maxImageUrl: SLACK_MAX_URL }).render(pol));
+    const image = url(
+      await createChartRenderer({ renderer: 'quickchart', quickchartUrl: 'https://quickchart.io', maxImageUrl: SLACK_MAX_URL }).render(pol),
+    );
     const chart = chartOf(new URL(image.url));
     expect(chart.type).toBe('line');
     expect(chart.options.plugins.title.text).toBe('Bitcoin · PoL, 90 days');
@@ -77,7 +91,14 @@ describe('QuickChart renderer', () => {
     const b = await renderer.render(pol);
     expect(b).toBe(a);
     expect(renderer.stats()).toMatchObject({ renders: 1, cacheHits: 1 });
-    const categories = url(await renderer.render({ kind: 'categories', entityName: 'Binance', range: '30d', points: categoryPoints(30, ['security', 'transparency', 'solvency']) }));
+    const categories = url(
+      await renderer.render({
+        kind: 'categories',
+        entityName: 'Binance',
+        range: '30d',
+        points: categoryPoints(30, ['security', 'transparency', 'solvency']),
+      }),
+    );
     expect(chartOf(new URL(categories.url)).data.datasets.map((d) => d.label)).toEqual(['Security', 'Transparency', 'Solvency']);
   });
 
@@ -99,7 +120,10 @@ describe('QuickChart renderer, for charts too long for an image URL', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        received.push({ path: `${req.method} ${req.url}`, body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown> });
+        received.push({
+          path: `${req.method} ${req.url}`,
+          body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>,
+        });
         res.writeHead(answer.status, { 'content-type': 'image/png' }).end(answer.body);
       });
     });
@@ -136,7 +160,11 @@ describe('QuickChart renderer, for charts too long for an image URL', () => {
   it('hands out no URL longer than Discord takes: a single-line chart over 2,000 characters comes as PNG too', async () => {
     answer = { status: 200, body: await encodePng(new Uint8Array(4 * 4 * 4).fill(255), 4, 4) };
     received.length = 0;
-    const image = await createChartRenderer({ renderer: 'quickchart', quickchartUrl: base }).render({ ...pol, range: '365d', points: polPoints(365) });
+    const image = await createChartRenderer({ renderer: 'quickchart', quickchartUrl: base }).render({
+      ...pol,
+      range: '365d',
+      points: polPoints(365),
+    });
     expect(image.kind).toBe('png');
     expect(received).toHaveLength(1);
     // Within the limit it stays a URL, and QuickChart is not asked for anything.
@@ -148,9 +176,13 @@ describe('QuickChart renderer, for charts too long for an image URL', () => {
 
   it('fails as a chart error, never with the body, when QuickChart answers an error or something that is not a PNG', async () => {
     answer = { status: 500, body: Buffer.from('<html>boom</html>') };
-    await expect(createChartRenderer({ renderer: 'quickchart', quickchartUrl: base }).render(watchlist)).rejects.toThrow(/^QuickChart answered 500$/);
+    await expect(createChartRenderer({ renderer: 'quickchart', quickchartUrl: base }).render(watchlist)).rejects.toThrow(
+      /^QuickChart answered 500$/,
+    );
     answer = { status: 200, body: Buffer.from('<html>not a chart</html>') };
-    const err = await createChartRenderer({ renderer: 'quickchart', quickchartUrl: base }).render(watchlist).catch((e: unknown) => e);
+    const err = await createChartRenderer({ renderer: 'quickchart', quickchartUrl: base })
+      .render(watchlist)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChartRenderError);
     expect(String((err as Error).message)).toBe('QuickChart did not answer with a PNG');
   });

@@ -10,7 +10,14 @@ const png = (image: ChartImage) => {
   if (image.kind !== 'png') throw new Error('expected a PNG');
   return image;
 };
-const pol: ChartSpec = { kind: 'pol', entityName: 'Bitcoin', range: '90d', simulated: true, points: polPoints(90), cacheKey: 'project:bitcoin' };
+const pol: ChartSpec = {
+  kind: 'pol',
+  entityName: 'Bitcoin',
+  range: '90d',
+  simulated: true,
+  points: polPoints(90),
+  cacheKey: 'project:bitcoin',
+};
 
 describe('local renderer', () => {
   it('draws a 1600x800 PNG (800x400 at pixel ratio 2) that decodes', async () => {
@@ -27,7 +34,9 @@ describe('local renderer', () => {
 
   it('draws a year of GitHub commits as a wide, short grid: the image is cut to it, with no blank half', async () => {
     const weeks = Array.from({ length: 52 }, (_, w) => Array.from({ length: 7 }, (_, d) => (w * 7 + d) % 5));
-    const image = png(await local().render({ kind: 'heatmap', entityName: 'Uniswap', range: '52w', simulated: true, weeks, cacheKey: 'project:uniswap' }));
+    const image = png(
+      await local().render({ kind: 'heatmap', entityName: 'Uniswap', range: '52w', simulated: true, weeks, cacheKey: 'project:uniswap' }),
+    );
     expect(image.width).toBe(800);
     expect(image.height).toBeLessThan(300);
     const size = pngSize(image.png)!;
@@ -64,7 +73,12 @@ describe('local renderer', () => {
     const renderer = local();
     const all: ChartSpec[] = [
       pol,
-      { kind: 'categories', entityName: 'Bitcoin', range: '90d', points: categoryPoints(90, ['security', 'financial', 'operational', 'reputational', 'regulatory']) },
+      {
+        kind: 'categories',
+        entityName: 'Bitcoin',
+        range: '90d',
+        points: categoryPoints(90, ['security', 'financial', 'operational', 'reputational', 'regulatory']),
+      },
       { kind: 'categories', entityName: 'Binance', range: '30d', points: categoryPoints(30, ['security', 'transparency', 'solvency']) },
       { kind: 'reserves', entityName: 'Binance', range: '365d', points: reservesPoints(365) },
       { kind: 'inflation', entityName: 'Bitcoin', range: '30d', points: valuePoints(30, 1.5, 0.4) },
@@ -74,7 +88,10 @@ describe('local renderer', () => {
         listName: 'Risk desk',
         range: '30d',
         simulated: true,
-        series: Array.from({ length: 14 }, (_, i) => ({ name: `Entity ${i}`, points: polPoints(30, i).map((p) => ({ ...p, pol: p.pol * (i + 1) ** 2 })) })),
+        series: Array.from({ length: 14 }, (_, i) => ({
+          name: `Entity ${i}`,
+          points: polPoints(30, i).map((p) => ({ ...p, pol: p.pol * (i + 1) ** 2 })),
+        })),
       },
     ];
     for (const spec of all) {
@@ -88,7 +105,13 @@ describe('local renderer', () => {
   });
 
   it('honours a custom size and pixel ratio', async () => {
-    const renderer = createChartRenderer({ renderer: 'local', quickchartUrl: 'https://quickchart.io', width: 600, height: 300, pixelRatio: 1 });
+    const renderer = createChartRenderer({
+      renderer: 'local',
+      quickchartUrl: 'https://quickchart.io',
+      width: 600,
+      height: 300,
+      pixelRatio: 1,
+    });
     const image = png(await renderer.render(pol));
     expect(pngSize(image.png)).toEqual({ width: 600, height: 300 });
   });

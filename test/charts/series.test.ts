@@ -25,15 +25,29 @@ describe('cleaning points', () => {
   });
 
   it('keeps the later of two points with the same timestamp and tolerates a non-array', () => {
-    expect(cleanSamples([{ timestamp: 1, value: 1 }, { timestamp: 1, value: 2 }], (p) => p.value)).toEqual([{ t: 1, v: 2 }]);
+    expect(
+      cleanSamples(
+        [
+          { timestamp: 1, value: 1 },
+          { timestamp: 1, value: 2 },
+        ],
+        (p) => p.value,
+      ),
+    ).toEqual([{ t: 1, v: 2 }]);
     expect(cleanSamples(null, () => 1)).toEqual([]);
     expect(cleanSamples({} as never, () => 1)).toEqual([]);
   });
 
   it('aligns series on the union of their timestamps', () => {
     const a = align([
-      [{ t: 1, v: 1 }, { t: 3, v: 3 }],
-      [{ t: 2, v: 20 }, { t: 3, v: 30 }],
+      [
+        { t: 1, v: 1 },
+        { t: 3, v: 3 },
+      ],
+      [
+        { t: 2, v: 20 },
+        { t: 3, v: 30 },
+      ],
     ]);
     expect(a.timestamps).toEqual([1, 2, 3]);
     expect(a.values).toEqual([

@@ -37,6 +37,9 @@ describe('browse exchanges', () => {
   it('lists them through REST, and says plainly that the tool server alone has no list', async () => {
     const r = (await ask(cores.rest, 'list exchanges')) as TableReply;
     expect(r.note).toContain(`${cores.rest.upstream.sim!.store.data.exchanges.length} exchanges`);
-    expect(await ask(cores.tools, 'browse exchanges')).toMatchObject({ kind: 'text', text: 'The list of exchanges needs the REST service; the tool server has no tool for it.' });
+    expect(await ask(cores.tools, 'browse exchanges')).toMatchObject({
+      kind: 'text',
+      text: 'The list of exchanges needs the REST service; the tool server has no tool for it.',
+    });
   });
 });

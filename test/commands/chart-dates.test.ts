@@ -55,7 +55,10 @@ describe('chart over a date range', () => {
     const shown = year.series?.values ?? [];
     expect([365, 366]).toContain(shown.length);
     expect(shown).toEqual(index.slice(-shown.length));
-    expect(await ask(core, 'index from 2026-06-30 to 2026-03-01')).toMatchObject({ kind: 'error', message: 'The dates run backwards: 2026-06-30 comes after 2026-03-01. Try from 2026-03-01 to 2026-06-30.' });
+    expect(await ask(core, 'index from 2026-06-30 to 2026-03-01')).toMatchObject({
+      kind: 'error',
+      message: 'The dates run backwards: 2026-06-30 comes after 2026-03-01. Try from 2026-03-01 to 2026-06-30.',
+    });
   });
 
   it('keeps the dates through a choice between names', async () => {
@@ -65,7 +68,10 @@ describe('chart over a date range', () => {
   });
 
   it.each([
-    ['chart bitcoin from 2026-06-30 to 2026-03-01', 'The dates run backwards: 2026-06-30 comes after 2026-03-01. Try from 2026-03-01 to 2026-06-30.'],
+    [
+      'chart bitcoin from 2026-06-30 to 2026-03-01',
+      'The dates run backwards: 2026-06-30 comes after 2026-03-01. Try from 2026-03-01 to 2026-06-30.',
+    ],
     ['chart bitcoin from 2026-02-30', "'2026-02-30' is not a start date: use YYYY-MM-DD."],
     ['chart bitcoin from 03/01/2026', "'03/01/2026' is not a start date: use YYYY-MM-DD."],
     ['chart bitcoin to 2026-01-01', "'to 2026-01-01' needs a start: add 'from YYYY-MM-DD'."],

@@ -33,7 +33,12 @@ describe('score cards', () => {
     const e = store.exchange('binance')!;
     expect(card.entity).toMatchObject({ kind: 'exchange', slug: 'binance' });
     expect(card.title).toBe('Binance');
-    expect(card.headline).toMatchObject({ label: 'Probability of Loss', value: polText(last(e.pol)), rating: ratingForPol(last(e.pol)), direction: 'lower is safer' });
+    expect(card.headline).toMatchObject({
+      label: 'Probability of Loss',
+      value: polText(last(e.pol)),
+      rating: ratingForPol(last(e.pol)),
+      direction: 'lower is safer',
+    });
     const delta = last(e.pol) - e.pol[e.pol.length - 31]!;
     expect(card.headline.change?.text).toContain(ppText(delta));
     const scores = section(card, 'Category quality scores');
@@ -56,10 +61,19 @@ describe('score cards', () => {
     const p = store.project('pepe')!;
     expect(card.title).toBe('Pepe (PEPE)');
     expect(card.headline.value).toBe(polText(last(p.pol)));
-    expect(section(card, 'Category quality scores').fields!.map((f) => f.label)).toEqual(['Security', 'Financial', 'Operational', 'Reputational', 'Regulatory']);
+    expect(section(card, 'Category quality scores').fields!.map((f) => f.label)).toEqual([
+      'Security',
+      'Financial',
+      'Operational',
+      'Reputational',
+      'Regulatory',
+    ]);
     expect(field(card, 'Category quality scores', 'Regulatory').detail).toContain(p.categories.regulatory.confidence.toLowerCase());
     const flags = section(card, 'Red flags');
-    const expected = [...(p.redFlags.mm as string[]).map((f) => `Market maker: ${f}`), ...(p.redFlags.investor === 'none_identified' ? [] : p.redFlags.investor.map((f) => `Investor: ${f}`))];
+    const expected = [
+      ...(p.redFlags.mm as string[]).map((f) => `Market maker: ${f}`),
+      ...(p.redFlags.investor === 'none_identified' ? [] : p.redFlags.investor.map((f) => `Investor: ${f}`)),
+    ];
     expect(flags.items).toEqual(expected);
     expect(field(card, 'Market', 'Market cap').value).toBe(usdText(p.market.marketCap));
     expect(field(card, 'Context', 'Index PoL (all projects)').value).toBe(polText(last(store.indexPol('project'))));
@@ -110,7 +124,10 @@ describe('ambiguous and unknown names', () => {
 
   it('keeps the subcommand and its options in every choice', async () => {
     const chart = (await ask(core, 'chart lido 365d categories')) as ChoiceReply;
-    expect(chart.options.map((o) => o.command).sort()).toEqual(['chart project:lido-dao 365d categories', 'chart project:lido-staked-ether 365d categories']);
+    expect(chart.options.map((o) => o.command).sort()).toEqual([
+      'chart project:lido-dao 365d categories',
+      'chart project:lido-staked-ether 365d categories',
+    ]);
     const flags = (await ask(core, 'flags shiba')) as ChoiceReply;
     expect(flags.options.map((o) => o.command)).toContain('flags project:shiba-inu');
     const compare = (await ask(core, 'compare kraken, lido')) as ChoiceReply;
@@ -128,7 +145,20 @@ describe('ambiguous and unknown names', () => {
   });
 
   it('never answers hostile input with a crash or an empty reply', async () => {
-    for (const input of ['../health', 'a/b', '%2e%2e', '?x=1', '#', 'x'.repeat(10_000), '🚀', 'bit\u0000coin', '<!channel>', '@everyone', '```', 'project:../x']) {
+    for (const input of [
+      '../health',
+      'a/b',
+      '%2e%2e',
+      '?x=1',
+      '#',
+      'x'.repeat(10_000),
+      '🚀',
+      'bit\u0000coin',
+      '<!channel>',
+      '@everyone',
+      '```',
+      'project:../x',
+    ]) {
       const r = await ask(core, input);
       expect(['card', 'choice', 'error', 'text', 'table']).toContain(r.kind);
       expect(visibleText(r).length).toBeGreaterThan(0);
@@ -156,7 +186,12 @@ describe('other commands', () => {
     expect(pol.image?.kind).toBe('png');
     expect(pol.series?.values).toHaveLength(366);
     expect(last(pol.series!.values)).toBe(last(store.project('bitcoin')!.pol));
-    for (const text of ['chart kraken 30d categories', 'chart binance 7d reserves', 'chart solana all inflation', 'chart solana 90d voice']) {
+    for (const text of [
+      'chart kraken 30d categories',
+      'chart binance 7d reserves',
+      'chart solana all inflation',
+      'chart solana 90d voice',
+    ]) {
       const r = (await ask(core, text)) as TextReply;
       expect(r.kind, text).toBe('text');
       expect(r.image, text).toBeDefined();
@@ -179,7 +214,10 @@ describe('other commands', () => {
 
   it('lists top ratings lowest PoL first', async () => {
     const t = (await ask(core, 'top exchanges')) as TableReply;
-    const expected = [...store.data.exchanges].sort((a, b) => last(a.pol) - last(b.pol)).slice(0, 10).map((e) => e.name);
+    const expected = [...store.data.exchanges]
+      .sort((a, b) => last(a.pol) - last(b.pol))
+      .slice(0, 10)
+      .map((e) => e.name);
     expect(t.rows.map((r) => r.name)).toEqual(expected);
     const p = (await ask(core, 'top projects')) as TableReply;
     const expectedProjects = [...store.data.projects].sort((a, b) => last(a.pol) - last(b.pol)).slice(0, 10);
@@ -212,7 +250,26 @@ describe('other commands', () => {
         if (!/^(digest|alert)\b/.test(e.text!)) expect(run.reply.kind, e.text).not.toBe('error');
       }
     }
-    for (const cmd of ['/pol <name or slug>', '/pol project', '/pol section', '/pol why', '/pol exchange', '/pol flags', '/pol chart', '/pol compare', '/pol top', '/pol ratings', '/pol search', '/pol trending', '/pol index', '/pol browse', '/pol health', '/pol help', '/pol digest', '/pol alert']) {
+    for (const cmd of [
+      '/pol <name or slug>',
+      '/pol project',
+      '/pol section',
+      '/pol why',
+      '/pol exchange',
+      '/pol flags',
+      '/pol chart',
+      '/pol compare',
+      '/pol top',
+      '/pol ratings',
+      '/pol search',
+      '/pol trending',
+      '/pol index',
+      '/pol browse',
+      '/pol health',
+      '/pol help',
+      '/pol digest',
+      '/pol alert',
+    ]) {
       expect(usages).toContain(cmd);
     }
     expect(help.text).toMatch(/lower is safer/);

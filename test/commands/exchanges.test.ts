@@ -19,23 +19,35 @@ function card(r: Reply): CardReply {
   expect(r.kind, JSON.stringify(r).slice(0, 300)).toBe('card');
   return r as CardReply;
 }
-const field = (r: CardReply | TextReply, title: string, label: string) => r.sections?.find((s) => s.title === title)?.fields?.find((f) => f.label === label);
+const field = (r: CardReply | TextReply, title: string, label: string) =>
+  r.sections?.find((s) => s.title === title)?.fields?.find((f) => f.label === label);
 
 describe('exchange sections through REST', () => {
-  it.each(['transparency', 'security', 'solvency'] as const)('%s: the quality score, higher is better, never called PoL', async (category) => {
-    const e = exchange('kraken');
-    const r = card(await ask(cores.rest, `kraken ${category}`));
-    const title = category[0]!.toUpperCase() + category.slice(1);
-    expect(r.title).toBe(`Kraken: ${title}`);
-    expect(r.headline).toMatchObject({ label: `${title} quality score`, value: `${scoreText(last(e.categories[category].scores))} / 100`, direction: 'higher is better' });
-    expect(r.headline.label).not.toMatch(/PoL|Probability/);
-  });
+  it.each(['transparency', 'security', 'solvency'] as const)(
+    '%s: the quality score, higher is better, never called PoL',
+    async (category) => {
+      const e = exchange('kraken');
+      const r = card(await ask(cores.rest, `kraken ${category}`));
+      const title = category[0]!.toUpperCase() + category.slice(1);
+      expect(r.title).toBe(`Kraken: ${title}`);
+      expect(r.headline).toMatchObject({
+        label: `${title} quality score`,
+        value: `${scoreText(last(e.categories[category].scores))} / 100`,
+        direction: 'higher is better',
+      });
+      expect(r.headline.label).not.toMatch(/PoL|Probability/);
+    },
+  );
 
   it('transparency: what the exchange discloses, as the dataset has it', async () => {
     const e = exchange('kraken');
     const r = card(await ask(cores.rest, 'section kraken transparency'));
     expect(field(r, 'Disclosures', 'Proof of reserves')?.value).toBe(e.markers.isProofOfReservesPresent ? 'published' : 'not published');
-    expect(field(r, 'Disclosures', 'Auditor')).toEqual({ label: 'Auditor', value: e.transparency.auditor, detail: `last audit ${e.transparency.lastAuditAt!.slice(0, 10)}` });
+    expect(field(r, 'Disclosures', 'Auditor')).toEqual({
+      label: 'Auditor',
+      value: e.transparency.auditor,
+      detail: `last audit ${e.transparency.lastAuditAt!.slice(0, 10)}`,
+    });
     expect(field(r, 'Disclosures', 'Team')?.value).toBe(e.transparency.isTeamPublic ? 'public' : 'not public');
     expect(field(r, 'Disclosures', 'Order book')?.value).toBe(e.transparency.isOrderBookPublic ? 'public' : 'not public');
   });
@@ -66,7 +78,9 @@ describe('exchange sections through REST', () => {
   it('solvency of an exchange that publishes no proof of reserves says there is nothing to compare', async () => {
     const without = store().data.exchanges.find((x) => !x.markers.isProofOfReservesPresent)!;
     const r = card(await ask(cores.rest, `section exchange:${without.slug} solvency`));
-    expect(r.sections.find((s) => s.title === 'Reserves against liabilities')?.empty).toBe('no proof of reserves published, so there is nothing to compare');
+    expect(r.sections.find((s) => s.title === 'Reserves against liabilities')?.empty).toBe(
+      'no proof of reserves published, so there is nothing to compare',
+    );
     expect(r.image).toBeUndefined();
   });
 
@@ -104,7 +118,9 @@ describe('listed assets', () => {
     const r = (await ask(cores.rest, 'binance assets')) as TableReply;
     expect(r.kind).toBe('table');
     expect(r.note).toBe(`All · page 1 of ${Math.ceil(listed.length / 10)} · ${listed.length} assets. PoL: lower is safer.`);
-    expect(r.rows.map((row) => [row.name, row.cap, row.pol])).toEqual(listed.slice(0, 10).map((t) => [`${t.name} (${t.ticker})`, usdText(t.marketCap), polText(t.polScore)]));
+    expect(r.rows.map((row) => [row.name, row.cap, row.pol])).toEqual(
+      listed.slice(0, 10).map((t) => [`${t.name} (${t.ticker})`, usdText(t.marketCap), polText(t.polScore)]),
+    );
     const next = r.actions?.find((a) => a.label === 'Next page');
     expect(next?.command).toBe('assets exchange:binance page=2');
     const second = (await ask(cores.rest, next?.command ?? '')) as TableReply;
@@ -114,7 +130,9 @@ describe('listed assets', () => {
 
   it('filters by the exchange’s own categories and a search, sorts by PoL, and exports the whole list as CSV', async () => {
     const e = exchange('kraken');
-    const defi = tokensOf(e).filter((t) => t.category === 'DeFi').sort((a, b) => a.polScore - b.polScore);
+    const defi = tokensOf(e)
+      .filter((t) => t.category === 'DeFi')
+      .sort((a, b) => a.polScore - b.polScore);
     expect(defi.length).toBeGreaterThan(1);
     const r = (await ask(cores.rest, 'assets kraken category=defi sort=polScore order=asc')) as TableReply;
     expect(r.rows.map((row) => row.pol)).toEqual(defi.slice(0, 10).map((t) => polText(t.polScore)));
@@ -125,16 +143,24 @@ describe('listed assets', () => {
     expect(lines.map((l) => l.split(','))).toEqual(defi.map((t) => [t.name, t.ticker, 'DeFi', String(t.marketCap), String(t.polScore)]));
 
     // Coinbase's slug is not its name: the name resolves.
-    const found = tokensOf(exchange(slugOf('Coinbase'))).filter((t) => t.name.toLowerCase().includes('coin') || t.ticker.toLowerCase().includes('coin'));
+    const found = tokensOf(exchange(slugOf('Coinbase'))).filter(
+      (t) => t.name.toLowerCase().includes('coin') || t.ticker.toLowerCase().includes('coin'),
+    );
     expect(found.length).toBeGreaterThan(0);
     const search = (await ask(cores.rest, 'assets coinbase search=coin')) as TableReply;
     expect(search.rows.map((row) => row.name).sort()).toEqual(found.map((t) => `${t.name} (${t.ticker})`).sort());
   });
 
   it('says so in a sentence when nothing matches, when a page is past the last, and lists the categories for an unknown one', async () => {
-    expect(await ask(cores.rest, 'assets binance search=zzzz')).toMatchObject({ kind: 'text', text: 'No asset listed on Binance matches search=zzzz.' });
+    expect(await ask(cores.rest, 'assets binance search=zzzz')).toMatchObject({
+      kind: 'text',
+      text: 'No asset listed on Binance matches search=zzzz.',
+    });
     const pages = Math.ceil(exchange('binance').listed.length / 10);
-    expect(await ask(cores.rest, 'assets binance page=99')).toMatchObject({ kind: 'error', message: `There are ${pages} pages of assets; page 99 is past the last.` });
+    expect(await ask(cores.rest, 'assets binance page=99')).toMatchObject({
+      kind: 'error',
+      message: `There are ${pages} pages of assets; page 99 is past the last.`,
+    });
     const unknown = await ask(cores.rest, 'assets binance category=Nope');
     expect(unknown.kind).toBe('error');
     expect(visibleText(unknown)).toContain("This exchange lists no 'Nope' assets: its categories are");
@@ -154,7 +180,9 @@ describe('the market', () => {
       years.map((y) => [String(y), usdText(incidents.filter((i) => i.date.startsWith(String(y))).reduce((s, i) => s + i.amountUsd, 0))]),
     );
     const newest = [...incidents].sort((a, b) => b.date.localeCompare(a.date))[0]!;
-    expect(r.sections?.find((s) => s.title === 'Latest incidents')?.items?.[0]).toBe(`${newest.date.slice(0, 10)} · ${newest.exchange}: ${usdText(newest.amountUsd)}, ${newest.cause}`);
+    expect(r.sections?.find((s) => s.title === 'Latest incidents')?.items?.[0]).toBe(
+      `${newest.date.slice(0, 10)} · ${newest.exchange}: ${usdText(newest.amountUsd)}, ${newest.cause}`,
+    );
     expect(r.image?.kind).toBe('png');
     // The chart's own words, oldest year first; its amounts are drawn, so only the years are checked here.
     expect(r.image?.alt).toMatch(new RegExp(`^Funds lost at exchanges by year: ${years.at(-1)} \\$`));
@@ -171,7 +199,9 @@ describe('the market', () => {
       value: String(withReserves),
       detail: `${Math.round((withReserves / list.length) * 100)}% of exchanges`,
     });
-    expect(field(r, 'Safeguards published (more is better)', 'Bug bounty')?.value).toBe(String(list.filter((e) => e.markers.isBugBountyPresent).length));
+    expect(field(r, 'Safeguards published (more is better)', 'Bug bounty')?.value).toBe(
+      String(list.filter((e) => e.markers.isBugBountyPresent).length),
+    );
     // `/pol transparency kraken` is that exchange's section.
     expect(card(await ask(cores.rest, 'transparency kraken')).title).toBe('Kraken: Transparency');
   });
@@ -182,9 +212,18 @@ describe('the market', () => {
     const eth = tokens.find((t) => t.ticker === 'ETH')!;
     const listing = store().data.exchanges.filter((e) => e.listed.includes(btc.id) && e.listed.includes(eth.id));
     const r = (await ask(cores.rest, 'ratings exchanges listed_tokens=btc,ethereum sort=pol order=asc')) as TableReply;
-    expect(r.note).toContain(`listed_tokens=BTC,ETH sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`);
-    expect(r.rows.map((row) => row.pol)).toEqual([...listing].sort((a, b) => last(a.pol) - last(b.pol)).slice(0, 10).map((e) => polText(last(e.pol))));
-    expect(r.actions?.find((a) => a.label === 'Next page')?.command).toBe('ratings exchanges listed_tokens=BTC,ETH sort=pol order=asc page=2');
+    expect(r.note).toContain(
+      `listed_tokens=BTC,ETH sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`,
+    );
+    expect(r.rows.map((row) => row.pol)).toEqual(
+      [...listing]
+        .sort((a, b) => last(a.pol) - last(b.pol))
+        .slice(0, 10)
+        .map((e) => polText(last(e.pol))),
+    );
+    expect(r.actions?.find((a) => a.label === 'Next page')?.command).toBe(
+      'ratings exchanges listed_tokens=BTC,ETH sort=pol order=asc page=2',
+    );
     const wrong = await ask(cores.rest, 'ratings exchanges listed_tokens=bitco');
     expect(wrong).toMatchObject({ kind: 'error' });
     expect(visibleText(wrong)).toContain("No token is called 'bitco'. Did you mean Bitcoin (BTC)");
@@ -205,7 +244,13 @@ describe('an exchange through the tool server alone', () => {
     // Nothing offered that could only fail.
     expect(r.actions?.map((a) => a.command)).not.toContain('assets exchange:binance');
     expect(r.actions?.map((a) => a.command)).not.toContain('section exchange:binance dashboard');
-    for (const text of ['section exchange:binance dashboard', 'assets exchange:binance', 'lost-funds', 'transparency', 'ratings exchanges listed_tokens=BTC']) {
+    for (const text of [
+      'section exchange:binance dashboard',
+      'assets exchange:binance',
+      'lost-funds',
+      'transparency',
+      'ratings exchanges listed_tokens=BTC',
+    ]) {
       const reply = await ask(cores.tools, text);
       expect(reply.kind, text).toBe('text');
       expect(visibleText(reply), text).toMatch(/needs? the REST service/);

@@ -53,7 +53,8 @@ const card = (r: Reply) => {
   expect(r.kind, JSON.stringify(r).slice(0, 300)).toBe('card');
   return r as CardReply;
 };
-const field = (r: CardReply, section: string, label: string) => r.sections.find((s) => s.title === section)?.fields?.find((f) => f.label === label);
+const field = (r: CardReply, section: string, label: string) =>
+  r.sections.find((s) => s.title === section)?.fields?.find((f) => f.label === label);
 
 const POL_CURRENT = /^\/projects_data\/v1\/aave\/pol\/current$/;
 const BY_CATEGORY = /^\/projects_data\/v1\/aave\/pol\/by_category$/;
@@ -81,7 +82,9 @@ describe('a PoL outside 0..1 is never shown as a number', () => {
 describe('an answer about another entity', () => {
   it("is never shown under this one's name, through REST or a tool", async () => {
     const uniswap = sim.store.project('uniswap')!;
-    const viaRest = card(await askOdd(restCore, 'project aave', onRoute(POL_CURRENT, compose(setAt('slug', 'uniswap'), setAt('pol', last(uniswap.pol))))));
+    const viaRest = card(
+      await askOdd(restCore, 'project aave', onRoute(POL_CURRENT, compose(setAt('slug', 'uniswap'), setAt('pol', last(uniswap.pol))))),
+    );
     expect(viaRest.headline.value).toBe('unreadable');
     expect(visibleText(viaRest)).not.toContain(polText(last(uniswap.pol)));
 
@@ -112,12 +115,24 @@ describe('category quality scores outside 0..100', () => {
   });
 
   it('a garbage score route leaves the PoL, and a garbage PoL route leaves the scores', async () => {
-    const noScores = card(await askOdd(restCore, 'project aave', onRoute(BY_CATEGORY, () => ({ categories: 'n/a' }))));
+    const noScores = card(
+      await askOdd(
+        restCore,
+        'project aave',
+        onRoute(BY_CATEGORY, () => ({ categories: 'n/a' })),
+      ),
+    );
     expect(noScores.headline.value).toBe(polText(last(aave().pol)));
     expect(field(noScores, 'Category quality scores', 'Security')).toBeUndefined();
 
     restCore.upstream.source.cache.clear();
-    const noPol = card(await askOdd(restCore, 'project aave', onRoute(POL_CURRENT, () => ['not', 'an', 'object'])));
+    const noPol = card(
+      await askOdd(
+        restCore,
+        'project aave',
+        onRoute(POL_CURRENT, () => ['not', 'an', 'object']),
+      ),
+    );
     expect(noPol.headline.value).toBe('unreadable');
     expect(noPol.headline.change?.text).toMatch(/^Overall PoL /);
     expect(field(noPol, 'Category quality scores', 'Security')?.value).toBe(scoreText(last(aave().categories.security.scores)));
@@ -133,14 +148,22 @@ describe('one bad row costs that row', () => {
   });
 
   it('top: a null row in the ratings leaves the others, sorted, and says one was skipped', async () => {
-    const r = (await askOdd(restCore, 'top exchanges', onRoute(/^\/exchanges_data\/v1\/top_ratings$/, setAt('items[1]', null)))) as TableReply;
+    const r = (await askOdd(
+      restCore,
+      'top exchanges',
+      onRoute(/^\/exchanges_data\/v1\/top_ratings$/, setAt('items[1]', null)),
+    )) as TableReply;
     expect(r.kind).toBe('table');
     expect(r.rows.length).toBeGreaterThan(3);
     expect(visibleText(r)).toMatch(/1 (row|entry|rating)[^\n]* could not be read/);
   });
 
   it('top: a PoL of 1.7 in one rating row shows unreadable in that row and sorts it last', async () => {
-    const r = (await askOdd(restCore, 'top exchanges', onRoute(/^\/exchanges_data\/v1\/top_ratings$/, setAt('items[0].pol', 1.7)))) as TableReply;
+    const r = (await askOdd(
+      restCore,
+      'top exchanges',
+      onRoute(/^\/exchanges_data\/v1\/top_ratings$/, setAt('items[0].pol', 1.7)),
+    )) as TableReply;
     expect(r.rows.at(-1)?.pol).toBe('unreadable (out of range)');
   });
 
@@ -170,51 +193,70 @@ describe('one bad row costs that row', () => {
   });
 
   it('flags: a renamed field costs that part of the answer, not the whole', async () => {
-    const r = await askOdd(restCore, 'flags aave', onRoute(/^\/projects_data\/v1\/aave\/reputational$/, renameAt('mmRedFlags', 'marketMakerFlags')));
+    const r = await askOdd(
+      restCore,
+      'flags aave',
+      onRoute(/^\/projects_data\/v1\/aave\/reputational$/, renameAt('mmRedFlags', 'marketMakerFlags')),
+    );
     expect(r.kind).not.toBe('error');
   });
 });
 
 describe('digests', () => {
-  it.each(['REST', 'tool server with REST'])('through %s, a watchlist row with an unreadable PoL reads unreadable; the other rows stand', async (via) => {
-    const core = via === 'REST' ? restCore : mcpCore;
-    proxy.set(onRoute(POL_CURRENT, setAt('pol', 17)));
-    const now = Date.now();
-    const digest: Digest = {
-      id: 9001,
-      platform: 'slack',
-      channelId: 'C-ODD',
-      workspaceId: null,
-      enterpriseId: null,
-      entities: [
-        { kind: 'project', slug: 'aave', name: 'Aave', ticker: 'AAVE' },
-        { kind: 'exchange', slug: 'kraken', name: 'Kraken' },
-      ],
-      cron: '0 9 * * *',
-      scheduleLabel: 'daily at 09:00',
-      timezone: 'UTC',
-      state: 'active',
-      stateReason: null,
-      createdBy: 'U-ODD',
-      createdAt: now,
-      nextSlot: null,
-      lastSlot: null,
-      lastDeliveredAt: null,
-      lastError: null,
-    };
-    const content = await buildDigest(new EntityLoader(core.upstream.source), { digest, slot: null, previous: null, unsent: 0, nextRun: null, now });
-    const table = content.parts.find((r): r is TableReply => r.kind === 'table')!;
-    expect(table.rows.find((r) => r.name === 'Aave (AAVE)')?.pol).toBe('unreadable');
-    expect(table.rows.find((r) => r.name === 'Kraken')?.pol).toBe(polText(last(kraken().pol)));
-    for (const reply of content.parts) expect(brokenNumbers(reply)).toEqual([]);
-  });
+  it.each(['REST', 'tool server with REST'])(
+    'through %s, a watchlist row with an unreadable PoL reads unreadable; the other rows stand',
+    async (via) => {
+      const core = via === 'REST' ? restCore : mcpCore;
+      proxy.set(onRoute(POL_CURRENT, setAt('pol', 17)));
+      const now = Date.now();
+      const digest: Digest = {
+        id: 9001,
+        platform: 'slack',
+        channelId: 'C-ODD',
+        workspaceId: null,
+        enterpriseId: null,
+        entities: [
+          { kind: 'project', slug: 'aave', name: 'Aave', ticker: 'AAVE' },
+          { kind: 'exchange', slug: 'kraken', name: 'Kraken' },
+        ],
+        cron: '0 9 * * *',
+        scheduleLabel: 'daily at 09:00',
+        timezone: 'UTC',
+        state: 'active',
+        stateReason: null,
+        createdBy: 'U-ODD',
+        createdAt: now,
+        nextSlot: null,
+        lastSlot: null,
+        lastDeliveredAt: null,
+        lastError: null,
+      };
+      const content = await buildDigest(new EntityLoader(core.upstream.source), {
+        digest,
+        slot: null,
+        previous: null,
+        unsent: 0,
+        nextRun: null,
+        now,
+      });
+      const table = content.parts.find((r): r is TableReply => r.kind === 'table')!;
+      expect(table.rows.find((r) => r.name === 'Aave (AAVE)')?.pol).toBe('unreadable');
+      expect(table.rows.find((r) => r.name === 'Kraken')?.pol).toBe(polText(last(kraken().pol)));
+      for (const reply of content.parts) expect(brokenNumbers(reply)).toEqual([]);
+    },
+  );
 });
 
 describe('the sources report what they could not read', () => {
   it('the answer carries which fields were unreadable, for the log and the metric', async () => {
     proxy.set(onRoute(POL_CURRENT, setAt('pol', 1.7)));
     const fetched = await restCore.upstream.source.polCurrent('project', 'aave');
-    expect(fetched.meta.unreadable).toEqual({ route: 'projects_data /v1/{slug}/pol/current', fields: ['pol'], rows: 0, first: 'pol: out of range' });
+    expect(fetched.meta.unreadable).toEqual({
+      route: 'projects_data /v1/{slug}/pol/current',
+      fields: ['pol'],
+      rows: 0,
+      first: 'pol: out of range',
+    });
   });
 });
 
@@ -225,14 +267,27 @@ describe('an exchange in depth, with odd answers', () => {
   const SOLVENCY = /^\/exchanges_data\/v1\/kraken\/solvency$/;
 
   it('an exchange that lists no assets, and an empty lost-funds record, each get a sentence, not an empty table', async () => {
-    const none = await askOdd(restCore, 'assets kraken', compose(onRoute(ASSETS, compose(setAt('items', []), setAt('total', 0), setAt('totalPages', 0))), onRoute(CATEGORIES, setAt('items', []))));
+    const none = await askOdd(
+      restCore,
+      'assets kraken',
+      compose(
+        onRoute(ASSETS, compose(setAt('items', []), setAt('total', 0), setAt('totalPages', 0))),
+        onRoute(CATEGORIES, setAt('items', [])),
+      ),
+    );
     expect(none).toMatchObject({ kind: 'text', text: 'Kraken lists no assets.' });
-    const lost = await askOdd(restCore, 'lost-funds', onRoute(LOST, compose(setAt('incidents', []), setAt('byYear', []), setAt('totalUsd', 0))));
+    const lost = await askOdd(
+      restCore,
+      'lost-funds',
+      onRoute(LOST, compose(setAt('incidents', []), setAt('byYear', []), setAt('totalUsd', 0))),
+    );
     expect(lost).toMatchObject({ kind: 'text', text: 'No funds lost at exchanges are on record.' });
   });
 
   it('an asset with an unreadable PoL costs that cell, never the list', async () => {
-    const listed = kraken().listed.map((id) => sim.store.data.tokens.find((t) => t.id === id)!).sort((a, b) => b.marketCap - a.marketCap);
+    const listed = kraken()
+      .listed.map((id) => sim.store.data.tokens.find((t) => t.id === id)!)
+      .sort((a, b) => b.marketCap - a.marketCap);
     const r = (await askOdd(restCore, 'assets kraken', onRoute(ASSETS, setAt('items.0.polScore', 7)))) as TableReply;
     expect(r.kind).toBe('table');
     expect(r.rows[0]!.pol).toBe('unreadable (out of range)');

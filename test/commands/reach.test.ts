@@ -37,16 +37,21 @@ function step(core: Core, ref: CommandRef): ReachStep {
   };
 }
 
-const buttonsOf = (r: Reply): CommandRef[] => [...('actions' in r && r.actions ? r.actions : []), ...(r.kind === 'choice' ? r.options : [])].map((a) => a.run);
+const buttonsOf = (r: Reply): CommandRef[] =>
+  [...('actions' in r && r.actions ? r.actions : []), ...(r.kind === 'choice' ? r.options : [])].map((a) => a.run);
 
 async function explore(core: Core): Promise<string[]> {
   const help = (await core.run('help')).reply;
-  const examples = (help.kind === 'text' ? (help.commands ?? []) : []).flatMap((c) => c.examples).filter((e) => !/^(digest|alert)-?/.test(e.command));
+  const examples = (help.kind === 'text' ? (help.commands ?? []) : [])
+    .flatMap((c) => c.examples)
+    .filter((e) => !/^(digest|alert)-?/.test(e.command));
   return exploreTwoClicks(examples.map((e) => step(core, e)));
 }
 
 describe('reach from help and two clicks', () => {
-  it('calls all 55 routes of the two services and all 23 tools, through REST and the tool server together', { timeout: 60_000 }, async () => {
+  it('calls all 55 routes of the two services and all 23 tools, through REST and the tool server together', {
+    timeout: 60_000,
+  }, async () => {
     // Counted from the start: the name lists load while the cores start.
     for (const core of cores) expect((await explore(core)).length).toBeGreaterThan(40);
     expect(unreachedOperations(sim)).toEqual({ routes: [], tools: [] });

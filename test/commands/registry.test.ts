@@ -36,10 +36,16 @@ describe('the command registry', () => {
   it('reads the typed grammar into typed arguments', () => {
     expect(parse('binance')).toEqual({ command: 'card', args: { name: 'binance' } });
     expect(parse('project lido dao')).toEqual({ command: 'project', args: { name: 'lido dao' } });
-    expect(parse('chart bitcoin 1y categories')).toEqual({ command: 'chart', args: { name: 'bitcoin', range: '365d', kind: 'categories' } });
+    expect(parse('chart bitcoin 1y categories')).toEqual({
+      command: 'chart',
+      args: { name: 'bitcoin', range: '365d', kind: 'categories' },
+    });
     // No range typed: the handler's default (90 days) applies, and dates may stand in its place.
     expect(parse('chart bitcoin')).toEqual({ command: 'chart', args: { name: 'bitcoin' } });
-    expect(parse('chart lido dao from 2026-03-01 to 2026-06-30 pol')).toEqual({ command: 'chart', args: { name: 'lido dao', kind: 'pol', from: '2026-03-01', to: '2026-06-30' } });
+    expect(parse('chart lido dao from 2026-03-01 to 2026-06-30 pol')).toEqual({
+      command: 'chart',
+      args: { name: 'lido dao', kind: 'pol', from: '2026-03-01', to: '2026-06-30' },
+    });
     expect(parse('chart bitcoin since 2026-01-01')).toEqual({ command: 'chart', args: { name: 'bitcoin', from: '2026-01-01' } });
     expect(parse('browse exchanges page 2')).toEqual({ command: 'browse', args: { kind: 'exchanges', page: '2' } });
     expect(parse('compare lido dao, binance vs okx')).toEqual({ command: 'compare', args: { names: ['lido dao', 'binance', 'okx'] } });
@@ -85,14 +91,19 @@ describe('the command registry', () => {
 
   it('holds no command text of any platform: commands name each other as references', () => {
     const root = join(import.meta.dirname, '../../commands');
-    const offenders = files(root).filter((f) => f.endsWith('.ts') && /\/pol\b/.test(readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
+    const offenders = files(root).filter(
+      (f) => f.endsWith('.ts') && /\/pol\b/.test(readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')),
+    );
     expect(offenders).toEqual([]);
   });
 });
 
 describe('Discord from the registry', () => {
   const definitions = commandDefinitions(COMMANDS);
-  const sub = (command: string, name: string) => (definitions.find((d) => d.name === command) as { options?: { name: string }[] } | undefined)?.options?.find((o) => o.name === name) as { options?: { name: string; required?: boolean; autocomplete?: boolean }[] } | undefined;
+  const sub = (command: string, name: string) =>
+    (definitions.find((d) => d.name === command) as { options?: { name: string }[] } | undefined)?.options?.find((o) => o.name === name) as
+      | { options?: { name: string; required?: boolean; autocomplete?: boolean }[] }
+      | undefined;
 
   it('registers every command as a subcommand, digests under /pol-digest, with options from the declarations', () => {
     const listed = COMMANDS.filter((c) => placeOf(c)).map((c) => placeOf(c)!);
@@ -101,7 +112,17 @@ describe('Discord from the registry', () => {
     expect(definitions[1]!.default_member_permissions).toBe('32');
     expect(sub('pol', 'exchange')?.options).toEqual([
       expect.objectContaining({ name: 'name', required: true, autocomplete: true }),
-      expect.objectContaining({ name: 'section', required: false, choices: [{ name: 'Transparency', value: 'transparency' }, { name: 'Security', value: 'security' }, { name: 'Solvency', value: 'solvency' }, { name: 'Dashboard', value: 'dashboard' }, { name: 'Listed assets', value: 'assets' }] }),
+      expect.objectContaining({
+        name: 'section',
+        required: false,
+        choices: [
+          { name: 'Transparency', value: 'transparency' },
+          { name: 'Security', value: 'security' },
+          { name: 'Solvency', value: 'solvency' },
+          { name: 'Dashboard', value: 'dashboard' },
+          { name: 'Listed assets', value: 'assets' },
+        ],
+      }),
     ]);
     expect(sub('pol', 'compare')?.options?.map((o) => [o.name, o.required])).toEqual([
       ['a', true],
@@ -117,20 +138,28 @@ describe('Discord from the registry', () => {
       command: 'chart',
       args: { name: 'bitcoin all', range: '30d' },
     });
-    expect(toInvocation(COMMANDS, { command: 'pol', subcommand: 'card', options: { name: 'index coop' } })).toEqual({ command: 'card', args: { name: 'index coop' } });
+    expect(toInvocation(COMMANDS, { command: 'pol', subcommand: 'card', options: { name: 'index coop' } })).toEqual({
+      command: 'card',
+      args: { name: 'index coop' },
+    });
     expect(toInvocation(COMMANDS, { command: 'pol', subcommand: 'compare', options: { a: 'binance', b: 'lido, dao', c: 'okx' } })).toEqual({
       command: 'compare',
       args: { names: ['binance', 'lido, dao', 'okx'] },
     });
-    expect(toInvocation(COMMANDS, { command: 'pol-digest', subcommand: 'add', options: { names: 'aave, kraken', schedule: 'weekdays' } })).toEqual({
+    expect(
+      toInvocation(COMMANDS, { command: 'pol-digest', subcommand: 'add', options: { names: 'aave, kraken', schedule: 'weekdays' } }),
+    ).toEqual({
       command: 'digest-add',
       args: { names: ['aave', 'kraken'], schedule: 'weekdays' },
     });
-    expect(toInvocation(COMMANDS, { command: 'pol-digest', subcommand: 'remove', options: { id: 12 } })).toEqual({ command: 'digest-remove', args: { id: 12 } });
+    expect(toInvocation(COMMANDS, { command: 'pol-digest', subcommand: 'remove', options: { id: 12 } })).toEqual({
+      command: 'digest-remove',
+      args: { id: 12 },
+    });
     expect(toInvocation(COMMANDS, { command: 'pol', subcommand: 'gone', options: {} })).toBeUndefined();
   });
 
-  it('carries a button\'s command as the invocation itself, and reads it back the same', () => {
+  it("carries a button's command as the invocation itself, and reads it back the same", () => {
     const refs: CommandRef[] = [
       { command: 'chart', args: { name: 'project:bitcoin', range: '365d', kind: 'pol' } },
       { command: 'compare', args: { names: ['a&b=c', 'x?y'] } },

@@ -28,7 +28,11 @@ describe('the core on each source', () => {
 
   it('works with the tool server alone: category scores, no overall PoL, exchanges by slug only', async () => {
     // A generous deadline: the first call also starts the tool server as a child process.
-    const core = await demoCore({ POL_TIMEOUT_MS: '20000', POL_SOURCE: 'mcp', POL_MCP_COMMAND: `node ${BIN} sim --mcp-stdio --as-of 2026-11-22` });
+    const core = await demoCore({
+      POL_TIMEOUT_MS: '20000',
+      POL_SOURCE: 'mcp',
+      POL_MCP_COMMAND: `node ${BIN} sim --mcp-stdio --as-of 2026-11-22`,
+    });
     try {
       expect(core.upstream.sim).toBeNull();
       const store = new SimStore({ seed: 42, asOf: TEST_AS_OF });
@@ -37,7 +41,9 @@ describe('the core on each source', () => {
       expect(card.headline.value).toBe('unavailable');
       expect(card.headline.change?.text).toMatch(/not available through the tool server/);
       const scores = card.sections.find((s) => s.title === 'Category quality scores')!;
-      expect(scores.fields!.find((f) => f.label === 'Financial')!.value).toBe(scoreText(store.project('aave')!.categories.financial.scores.at(-1)!));
+      expect(scores.fields!.find((f) => f.label === 'Financial')!.value).toBe(
+        scoreText(store.project('aave')!.categories.financial.scores.at(-1)!),
+      );
       expect(card.footer).toMatchObject({ sources: ['mcp'], simulated: true });
       const byName = (await ask(core, 'binance')) as ChoiceReply;
       expect(byName).toMatchObject({ kind: 'choice', reason: 'not_found' });
@@ -52,7 +58,10 @@ describe('the core on each source', () => {
   }, 60_000);
 
   it('marks a card stale, with its age, when the upstream fails after a good answer', async () => {
-    const core = await demoCore({}, { cache: { ttl: { polCurrent: 1, polChart: 1, byCategory: 1, record: 1, liabilitiesReservesChart: 1, indexPol: 1 } } });
+    const core = await demoCore(
+      {},
+      { cache: { ttl: { polCurrent: 1, polChart: 1, byCategory: 1, record: 1, liabilitiesReservesChart: 1, indexPol: 1 } } },
+    );
     try {
       const fresh = (await ask(core, 'kraken')) as CardReply;
       expect(fresh.footer.stale).toBeUndefined();

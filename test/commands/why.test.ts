@@ -21,14 +21,20 @@ describe('why this PoL', () => {
     const metrics = byMetric(store, entity).metrics;
     // The rule, stated independently: weight × (100 − score) pushes up; weight × score holds down, from a score of 50.
     const up = [...metrics].sort((a, b) => b.weight * (100 - b.score.score) - a.weight * (100 - a.score.score)).slice(0, 3);
-    const down = metrics.filter((m) => !up.includes(m) && m.score.score >= 50).sort((a, b) => b.weight * b.score.score - a.weight * a.score.score).slice(0, 3);
+    const down = metrics
+      .filter((m) => !up.includes(m) && m.score.score >= 50)
+      .sort((a, b) => b.weight * b.score.score - a.weight * a.score.score)
+      .slice(0, 3);
 
     const r = (await ask(cores.rest, `why ${slug}`)) as CardReply;
     expect(r.kind).toBe('card');
     expect(r.headline).toMatchObject({ label: 'Probability of Loss', value: polText(last(entity.pol)), direction: 'lower is safer' });
-    expect(section(r, 'Pushing PoL up')?.fields?.map((f) => [f.label, f.value])).toEqual(up.map((m) => [m.label, `${scoreText(m.score.score)} / 100`]));
+    expect(section(r, 'Pushing PoL up')?.fields?.map((f) => [f.label, f.value])).toEqual(
+      up.map((m) => [m.label, `${scoreText(m.score.score)} / 100`]),
+    );
     const held = section(r, 'Holding PoL down')!;
-    if (down.length) expect(held.fields?.map((f) => [f.label, f.value])).toEqual(down.map((m) => [m.label, `${scoreText(m.score.score)} / 100`]));
+    if (down.length)
+      expect(held.fields?.map((f) => [f.label, f.value])).toEqual(down.map((m) => [m.label, `${scoreText(m.score.score)} / 100`]));
     else expect(held.empty).toBe('no metric scores 50 or more');
     expect(r.image?.kind).toBe('png');
   });
@@ -44,6 +50,9 @@ describe('why this PoL', () => {
 
   it('through the tool server alone, says plainly that it needs the REST service', async () => {
     const r = await ask(cores.tools, 'why pepe');
-    expect(r).toMatchObject({ kind: 'text', text: 'The metric breakdown behind a PoL needs the REST service; the tool server has no tool for it.' });
+    expect(r).toMatchObject({
+      kind: 'text',
+      text: 'The metric breakdown behind a PoL needs the REST service; the tool server has no tool for it.',
+    });
   });
 });

@@ -51,10 +51,16 @@ describe('polbot CLI, end to end as a child process', () => {
   });
 
   it('exits 1 on an error reply and with one clear line on bad configuration', async () => {
-    const bad = await run('node', [BIN, 'ask', 'chart'], { env: ENV, timeout: 60_000 }).then(() => ({ code: 0, stdout: '' }), (e: { code: number; stdout: string }) => e);
+    const bad = await run('node', [BIN, 'ask', 'chart'], { env: ENV, timeout: 60_000 }).then(
+      () => ({ code: 0, stdout: '' }),
+      (e: { code: number; stdout: string }) => e,
+    );
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/For example: polbot ask "chart bitcoin 365d categories"/);
-    const config = await run('node', [BIN, 'ask', 'binance'], { env: { ...ENV, POL_SOURCE: 'graphql' }, timeout: 60_000 }).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    const config = await run('node', [BIN, 'ask', 'binance'], { env: { ...ENV, POL_SOURCE: 'graphql' }, timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(config.code).toBe(1);
     expect(config.stderr.trim()).toBe('polbot: configuration error: POL_SOURCE: must be one of rest, mcp');
   });

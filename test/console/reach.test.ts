@@ -93,7 +93,15 @@ function stepOf(typed: Typist, lines: string[], key: string): ReachStep {
 async function examplesShown(typed: Typist): Promise<string[]> {
   const help = await typed.type('help');
   const lines = help.split('\n').filter((l) => l.trim().startsWith('e.g. '));
-  return lines.flatMap((l) => l.trim().slice('e.g. '.length).split(/, (?=\/pol )/).map((e) => e.replace(/^\/pol /, ''))).filter((e) => !/^(digest|alert)\b/.test(e));
+  return lines
+    .flatMap((l) =>
+      l
+        .trim()
+        .slice('e.g. '.length)
+        .split(/, (?=\/pol )/)
+        .map((e) => e.replace(/^\/pol /, '')),
+    )
+    .filter((e) => !/^(digest|alert)\b/.test(e));
 }
 
 describe('reach in the console', () => {

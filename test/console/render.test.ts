@@ -10,9 +10,19 @@ const card: CardReply = {
   entity: { kind: 'exchange', slug: 'kraken', name: 'Kraken' },
   title: 'Kraken',
   subtitle: 'Exchange',
-  headline: { label: 'Probability of Loss', value: '1.33%', rating: 'A', direction: 'lower is safer', change: { text: '+0.04 pp over 30 days (worse)', trend: 'worse' } },
+  headline: {
+    label: 'Probability of Loss',
+    value: '1.33%',
+    rating: 'A',
+    direction: 'lower is safer',
+    change: { text: '+0.04 pp over 30 days (worse)', trend: 'worse' },
+  },
   sections: [
-    { title: 'Category quality scores', direction: 'higher is better', fields: [{ label: 'Security', value: '91.2', detail: 'AAA · high confidence' }] },
+    {
+      title: 'Category quality scores',
+      direction: 'higher is better',
+      fields: [{ label: 'Security', value: '91.2', detail: 'AAA · high confidence' }],
+    },
     { title: 'Red flags', items: [], empty: 'none identified' },
   ],
   image: { kind: 'png', png: Buffer.from([1]), width: 800, height: 400, filename: 'kraken.png', alt: 'chart' },
@@ -68,8 +78,15 @@ describe('console rendering', () => {
     const table: TableReply = {
       kind: 'table',
       title: 'Top 2 exchanges',
-      columns: [{ key: 'rank', label: '#', align: 'right' }, { key: 'name', label: 'Name' }, { key: 'pol', label: 'PoL', align: 'right' }],
-      rows: [{ rank: '1', name: 'Coinbase', pol: '0.093%' }, { rank: '10', name: 'Gemini', pol: '0.28%' }],
+      columns: [
+        { key: 'rank', label: '#', align: 'right' },
+        { key: 'name', label: 'Name' },
+        { key: 'pol', label: 'PoL', align: 'right' },
+      ],
+      rows: [
+        { rank: '1', name: 'Coinbase', pol: '0.093%' },
+        { rank: '10', name: 'Gemini', pol: '0.28%' },
+      ],
       footer,
     };
     const lines = renderReply(table, { color: false }).split('\n');
@@ -78,12 +95,19 @@ describe('console rendering', () => {
     expect(lines[3]).toBe('10  Gemini     0.28%');
     // Pages and export are spelled out; a row's card is its name typed, so rows add nothing.
     const paged = renderReply(
-      { ...table, actions: [action({ label: 'Next', command: 'browse exchanges page 2' }), action({ label: 'Gemini', command: 'exchange:gemini' })] },
+      {
+        ...table,
+        actions: [action({ label: 'Next', command: 'browse exchanges page 2' }), action({ label: 'Gemini', command: 'exchange:gemini' })],
+      },
       { color: false },
     );
     expect(paged).toContain('more: /pol browse exchanges page 2\n');
     expect(paged).not.toContain('/pol exchange:gemini');
-    const text: TextReply = { kind: 'text', title: 'Index', sections: [{ title: 'Average PoL', direction: 'lower is safer', fields: [{ label: 'Projects', value: '9.1%' }] }] };
+    const text: TextReply = {
+      kind: 'text',
+      title: 'Index',
+      sections: [{ title: 'Average PoL', direction: 'lower is safer', fields: [{ label: 'Projects', value: '9.1%' }] }],
+    };
     expect(renderReply(text, { color: false })).toContain('Average PoL (lower is safer)');
     const error: ErrorReply = { kind: 'error', message: 'Nope.', hint: 'Usage: /pol chart <name>' };
     expect(renderReply(error, { color: false })).toBe('Nope.\nUsage: /pol chart <name>');
@@ -100,7 +124,12 @@ describe('console rendering', () => {
   it('draws sparklines from series, bucketing long ones', () => {
     expect(sparkline([0, 1, 2, 3, 4, 5, 6, 7])).toBe('▁▂▃▄▅▆▇█');
     expect(sparkline([5, 5, 5])).toBe('▄▄▄');
-    expect(sparkline(Array.from({ length: 365 }, (_, i) => i), 40).length).toBeLessThanOrEqual(40);
+    expect(
+      sparkline(
+        Array.from({ length: 365 }, (_, i) => i),
+        40,
+      ).length,
+    ).toBeLessThanOrEqual(40);
     expect(sparkline([])).toBe('');
   });
 });

@@ -18,7 +18,10 @@ describe.each(ENGINES)('digest commands on %s', (engine) => {
   afterAll(() => h.close());
 
   it('adds a digest with every name resolved now, and lists it with the next run in its own timezone', async () => {
-    const added = (await h.ask('digest add bitcoin, lido dao, binance weekdays at 09:00 tz Asia/Tokyo', slackCaller('C-CMD', 'U-ANNA'))) as TextReply;
+    const added = (await h.ask(
+      'digest add bitcoin, lido dao, binance weekdays at 09:00 tz Asia/Tokyo',
+      slackCaller('C-CMD', 'U-ANNA'),
+    )) as TextReply;
     expect(added.kind).toBe('text');
     expect(added.title).toMatch(/^Digest #\d+ added$/);
     // Sunday 22 November 10:00 UTC is 19:00 in Tokyo: the next weekday 09:00 is Monday's.
@@ -42,7 +45,14 @@ describe.each(ENGINES)('digest commands on %s', (engine) => {
     const list = (await h.ask('digest list', slackCaller('C-CMD', 'U-BOB', false))) as TableReply;
     expect(list.kind).toBe('table');
     expect(list.rows).toEqual([
-      { id: String(id), watch: 'Bitcoin, Lido DAO, Binance', schedule: 'weekdays at 09:00 Asia/Tokyo', next: 'Mon 2026-11-23 09:00 Asia/Tokyo', last: 'never', state: 'active' },
+      {
+        id: String(id),
+        watch: 'Bitcoin, Lido DAO, Binance',
+        schedule: 'weekdays at 09:00 Asia/Tokyo',
+        next: 'Mon 2026-11-23 09:00 Asia/Tokyo',
+        last: 'never',
+        state: 'active',
+      },
     ]);
     expect(list.title).toBe('Digests in this channel (1 of at most 3)');
     expect(((await h.ask('digest list', slackCaller('C-ELSEWHERE'))) as TextReply).title).toBe('No digests in this channel yet');
@@ -73,7 +83,10 @@ describe.each(ENGINES)('digest commands on %s', (engine) => {
 
   it('validates names, schedule, cron, timezone and the per-channel limit, each with a clear error', async () => {
     const c = slackCaller('C-VALID');
-    const names26 = h.sim.data.projects.slice(0, 26).map((p) => p.slug).join(', ');
+    const names26 = h.sim.data.projects
+      .slice(0, 26)
+      .map((p) => p.slug)
+      .join(', ');
     const cases: [string, RegExp][] = [
       [`digest add ${names26}`, /at most 25 names; you named 26/],
       ['digest add', /Name at least one project or exchange/],
@@ -131,7 +144,9 @@ describe.each(ENGINES)('digest commands on %s', (engine) => {
   });
 
   it('from the console: reads work, changes are refused politely (there is no channel to post to)', async () => {
-    const r = err(await h.ask('digest add bitcoin daily', { platform: 'console', userId: 'console', channelId: 'console', canManageDigests: true }));
+    const r = err(
+      await h.ask('digest add bitcoin daily', { platform: 'console', userId: 'console', channelId: 'console', canManageDigests: true }),
+    );
     expect(r.message).toBe('Digests post to a Slack or Discord channel: add and manage them from that channel.');
     const viaRun = await h.core.run('digest list');
     expect(viaRun.reply).toMatchObject({ kind: 'text', title: 'No digests in this channel yet' });

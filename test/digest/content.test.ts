@@ -41,12 +41,19 @@ describe.each(ENGINES)('digest content on %s', (engine) => {
       { name: 'Binance', pol: polText(last(binance.pol)), change: '—', rating: ratingForPol(last(binance.pol)) },
       { name: 'Bitcoin (BTC)', pol: polText(last(bitcoin.pol)), change: '—', rating: ratingForPol(last(bitcoin.pol)) },
     ]);
-    expect(first.note).toBe('3 names · daily at 09:00 Europe/Berlin. PoL: lower is safer. First digest: changes are shown from the next one.');
-    expect(first.sections).toEqual([{ title: 'Highlights', items: [], empty: 'This is the first digest: changes and highlights start with the next one.' }]);
+    expect(first.note).toBe(
+      '3 names · daily at 09:00 Europe/Berlin. PoL: lower is safer. First digest: changes are shown from the next one.',
+    );
+    expect(first.sections).toEqual([
+      { title: 'Highlights', items: [], empty: 'This is the first digest: changes and highlights start with the next one.' },
+    ]);
     expect(first.image).toMatchObject({ kind: 'png', filename: expect.stringMatching(/\.png$/) });
     expect(first.image?.kind === 'png' && first.image.alt).toMatch(/PoL of 3 entities/);
     expect(first.footer).toMatchObject({ simulated: true, sources: ['rest'] });
-    expect(first.footer?.notes).toEqual([deliveryKey({ id, timezone: 'Europe/Berlin' }, slot1), 'Next digest: Sat 2026-11-21 09:00 Europe/Berlin']);
+    expect(first.footer?.notes).toEqual([
+      deliveryKey({ id, timezone: 'Europe/Berlin' }, slot1),
+      'Next digest: Sat 2026-11-21 09:00 Europe/Berlin',
+    ]);
 
     // Between the two digests: Pepe's PoL rises far enough to cost a rating notch, and a red flag appears.
     let after = before;
@@ -86,7 +93,11 @@ describe.each(ENGINES)('digest content on %s', (engine) => {
     expect((await s.tick(at('2026-11-22T08:00:00Z'))).delivered).toBe(1);
     const third = platform.posted[2]!.reply as TableReply;
     expect(third.sections).toEqual([
-      { title: 'Highlights', items: [], empty: 'No rating downgrades, PoL moves of 0.50 pp or more, or new red flags since the previous digest.' },
+      {
+        title: 'Highlights',
+        items: [],
+        empty: 'No rating downgrades, PoL moves of 0.50 pp or more, or new red flags since the previous digest.',
+      },
     ]);
     expect(third.rows.every((r) => r.change === '±0 pp')).toBe(true);
     expect(visibleText(third)).not.toMatch(/\bNaN\b|\bundefined\b|\bnull\b|\[object Object\]/);
@@ -99,7 +110,10 @@ describe.each(ENGINES)('digest content on %s', (engine) => {
     const id = await h.add(`digest add ${projects.map((p) => `project:${p.slug}`).join(', ')} daily at 09:00`, slackCaller('C-BIG'));
     const slot = at('2026-11-20T09:00:00Z');
     expect((await h.scheduler([platform]).tick(slot)).delivered).toBe(1);
-    expect(platform.keys('C-BIG')).toEqual([deliveryKey({ id, timezone: 'UTC' }, slot, 0, 2), deliveryKey({ id, timezone: 'UTC' }, slot, 1, 2)]);
+    expect(platform.keys('C-BIG')).toEqual([
+      deliveryKey({ id, timezone: 'UTC' }, slot, 0, 2),
+      deliveryKey({ id, timezone: 'UTC' }, slot, 1, 2),
+    ]);
     expect(platform.keys('C-BIG')[1]).toMatch(/ · part 2\/2$/);
     const [one, two] = platform.posted.map((p) => p.reply as TableReply);
     expect(one!.title).toBe(`Watchlist digest #${id} (part 1 of 2)`);
@@ -113,7 +127,7 @@ describe.each(ENGINES)('digest content on %s', (engine) => {
     expect(one!.image?.kind).toBe('png');
     expect(two!.sections).toBeUndefined();
     expect(two!.image).toBeUndefined();
-    expect((await h.store.run(id, slot))).toMatchObject({ status: 'delivered', partsTotal: 2, partsSent: 2 });
+    expect(await h.store.run(id, slot)).toMatchObject({ status: 'delivered', partsTotal: 2, partsSent: 2 });
   });
 
   it('previews the digest in one reply without changing what the next digest compares with', async () => {

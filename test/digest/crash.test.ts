@@ -35,7 +35,10 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
     [slack, discord] = await Promise.all([startFakeSlack(), startFakeDiscord({ guildIds: [GUILD] })]);
     discord.addChannel(channels.discord.reached, GUILD, 'kill-reached');
     discord.addChannel(channels.discord.inFlight, GUILD, 'kill-in-flight');
-    [slackProxy, discordProxy] = await Promise.all([startHoldProxy(slack.origin, slackPost), startHoldProxy(new URL(discord.apiUrl).origin, discordPost)]);
+    [slackProxy, discordProxy] = await Promise.all([
+      startHoldProxy(slack.origin, slackPost),
+      startHoldProxy(new URL(discord.apiUrl).origin, discordPost),
+    ]);
     ({ env: database, open, cleanup } = await replicaDatabase(engine, 'polbot-crash-'));
     const db = await open();
     await migrate(db);
@@ -45,7 +48,11 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
     const entities = [{ kind: 'project' as const, slug: 'bitcoin', name: 'Bitcoin', ticker: 'BTC' }];
     for (const platform of ['slack', 'discord'] as const) {
       for (const which of ['reached', 'inFlight'] as const) {
-        const r = await store.create({ platform, channelId: channels[platform][which], entities, schedule: schedule.value, createdBy: 'U1' }, SLOT - 3_600_000, 10);
+        const r = await store.create(
+          { platform, channelId: channels[platform][which], entities, schedule: schedule.value, createdBy: 'U1' },
+          SLOT - 3_600_000,
+          10,
+        );
         if (!r.ok) throw new Error('create failed');
         ids[platform][which] = r.digest.id;
       }
@@ -65,7 +72,13 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
   const discordMessages = (channel: string) => discord.messages(channel);
   const workerEnv = (now: number) => ({
     ...database,
-    ...platformEnv({ slack, discord, origins: { slack: slackProxy.origin, discord: discordProxy.origin }, guildId: GUILD, signingSecret: SIGNING_SECRET }),
+    ...platformEnv({
+      slack,
+      discord,
+      origins: { slack: slackProxy.origin, discord: discordProxy.origin },
+      guildId: GUILD,
+      signingSecret: SIGNING_SECRET,
+    }),
     DIGEST_WORKER_NOW: String(now),
     DIGEST_WORKER_LEASE: String(LEASE),
   });
@@ -95,7 +108,12 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
     let db = await open();
     let store = new DigestStore(db);
     for (const id of allIds()) {
-      expect(await store.run(id, SLOT)).toMatchObject({ status: 'claimed', partsSent: 0, attempts: 1, claimedBy: expect.stringMatching(/^worker-\d+$/) });
+      expect(await store.run(id, SLOT)).toMatchObject({
+        status: 'claimed',
+        partsSent: 0,
+        attempts: 1,
+        claimedBy: expect.stringMatching(/^worker-\d+$/),
+      });
     }
     await db.close();
     expect(slackPosts(channels.slack.reached)).toHaveLength(1);
@@ -119,11 +137,14 @@ describe.each(ENGINES)('a replica killed with SIGKILL in the middle of delivery,
     const histories = slack.calls('conversations.history').map((c) => c.args.channel);
     expect(histories.sort()).toEqual([channels.slack.inFlight, channels.slack.reached].sort());
     const listed = discord.calls((c) => c.method === 'GET' && /^\/channels\/\d+\/messages$/.test(c.path)).map((c) => c.path);
-    expect(listed.sort()).toEqual([`/channels/${channels.discord.inFlight}/messages`, `/channels/${channels.discord.reached}/messages`].sort());
+    expect(listed.sort()).toEqual(
+      [`/channels/${channels.discord.inFlight}/messages`, `/channels/${channels.discord.reached}/messages`].sort(),
+    );
     // The reached channels were not posted to again; the others were, once.
     expect(slackPosts(channels.slack.reached)).toHaveLength(0);
     expect(slackPosts(channels.slack.inFlight)).toHaveLength(1);
-    const discordPosts = (channel: string) => discord.calls((c) => c.method === 'POST' && c.path === `/channels/${channel}/messages`).map((c) => c.status);
+    const discordPosts = (channel: string) =>
+      discord.calls((c) => c.method === 'POST' && c.path === `/channels/${channel}/messages`).map((c) => c.status);
     expect(discordPosts(channels.discord.reached)).toEqual([]);
     expect(discordPosts(channels.discord.inFlight)).toEqual([200]);
 

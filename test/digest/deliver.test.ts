@@ -31,13 +31,20 @@ describe('posting with retries', () => {
 
   it('never retries a permanent error', async () => {
     const p = platform(() => new DeliveryError('the channel is archived', { permanent: true }));
-    await expect(postWithRetry(p.d, 'C1', reply, 'k1', fast)).rejects.toMatchObject({ permanent: true, reason: 'the channel is archived', scope: 'channel' });
+    await expect(postWithRetry(p.d, 'C1', reply, 'k1', fast)).rejects.toMatchObject({
+      permanent: true,
+      reason: 'the channel is archived',
+      scope: 'channel',
+    });
     expect(p.attempts()).toBe(1);
   });
 
   it('gives up after the attempt limit with the last reason, as a transient error', async () => {
     const p = platform(() => new DeliveryError('Slack is having trouble (internal_error)', { permanent: false }));
-    await expect(postWithRetry(p.d, 'C1', reply, 'k1', fast)).rejects.toMatchObject({ permanent: false, reason: 'Slack is having trouble (internal_error)' });
+    await expect(postWithRetry(p.d, 'C1', reply, 'k1', fast)).rejects.toMatchObject({
+      permanent: false,
+      reason: 'Slack is having trouble (internal_error)',
+    });
     expect(p.attempts()).toBe(4);
   });
 

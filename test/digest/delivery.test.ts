@@ -81,7 +81,8 @@ describe.each(ENGINES)('digest delivery through the Slack and Discord adapters o
       .filter((c) => (c.method === 'chat.postMessage' || c.method === 'conversations.history') && c.args.channel === channel)
       .map((c) => `${c.method} ${(c.response as { ok?: boolean }).ok ? 'ok' : (c.response as { error?: string }).error}`);
   /** Discord requests on the channel's messages, in the order they arrived. */
-  const discordTraffic = (channel: string) => fakeDiscord.calls({ path: `/channels/${channel}/messages` }).map((c) => `${c.method} ${c.status}`);
+  const discordTraffic = (channel: string) =>
+    fakeDiscord.calls({ path: `/channels/${channel}/messages` }).map((c) => `${c.method} ${c.status}`);
 
   it('posts each digest once, retries a transient error after looking in the channel, and marks refusing channels failing', async () => {
     h.clock.set('2026-11-20T07:00:00Z');
@@ -114,21 +115,29 @@ describe.each(ENGINES)('digest delivery through the Slack and Discord adapters o
     // Slack: one message in the channel, with the table, the key and the simulated-data label.
     const [slackMessage, ...moreSlack] = await slackChannel('C-RISK');
     expect(moreSlack).toEqual([]);
-    const slackTexts = (slackMessage!.blocks as { text?: { text?: string }; elements?: { text?: string }[] }[]).flatMap((b) => [b.text?.text ?? '', ...(b.elements ?? []).map((e) => e.text ?? '')]);
+    const slackTexts = (slackMessage!.blocks as { text?: { text?: string }; elements?: { text?: string }[] }[]).flatMap((b) => [
+      b.text?.text ?? '',
+      ...(b.elements ?? []).map((e) => e.text ?? ''),
+    ]);
     expect(slackTexts[0]).toBe(`Watchlist digest #${ok.slack}`);
     expect(slackTexts).toContain(keys.slack);
     expect(slackTexts.join('\n')).toMatch(/```\nName +PoL +Change +Rating\n[─ ]+\nBitcoin \(BTC\) .+\nBinance .+\nPepe \(PEPE\) .+\n```/);
     expect(slackTexts.join('\n')).toContain('PoL: lower is safer');
     expect(slackMessage!.text).toContain('SIMULATED DATA');
     // Its chart went with it as a PNG file.
-    expect(fakeSlack.uploads().map((u) => [u.filename, u.bytes.subarray(0, 8).equals(PNG)])).toEqual([[`digest-${ok.slack}-watchlist-30d.png`, true]]);
+    expect(fakeSlack.uploads().map((u) => [u.filename, u.bytes.subarray(0, 8).equals(PNG)])).toEqual([
+      [`digest-${ok.slack}-watchlist-30d.png`, true],
+    ]);
 
     // Discord: one message with its embed, the key and the chart attached.
     const [discordMessage, ...moreDiscord] = fakeDiscord.messages(discordChannel);
     expect(moreDiscord).toEqual([]);
     const [embed, ...moreEmbeds] = discordMessage!.embeds;
     expect(moreEmbeds).toEqual([]);
-    expect(embed).toMatchObject({ title: `Watchlist digest #${ok.discord}`, image: { url: `attachment://digest-${ok.discord}-watchlist-30d.png` } });
+    expect(embed).toMatchObject({
+      title: `Watchlist digest #${ok.discord}`,
+      image: { url: `attachment://digest-${ok.discord}-watchlist-30d.png` },
+    });
     expect(embed!.description).toMatch(/```\nName +PoL +Change +Rating\n[- ]+\nBitcoin \(BTC\) .+\nKraken .+\n```/);
     expect(embed!.footer?.text).toContain(keys.discord);
     expect(embed!.footer?.text).toContain('SIMULATED DATA');
@@ -143,12 +152,15 @@ describe.each(ENGINES)('digest delivery through the Slack and Discord adapters o
     expect(await viaSlack.alreadyDelivered!('C-RISK', `digest #${ok.slack} · 2026-11-21 09:00 UTC`)).toBe(false);
     expect(await viaSlack.alreadyDelivered!('C-RISK', `digest #${ok.discord} · 2026-11-20 09:00 UTC`)).toBe(false);
     expect(await viaDiscord.alreadyDelivered!(discordChannel, keys.discord)).toBe(true);
-    expect(await viaDiscord.alreadyDelivered!(discordChannel, `digest #${ok.discord} · 2026-11-21 10:00 Europe/Berlin (GMT+1)`)).toBe(false);
+    expect(await viaDiscord.alreadyDelivered!(discordChannel, `digest #${ok.discord} · 2026-11-21 10:00 Europe/Berlin (GMT+1)`)).toBe(
+      false,
+    );
     expect(await viaDiscord.alreadyDelivered!(discordChannel, `digest #${ok.slack} · 2026-11-20 10:00 Europe/Berlin (GMT+1)`)).toBe(false);
 
     // Refusing channels: one attempt each, never retried nor looked into, and the digest is
     // failing with the reason.
-    for (const channel of ['C-ARCHIVED', 'C-KICKED', 'C-GONE']) expect(slackTraffic(channel), channel).toEqual([expect.stringMatching(/^chat\.postMessage (?!ok)/)]);
+    for (const channel of ['C-ARCHIVED', 'C-KICKED', 'C-GONE'])
+      expect(slackTraffic(channel), channel).toEqual([expect.stringMatching(/^chat\.postMessage (?!ok)/)]);
     expect(discordTraffic(MISSING_CHANNEL)).toEqual(['POST 404']);
     expect(discordTraffic(LOCKED_CHANNEL)).toEqual(['POST 403']);
     const reasons = Object.fromEntries(await Promise.all(Object.entries(failing).map(async ([k, id]) => [k, await h.store.get(id)])));
@@ -160,7 +172,10 @@ describe.each(ENGINES)('digest delivery through the Slack and Discord adapters o
       locked: { state: 'failing', stateReason: 'the bot lacks permission to post there (Send Messages, Embed Links, Attach Files)' },
     });
     const list = (await h.ask('digest list', discordCaller(LOCKED_CHANNEL, '300000000000000002', false))) as TableReply;
-    expect(list.rows[0]).toMatchObject({ id: String(failing.locked), state: 'failing: the bot lacks permission to post there (Send Messages, Embed Links, Attach Files)' });
+    expect(list.rows[0]).toMatchObject({
+      id: String(failing.locked),
+      state: 'failing: the bot lacks permission to post there (Send Messages, Embed Links, Attach Files)',
+    });
 
     // The next day: the healthy digests again, once each, the failing ones not at all.
     fakeSlack.clear();
@@ -173,6 +188,8 @@ describe.each(ENGINES)('digest delivery through the Slack and Discord adapters o
     expect(slackNow).toHaveLength(2);
     expect(JSON.stringify(slackNow[0])).toContain(`digest #${ok.slack} · 2026-11-21 09:00 UTC`);
     expect(fakeDiscord.messages(discordChannel)).toHaveLength(2);
-    expect(JSON.stringify(fakeDiscord.messages(discordChannel)[1])).toContain(`digest #${ok.discord} · 2026-11-21 10:00 Europe/Berlin (GMT+1)`);
+    expect(JSON.stringify(fakeDiscord.messages(discordChannel)[1])).toContain(
+      `digest #${ok.discord} · 2026-11-21 10:00 Europe/Berlin (GMT+1)`,
+    );
   });
 });

@@ -11,8 +11,18 @@ import type { SimStore } from '../../src/sim/data/store.js';
 import { demoCore } from '../helpers/core.js';
 import { ManualClock, testDatabase, type EngineName, type TestDatabase } from './helpers.js';
 
-export const slackCaller = (channelId: string, userId = 'U-ADMIN', canManageDigests = true): Caller => ({ platform: 'slack', userId, channelId, canManageDigests });
-export const discordCaller = (channelId: string, userId = '300000000000000001', canManageDigests = true): Caller => ({ platform: 'discord', userId, channelId, canManageDigests });
+export const slackCaller = (channelId: string, userId = 'U-ADMIN', canManageDigests = true): Caller => ({
+  platform: 'slack',
+  userId,
+  channelId,
+  canManageDigests,
+});
+export const discordCaller = (channelId: string, userId = '300000000000000001', canManageDigests = true): Caller => ({
+  platform: 'discord',
+  userId,
+  channelId,
+  canManageDigests,
+});
 
 /** A demo core (in-process simulator) with digests on the given engine and a controllable clock. */
 export interface Harness {
@@ -33,7 +43,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(engine: EngineName, opts: { start?: string; limits?: Partial<DigestLimits>; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function createHarness(
+  engine: EngineName,
+  opts: { start?: string; limits?: Partial<DigestLimits>; env?: Record<string, string> } = {},
+): Promise<Harness> {
   const clock = ManualClock.at(opts.start ?? '2026-11-20T12:00:00Z');
   // Per-person rate limits would throttle a test that types fast; they have their own tests.
   const core = await demoCore({ RATE_LIMIT_PER_USER: '0', ...opts.env }, { now: clock.now });

@@ -109,8 +109,12 @@ export class MemoryDeliverer implements Deliverer {
   /** Without it the deliverer offers no `alreadyDelivered`, like an adapter that cannot search. */
   readonly alreadyDelivered: Deliverer['alreadyDelivered'];
 
-  constructor(readonly platform: 'slack' | 'discord' = 'slack', opts: { searchable?: boolean } = {}) {
-    this.alreadyDelivered = opts.searchable === false ? undefined : async (channelId, key) => this.posted.some((p) => p.channelId === channelId && p.key === key);
+  constructor(
+    readonly platform: 'slack' | 'discord' = 'slack',
+    opts: { searchable?: boolean } = {},
+  ) {
+    this.alreadyDelivered =
+      opts.searchable === false ? undefined : async (channelId, key) => this.posted.some((p) => p.channelId === channelId && p.key === key);
   }
 
   async post(channelId: string, reply: Reply, key: string): Promise<void> {

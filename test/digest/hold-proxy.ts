@@ -19,7 +19,8 @@ export const slackPost: PostChannel = (_method, path, body, contentType) => {
 };
 
 /** Discord: `POST /channels/{channel.id}/messages`. */
-export const discordPost: PostChannel = (method, path) => (method === 'POST' ? /^\/api\/v\d+\/channels\/(\d+)\/messages$/.exec(path)?.[1] : undefined);
+export const discordPost: PostChannel = (method, path) =>
+  method === 'POST' ? /^\/api\/v\d+\/channels\/(\d+)\/messages$/.exec(path)?.[1] : undefined;
 
 export interface HoldProxy {
   /** `http://127.0.0.1:PORT`: the fake's origin as the clients see it through the proxy. */

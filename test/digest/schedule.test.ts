@@ -13,11 +13,22 @@ function ok<T>(r: { ok: true; value: T } | { ok: false; message: string }): T {
 describe('schedules', () => {
   it('normalise daily, weekdays and weekly (Monday unless a day is named) to cron and a label', () => {
     expect(ok(buildSchedule({ kind: 'daily' }))).toEqual({ cron: '0 9 * * *', timezone: 'UTC', label: 'daily at 09:00' });
-    expect(ok(buildSchedule({ kind: 'daily', time: '7:05', timezone: 'asia/tokyo' }))).toEqual({ cron: '5 7 * * *', timezone: 'Asia/Tokyo', label: 'daily at 07:05' });
+    expect(ok(buildSchedule({ kind: 'daily', time: '7:05', timezone: 'asia/tokyo' }))).toEqual({
+      cron: '5 7 * * *',
+      timezone: 'Asia/Tokyo',
+      label: 'daily at 07:05',
+    });
     expect(ok(buildSchedule({ kind: 'weekdays', time: '17:30' }))).toMatchObject({ cron: '30 17 * * 1-5', label: 'weekdays at 17:30' });
     expect(ok(buildSchedule({ kind: 'weekly' }))).toMatchObject({ cron: '0 9 * * 1', label: 'weekly on Monday at 09:00' });
-    expect(ok(buildSchedule({ kind: 'weekly', day: 'fri', time: '16:00' }))).toMatchObject({ cron: '0 16 * * 5', label: 'weekly on Friday at 16:00' });
-    expect(ok(buildSchedule({ kind: 'cron', cron: '0  8 * *  1-5', timezone: 'America/New_York' }))).toEqual({ cron: '0 8 * * 1-5', timezone: 'America/New_York', label: 'cron "0 8 * * 1-5"' });
+    expect(ok(buildSchedule({ kind: 'weekly', day: 'fri', time: '16:00' }))).toMatchObject({
+      cron: '0 16 * * 5',
+      label: 'weekly on Friday at 16:00',
+    });
+    expect(ok(buildSchedule({ kind: 'cron', cron: '0  8 * *  1-5', timezone: 'America/New_York' }))).toEqual({
+      cron: '0 8 * * 1-5',
+      timezone: 'America/New_York',
+      label: 'cron "0 8 * * 1-5"',
+    });
   });
 
   it('refuse bad times, days, cron expressions and timezones with a clear message', () => {
@@ -43,7 +54,12 @@ describe('schedules', () => {
     const march = slotsBetween(cron, tz, utc('2026-03-27T00:00:00Z'), utc('2026-03-31T00:00:00Z')).slots.map(iso);
     expect(march).toEqual(['2026-03-27T08:00:00.000Z', '2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z', '2026-03-30T07:00:00.000Z']);
     const october = slotsBetween(cron, tz, utc('2026-10-23T00:00:00Z'), utc('2026-10-27T00:00:00Z')).slots.map(iso);
-    expect(october).toEqual(['2026-10-23T07:00:00.000Z', '2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z', '2026-10-26T08:00:00.000Z']);
+    expect(october).toEqual([
+      '2026-10-23T07:00:00.000Z',
+      '2026-10-24T07:00:00.000Z',
+      '2026-10-25T08:00:00.000Z',
+      '2026-10-26T08:00:00.000Z',
+    ]);
     expect(formatSlot(utc('2026-03-29T07:00:00Z'), tz, { offset: true })).toBe('2026-03-29 09:00 Europe/Berlin (GMT+2)');
     expect(formatSlot(utc('2026-10-25T08:00:00Z'), tz, { offset: true, weekday: true })).toBe('Sun 2026-10-25 09:00 Europe/Berlin (GMT+1)');
   });
@@ -77,7 +93,11 @@ describe('schedules', () => {
 
 describe('digest add arguments', () => {
   it('read names first, then the schedule in any order', () => {
-    expect(ok(parseAddArgs('bitcoin ethereum binance'))).toEqual({ names: ['bitcoin', 'ethereum', 'binance'], spec: { kind: 'daily' }, scheduleText: '' });
+    expect(ok(parseAddArgs('bitcoin ethereum binance'))).toEqual({
+      names: ['bitcoin', 'ethereum', 'binance'],
+      spec: { kind: 'daily' },
+      scheduleText: '',
+    });
     expect(ok(parseAddArgs('lido dao, uniswap, "curve dao" weekly on friday at 16:00 tz Europe/Berlin'))).toEqual({
       names: ['lido dao', 'uniswap', 'curve dao'],
       spec: { kind: 'weekly', day: 'friday', time: '16:00', timezone: 'Europe/Berlin' },

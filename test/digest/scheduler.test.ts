@@ -173,7 +173,9 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
         throw new Error('process killed');
       },
     };
-    const dying = h.scheduler([ghost], { instanceId: 'dead-replica', leaseMs: lease, retry: { attempts: 1, backoffMs: 1, maxWaitMs: 1 } }).tick(slot);
+    const dying = h
+      .scheduler([ghost], { instanceId: 'dead-replica', leaseMs: lease, retry: { attempts: 1, backoffMs: 1, maxWaitMs: 1 } })
+      .tick(slot);
     await expect.poll(() => platform.keys('C-DIED-AFTER').length, { timeout: 5_000 }).toBe(1);
     await expect.poll(async () => (await h.store.run(unposted, slot))?.content !== null, { timeout: 5_000 }).toBe(true);
     expect((await h.store.run(posted, slot))?.status).toBe('claimed');
@@ -185,7 +187,8 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     expect(report).toMatchObject({ claimed: 2, confirmed: 1, delivered: 1 });
     expect(platform.keys('C-DIED-AFTER')).toEqual([deliveryKey({ id: posted, timezone: 'UTC' }, slot)]);
     expect(platform.keys('C-DIED-BEFORE')).toEqual([deliveryKey({ id: unposted, timezone: 'UTC' }, slot)]);
-    for (const id of [posted, unposted]) expect((await h.store.run(id, slot))).toMatchObject({ status: 'delivered', claimedBy: 'heir', attempts: 2 });
+    for (const id of [posted, unposted])
+      expect(await h.store.run(id, slot)).toMatchObject({ status: 'delivered', claimedBy: 'heir', attempts: 2 });
 
     // The stalled holder wakes up: every write it tries is fenced off.
     hang();
@@ -203,7 +206,13 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     await h.store.materialize(slot, 6 * HOUR);
     const [claimed] = await h.store.claim({ now: slot, instance: 'vanished', leaseMs: MINUTE, platforms: ['slack'], limit: 10 });
     expect(claimed?.digest.id).toBe(id);
-    await h.store.saveContent(id, slot, 'vanished', { snapshot: { takenAt: slot, entities: [] }, parts: [{ kind: 'text', text: 'x' }], chart: null }, slot + MINUTE);
+    await h.store.saveContent(
+      id,
+      slot,
+      'vanished',
+      { snapshot: { takenAt: slot, entities: [] }, parts: [{ kind: 'text', text: 'x' }], chart: null },
+      slot + MINUTE,
+    );
     const unsure: Deliverer = {
       platform: 'slack',
       post: (c, r, k) => platform.post(c, r, k),
@@ -213,7 +222,10 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     };
     expect(await h.scheduler([unsure]).tick(slot + 2 * MINUTE)).toMatchObject({ claimed: 1, released: 1, failed: 0 });
     expect(await h.store.get(id)).toMatchObject({ state: 'active' });
-    expect(await h.store.run(id, slot)).toMatchObject({ status: 'pending', reason: 'could not check for an earlier post (Slack: the app lacks the permission to read history)' });
+    expect(await h.store.run(id, slot)).toMatchObject({
+      status: 'pending',
+      reason: 'could not check for an earlier post (Slack: the app lacks the permission to read history)',
+    });
     expect(platform.posted).toHaveLength(0);
   });
 
@@ -246,14 +258,23 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     const slot = at('2026-05-16T09:00:00Z');
     expect(await s.tick(slot)).toMatchObject({ delivered: 1, released: 1 });
     expect(platform.keys('C-FLAKY')).toHaveLength(1);
-    expect(await h.store.run(down, slot)).toMatchObject({ status: 'pending', attempts: 1, notBefore: slot + MINUTE, reason: 'Slack is unavailable (503)' });
+    expect(await h.store.run(down, slot)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      notBefore: slot + MINUTE,
+      reason: 'Slack is unavailable (503)',
+    });
     // Not before its backoff; then again with a doubled wait; then given up.
     expect((await s.tick(slot + MINUTE - 1)).claimed).toBe(0);
     expect(await s.tick(slot + MINUTE)).toMatchObject({ released: 1 });
     expect((await h.store.run(down, slot))?.notBefore).toBe(slot + 3 * MINUTE);
     expect(await s.tick(slot + 3 * MINUTE)).toMatchObject({ failed: 1 });
     expect(await s.tick(slot + 60 * MINUTE)).toMatchObject({ claimed: 0 });
-    expect(await h.store.run(down, slot)).toMatchObject({ status: 'failed', attempts: 3, reason: 'gave up after 3 attempts: Slack is unavailable (503)' });
+    expect(await h.store.run(down, slot)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      reason: 'gave up after 3 attempts: Slack is unavailable (503)',
+    });
     // A transient outage does not stop the digest: it is still active, with the error shown.
     expect(await h.store.get(down)).toMatchObject({ state: 'active', lastError: 'gave up after 3 attempts: Slack is unavailable (503)' });
     expect((await h.store.get(flaky))?.lastDeliveredAt).toBe(slot);
@@ -275,13 +296,21 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     expect(await s.tick(slot)).toMatchObject({ failed: 2 });
     // Permanent: tried once, never retried.
     expect(platform.attempts).toBe(2);
-    expect(await h.store.get(id)).toMatchObject({ state: 'failing', stateReason: 'the channel was not found (deleted, or the bot cannot see it)', nextSlot: null });
+    expect(await h.store.get(id)).toMatchObject({
+      state: 'failing',
+      stateReason: 'the channel was not found (deleted, or the bot cannot see it)',
+      nextSlot: null,
+    });
     // A refused message fails only that run.
     expect(await h.store.get(tooBig)).toMatchObject({ state: 'active', lastError: 'Slack refused the message: msg_too_long' });
 
     const list = (await h.ask('digest list', slackCaller('C-GONE', 'U-ANYONE', false))) as TableReply;
     expect(list.kind).toBe('table');
-    expect(list.rows[0]).toMatchObject({ id: String(id), state: 'failing: the channel was not found (deleted, or the bot cannot see it)', next: 'failing' });
+    expect(list.rows[0]).toMatchObject({
+      id: String(id),
+      state: 'failing: the channel was not found (deleted, or the bot cannot see it)',
+      next: 'failing',
+    });
     expect(slackText(list.note)).toContain(`/pol digest resume ${id}`);
 
     expect((await s.tick(at('2026-05-19T09:00:00Z'))).claimed).toBe(1);
@@ -299,7 +328,8 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     const platform = new MemoryDeliverer('slack');
     h.clock.set('2026-05-22T08:00:00Z');
     const others = ['ethereum', 'solana', 'kraken', 'pepe', 'uniswap'];
-    for (let i = 0; i < 30; i++) await h.add(`digest add bitcoin, binance, ${others[i % others.length]} daily at 09:00`, slackCaller(`C-FANOUT-${i}`));
+    for (let i = 0; i < 30; i++)
+      await h.add(`digest add bitcoin, binance, ${others[i % others.length]} daily at 09:00`, slackCaller(`C-FANOUT-${i}`));
     h.expireCache();
     const sim = h.core.upstream.sim!;
     sim.counter.reset();
@@ -310,7 +340,12 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     // Every request the tick made (current PoL, history, red flags) was made once.
     for (const [path, count] of paths) expect(count, path).toBe(1);
     // Red flags exist for projects only.
-    expect(paths.filter(([p]) => p.endsWith('/reputational')).map(([p]) => p.split('/')[3]).sort()).toEqual(['bitcoin', 'ethereum', 'pepe', 'solana', 'uniswap']);
+    expect(
+      paths
+        .filter(([p]) => p.endsWith('/reputational'))
+        .map(([p]) => p.split('/')[3])
+        .sort(),
+    ).toEqual(['bitcoin', 'ethereum', 'pepe', 'solana', 'uniswap']);
   });
 
   it('fetches each entity once per slot even when delivering the slot takes many ticks and outlives the cache', async () => {
@@ -334,7 +369,12 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     // Longer than the data is kept for a slot nobody is delivering (5 minutes).
     expect(ticks * 2 * MINUTE).toBeGreaterThan(10 * MINUTE);
     for (const [path, count] of sim.counter.byPath) expect(count, path).toBe(1);
-    expect([...sim.counter.byPath.keys()].filter((p) => p.includes('/pol/current')).map((p) => p.split('/')[3]).sort()).toEqual(['bitcoin', ...others].sort());
+    expect(
+      [...sim.counter.byPath.keys()]
+        .filter((p) => p.includes('/pol/current'))
+        .map((p) => p.split('/')[3])
+        .sort(),
+    ).toEqual(['bitcoin', ...others].sort());
     // The next day's slot is new data, fetched afresh.
     sim.counter.reset();
     h.expireCache();
@@ -342,7 +382,7 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     expect([...sim.counter.byPath.keys()].some((p) => p.endsWith('/bitcoin/pol/current'))).toBe(true);
   });
 
-  it('deletes finished runs past their retention, keeping each digest\'s latest delivered run to compare with', async () => {
+  it("deletes finished runs past their retention, keeping each digest's latest delivered run to compare with", async () => {
     const platform = new MemoryDeliverer('slack');
     h.clock.set('2026-07-01T08:00:00Z');
     const id = await h.add('digest add bitcoin daily at 09:00', slackCaller('C-RETAIN'));
@@ -356,7 +396,9 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     // The next morning, an hour before the slot: runs that ended more than 10 days ago are gone,
     // except the paused digest's last delivered one, which its next digest will compare with.
     await s.tick(day(26) - HOUR);
-    expect(statuses(await h.store.runs(id))).toEqual(Array.from({ length: 10 }, (_, i) => `${new Date(day(16 + i)).toISOString()} delivered`));
+    expect(statuses(await h.store.runs(id))).toEqual(
+      Array.from({ length: 10 }, (_, i) => `${new Date(day(16 + i)).toISOString()} delivered`),
+    );
     expect(statuses(await h.store.runs(paused))).toEqual(['2026-07-05T09:00:00.000Z delivered']);
     expect(await h.store.resume(paused, 'slack', 'C-RETAIN-2', day(26))).toBeTruthy();
     expect((await s.tick(day(27))).delivered).toBe(2);

@@ -149,7 +149,10 @@ describe.each(ENGINES)('digest store on %s', (engine) => {
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ slot, status: 'pending', attempts: 0 });
     await expect(
-      db.query(`INSERT INTO digest_runs (digest_id, slot, status, not_before, created_at) VALUES ($1, $2, 'pending', $2, $2)`, [r.digest.id, new Date(slot)]),
+      db.query(`INSERT INTO digest_runs (digest_id, slot, status, not_before, created_at) VALUES ($1, $2, 'pending', $2, $2)`, [
+        r.digest.id,
+        new Date(slot),
+      ]),
     ).rejects.toThrow(/duplicate key|unique/i);
   });
 });

@@ -39,7 +39,11 @@ const digests = await createDigests({
   deliverers: [slackDeliverer(slack), discordDeliverer(discord)],
   log,
   now: () => now,
-  scheduler: { instanceId: `worker-${process.pid}`, leaseMs: Number(env('DIGEST_WORKER_LEASE')), retry: { attempts: 1, backoffMs: 1, maxWaitMs: 1 } },
+  scheduler: {
+    instanceId: `worker-${process.pid}`,
+    leaseMs: Number(env('DIGEST_WORKER_LEASE')),
+    retry: { attempts: 1, backoffMs: 1, maxWaitMs: 1 },
+  },
 });
 process.stdout.write('ready\n');
 const report = await digests.scheduler.tick(now);

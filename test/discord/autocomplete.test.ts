@@ -27,13 +27,10 @@ describe('autocomplete choices', () => {
 
   it('matches an edited pick by its slug', () => {
     const seen: string[] = [];
-    entityChoices(
-      (p, n) => {
-        seen.push(p);
-        return suggest(p, n);
-      },
-      'project:bitc',
-    );
+    entityChoices((p, n) => {
+      seen.push(p);
+      return suggest(p, n);
+    }, 'project:bitc');
     expect(seen).toEqual(['bitc']);
   });
 

@@ -27,7 +27,15 @@ interface Body {
   content?: string;
   flags?: number;
   embeds?: Embed[];
-  components?: { type: number; components: { type: number; custom_id: string; placeholder?: string; options?: { label: string; value: string; default?: boolean }[] }[] }[];
+  components?: {
+    type: number;
+    components: {
+      type: number;
+      custom_id: string;
+      placeholder?: string;
+      options?: { label: string; value: string; default?: boolean }[];
+    }[];
+  }[];
   attachments?: { id: string | number; filename?: string }[];
   allowed_mentions?: unknown;
 }
@@ -160,17 +168,26 @@ describe('Discord adapter on the real discord.js client', () => {
         expect(store.entity(kind, slug), c.value).toBeDefined();
       }
 
-      const exact = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'card', options: { name: 'bitcoin' }, focused: 'name' }).callback(3_000);
-      expect((exact.data as { choices: { name: string; value: string }[] }).choices[0]).toEqual({ name: 'Bitcoin (BTC) · project', value: 'project:bitcoin' });
+      const exact = await stack.fake
+        .sendAutocomplete({ name: 'pol', subcommand: 'card', options: { name: 'bitcoin' }, focused: 'name' })
+        .callback(3_000);
+      expect((exact.data as { choices: { name: string; value: string }[] }).choices[0]).toEqual({
+        name: 'Bitcoin (BTC) · project',
+        value: 'project:bitcoin',
+      });
 
       // Flags are about projects: no exchange is offered there.
-      const flags = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'flags', options: { name: 'dydx' }, focused: 'name' }).callback(3_000);
+      const flags = await stack.fake
+        .sendAutocomplete({ name: 'pol', subcommand: 'flags', options: { name: 'dydx' }, focused: 'name' })
+        .callback(3_000);
       const flagChoices = (flags.data as { choices: { value: string }[] }).choices;
       expect(flagChoices.map((c) => c.value)).toContain('project:dydx');
       expect(flagChoices.every((c) => c.value.startsWith('project:'))).toBe(true);
 
       // Compare slots complete too, and none of this waited on the upstream.
-      const slot = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'compare', options: { a: 'binance', b: 'kra' }, focused: 'b' }).callback(3_000);
+      const slot = await stack.fake
+        .sendAutocomplete({ name: 'pol', subcommand: 'compare', options: { a: 'binance', b: 'kra' }, focused: 'b' })
+        .callback(3_000);
       expect((slot.data as { choices: { value: string }[] }).choices[0]?.value).toBe('exchange:kraken');
       expect(Date.now() - sentAt).toBeLessThan(3_000);
       // Answered from the cache alone: the upstream was not asked anything.
@@ -199,7 +216,12 @@ describe('Discord adapter on the real discord.js client', () => {
     const prompt = h.original()!;
     expect((prompt.flags ?? 0) & EPHEMERAL).toBe(EPHEMERAL);
 
-    const pick = fake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: ['card?name=project%3Ashibaswap'], message: prompt });
+    const pick = fake.sendComponent({
+      custom_id: CHOOSE_ID,
+      component_type: 3,
+      values: ['card?name=project%3Ashibaswap'],
+      message: prompt,
+    });
     const update = await pick.callback();
     expect(update.type).toBe(7);
     expect(update.data).toMatchObject({ components: [] });
@@ -235,7 +257,9 @@ describe('Discord adapter on the real discord.js client', () => {
     const card = stack.fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'pepe', section: 'regulatory' } });
     const regulatory = body(await card.waitForEdit(10_000)).embeds?.[0];
     expect(regulatory?.title).toBe('Pepe (PEPE): Regulatory');
-    expect(field(regulatory, 'Regulatory quality score (higher is better)')?.value).toContain(`**${scoreText(last(pepe.categories.regulatory.scores))} / 100**`);
+    expect(field(regulatory, 'Regulatory quality score (higher is better)')?.value).toContain(
+      `**${scoreText(last(pepe.categories.regulatory.scores))} / 100**`,
+    );
 
     const project = stack.fake.sendCommand({ name: 'pol', subcommand: 'project', options: { name: 'pepe' } });
     const rows = body(await project.waitForEdit(10_000)).components ?? [];
@@ -248,7 +272,9 @@ describe('Discord adapter on the real discord.js client', () => {
     const click = stack.fake.sendComponent({ custom_id: `${RUN_ID}:section?name=project%3Apepe&section=security`, component_type: 2 });
     const security = body(await click.waitForEdit(10_000)).embeds?.[0];
     expect(security?.title).toBe('Pepe (PEPE): Security');
-    expect(field(security, 'Security quality score (higher is better)')?.value).toContain(`**${scoreText(last(pepe.categories.security.scores))} / 100**`);
+    expect(field(security, 'Security quality score (higher is better)')?.value).toContain(
+      `**${scoreText(last(pepe.categories.security.scores))} / 100**`,
+    );
   });
 
   it('answers each of the six sections of a project with its quality score and what stands behind it', async () => {
@@ -257,16 +283,26 @@ describe('Discord adapter on the real discord.js client', () => {
     const facts: Record<string, { title: string; scores: number[]; shown: string[] }> = {
       security: { title: 'Security', scores: aave.categories.security.scores, shown: aave.audits.map((a) => a.auditor) },
       financial: { title: 'Financial', scores: aave.categories.financial.scores, shown: [usdText(aave.market.marketCap)] },
-      operational: { title: 'Operational', scores: aave.categories.operational.scores, shown: [`Commits, last 7 days: **${countText(aave.github.commitsCount7d)}**`, aave.launchedAt] },
+      operational: {
+        title: 'Operational',
+        scores: aave.categories.operational.scores,
+        shown: [`Commits, last 7 days: **${countText(aave.github.commitsCount7d)}**`, aave.launchedAt],
+      },
       reputational: { title: 'Reputational', scores: aave.categories.reputational.scores, shown: [] },
-      regulatory: { title: 'Regulatory', scores: aave.categories.regulatory.scores, shown: [`tier ${aave.registration.jurisdictionQuality}`, aave.registration.jurisdiction] },
+      regulatory: {
+        title: 'Regulatory',
+        scores: aave.categories.regulatory.scores,
+        shown: [`tier ${aave.registration.jurisdictionQuality}`, aave.registration.jurisdiction],
+      },
       voice: { title: 'Proof of Voice', scores: aave.voiceScores, shown: reviews.slice(0, 1).map((r) => r.author) },
     };
     for (const [section, expected] of Object.entries(facts)) {
       const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'section', options: { name: 'aave', section } });
       const embed = body(await h.waitForEdit(10_000)).embeds?.[0];
       expect(embed?.title).toBe(`Aave (AAVE): ${expected.title}`);
-      expect(field(embed, `${expected.title} ${section === 'voice' ? 'score' : 'quality score'} (higher is better)`)?.value).toContain(`**${scoreText(last(expected.scores))} / 100**`);
+      expect(field(embed, `${expected.title} ${section === 'voice' ? 'score' : 'quality score'} (higher is better)`)?.value).toContain(
+        `**${scoreText(last(expected.scores))} / 100**`,
+      );
       const text = (embed?.fields ?? []).map((f) => `${f.name}\n${f.value}`).join('\n');
       for (const fact of expected.shown) expect(text).toContain(fact);
     }
@@ -275,9 +311,24 @@ describe('Discord adapter on the real discord.js client', () => {
   it('answers the sections and dashboard of an exchange, solvency with its reserves chart', async () => {
     const e = store.exchange('binance')!;
     const cases: { section: string; title: string; field: string; value: string }[] = [
-      { section: 'transparency', title: 'Transparency', field: 'Transparency quality score (higher is better)', value: `**${scoreText(last(e.categories.transparency.scores))} / 100**` },
-      { section: 'security', title: 'Security', field: 'Security quality score (higher is better)', value: `**${scoreText(last(e.categories.security.scores))} / 100**` },
-      { section: 'solvency', title: 'Solvency', field: 'Reserves against liabilities', value: `Reserves: **${usdText(last(e.reserves))}**` },
+      {
+        section: 'transparency',
+        title: 'Transparency',
+        field: 'Transparency quality score (higher is better)',
+        value: `**${scoreText(last(e.categories.transparency.scores))} / 100**`,
+      },
+      {
+        section: 'security',
+        title: 'Security',
+        field: 'Security quality score (higher is better)',
+        value: `**${scoreText(last(e.categories.security.scores))} / 100**`,
+      },
+      {
+        section: 'solvency',
+        title: 'Solvency',
+        field: 'Reserves against liabilities',
+        value: `Reserves: **${usdText(last(e.reserves))}**`,
+      },
       { section: 'dashboard', title: 'Dashboard', field: 'Probability of Loss (lower is safer)', value: `**${polText(last(e.pol))}**` },
     ];
     for (const c of cases) {
@@ -305,13 +356,19 @@ describe('Discord adapter on the real discord.js client', () => {
     const secondText = JSON.stringify(body(await second.waitForEdit(10_000)));
     for (const t of listed.slice(10, 20)) expect(secondText).toContain(`${t.name} (${t.ticker})`);
 
-    const exported = stack.fake.sendCommand({ name: 'pol', subcommand: 'assets', options: { name: 'kraken', filters: 'sort=polScore order=asc export=csv' } });
+    const exported = stack.fake.sendCommand({
+      name: 'pol',
+      subcommand: 'assets',
+      options: { name: 'kraken', filters: 'sort=polScore order=asc export=csv' },
+    });
     const withFile = await exported.waitForEdit(10_000);
     const csv = withFile.files.find((f) => f.name === 'assets-kraken.csv')!;
     const [header, ...lines] = csv.bytes.toString('utf8').trim().split('\n');
     expect(header).toBe('name,ticker,categories,market_cap_usd,pol');
     const byPol = [...listed].sort((a, b) => a.polScore - b.polScore);
-    expect(lines.map((l) => l.split(','))).toEqual(byPol.map((t) => [t.name, t.ticker, t.category, String(t.marketCap), String(t.polScore)]));
+    expect(lines.map((l) => l.split(','))).toEqual(
+      byPol.map((t) => [t.name, t.ticker, t.category, String(t.marketCap), String(t.polScore)]),
+    );
   });
 
   it('answers /pol lost-funds with its chart, and exchange ratings by listed token with tickers from autocomplete', async () => {
@@ -322,7 +379,9 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(edit.files[0]?.contentType).toBe('image/png');
 
     const choicesOf = async (filters: string) => {
-      const cb = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'ratings', options: { list: 'exchanges', filters }, focused: 'filters' }).callback(3_000);
+      const cb = await stack.fake
+        .sendAutocomplete({ name: 'pol', subcommand: 'ratings', options: { list: 'exchanges', filters }, focused: 'filters' })
+        .callback(3_000);
       return ((cb.data as { choices?: { value: string }[] }).choices ?? []).map((c) => c.value);
     };
     // The token list loads in the background on the first keystroke; the next one offers it.
@@ -332,9 +391,15 @@ describe('Discord adapter on the real discord.js client', () => {
 
     const eth = store.data.tokens.find((t) => t.ticker === 'ETH')!;
     const listing = store.data.exchanges.filter((x) => x.listed.includes(eth.id)).sort((a, b) => last(a.pol) - last(b.pol));
-    const ratings = stack.fake.sendCommand({ name: 'pol', subcommand: 'ratings', options: { list: 'exchanges', filters: 'listed_tokens=ETH sort=pol order=asc' } });
+    const ratings = stack.fake.sendCommand({
+      name: 'pol',
+      subcommand: 'ratings',
+      options: { list: 'exchanges', filters: 'listed_tokens=ETH sort=pol order=asc' },
+    });
     const ratingsText = JSON.stringify(body(await ratings.waitForEdit(10_000))).replaceAll('\\\\_', '_');
-    expect(ratingsText).toContain(`listed_tokens=ETH sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`);
+    expect(ratingsText).toContain(
+      `listed_tokens=ETH sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`,
+    );
     for (const x of listing.slice(0, 10)) expect(ratingsText).toContain(polText(last(x.pol)));
   });
 
@@ -351,11 +416,19 @@ describe('Discord adapter on the real discord.js client', () => {
   });
 
   it('charts any window of dates given as options', async () => {
-    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'chart', options: { name: 'bitcoin', from: '2026-03-01', to: '2026-06-30' } });
+    const h = stack.fake.sendCommand({
+      name: 'pol',
+      subcommand: 'chart',
+      options: { name: 'bitcoin', from: '2026-03-01', to: '2026-06-30' },
+    });
     const edit = await h.waitForEdit(10_000);
     expect(body(edit).embeds?.[0]?.title).toBe('Bitcoin: Probability of Loss (lower is safer), 2026-03-01 to 2026-06-30');
     expect(edit.files[0]?.contentType).toBe('image/png');
-    const wrong = stack.fake.sendCommand({ name: 'pol', subcommand: 'chart', options: { name: 'bitcoin', from: '2026-06-30', to: '2026-03-01' } });
+    const wrong = stack.fake.sendCommand({
+      name: 'pol',
+      subcommand: 'chart',
+      options: { name: 'bitcoin', from: '2026-06-30', to: '2026-03-01' },
+    });
     const answer = await wrong.waitForEdit(10_000).catch(() => undefined);
     const text = JSON.stringify(answer ? body(answer) : await wrong.callback());
     expect(text).toContain('The dates run backwards');
@@ -363,7 +436,11 @@ describe('Discord adapter on the real discord.js client', () => {
 
   it('answers /pol ratings with the filters given as one option, checked against the service', async () => {
     const defi = store.data.projects.filter((p) => p.category === 'DeFi').sort((a, b) => last(a.pol) - last(b.pol));
-    const h = stack.fake.sendCommand({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters: 'categories=DeFi sort=pol order=asc' } });
+    const h = stack.fake.sendCommand({
+      name: 'pol',
+      subcommand: 'ratings',
+      options: { list: 'projects', filters: 'categories=DeFi sort=pol order=asc' },
+    });
     const edit = await h.waitForEdit(10_000);
     const text = JSON.stringify(body(edit));
     expect(text).toContain('Ratings of projects');
@@ -387,7 +464,9 @@ describe('Discord adapter on the real discord.js client', () => {
 
     // Autocomplete offers the service's own filter names, then that filter's values, keeping what came before.
     const choicesOf = async (filters: string) => {
-      const cb = await stack.fake.sendAutocomplete({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters }, focused: 'filters' }).callback(3_000);
+      const cb = await stack.fake
+        .sendAutocomplete({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters }, focused: 'filters' })
+        .callback(3_000);
       return ((cb.data as { choices?: { value: string }[] }).choices ?? []).map((c) => c.value);
     };
     expect(await choicesOf('cat')).toEqual(['categories=']);
@@ -395,7 +474,11 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(await choicesOf('categories=DeFi chains=bnb')).toEqual(['categories=DeFi chains="BNB Chain"']);
     expect(await choicesOf('sort=')).toEqual(['sort=rank', 'sort=name', 'sort=pol', 'sort=marketCap']);
 
-    const exported = stack.fake.sendCommand({ name: 'pol', subcommand: 'ratings', options: { list: 'projects', filters: 'categories=DeFi sort=pol order=asc export=csv' } });
+    const exported = stack.fake.sendCommand({
+      name: 'pol',
+      subcommand: 'ratings',
+      options: { list: 'projects', filters: 'categories=DeFi sort=pol order=asc export=csv' },
+    });
     const withFile = await exported.waitForEdit(10_000);
     const csv = withFile.files.find((f) => f.name === 'ratings-projects.csv')!;
     const lines = csv.bytes.toString('utf8').trim().split('\n');
@@ -449,7 +532,9 @@ describe('Discord adapter on the real discord.js client', () => {
       expect(body(followup).flags).toBe(EPHEMERAL);
       expect(body(followup).components?.[0]?.components[0]?.custom_id).toBe(CHOOSE_ID);
       // The public "thinking" message was removed before the private one was sent.
-      const deleted = stack.fake.calls((c) => c.method === 'DELETE' && c.path === `/webhooks/${stack.fake.applicationId}/${h.token}/messages/@original`);
+      const deleted = stack.fake.calls(
+        (c) => c.method === 'DELETE' && c.path === `/webhooks/${stack.fake.applicationId}/${h.token}/messages/@original`,
+      );
       expect(deleted).toHaveLength(1);
       expect(deleted[0]!.status).toBe(204);
       expect(deleted[0]!.at).toBeLessThanOrEqual(followup.at);
@@ -487,7 +572,6 @@ describe('Discord adapter on the real discord.js client', () => {
     const odd = fake.sendCommand({ name: 'pol', subcommand: 'chart', options: { name: 'bitcoin all', range: '30d' } });
     await privateAnswer(odd);
     expect(callers.find((c) => c.invocation.command === 'chart')?.invocation.args).toEqual({ name: 'bitcoin all', range: '30d' });
-
   });
 
   it('lists help as the slash commands registered with Discord, with their options, not as typed in Slack', async () => {
@@ -501,7 +585,9 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(registered.map((c) => c.name).sort()).toEqual(['Check with polbot', 'pol', 'pol-alert', 'pol-digest']);
     for (const command of registered) {
       for (const sub of command.options ?? []) {
-        const required = ('options' in sub ? (sub.options ?? []) : []).filter((o) => 'required' in o && o.required).map((o) => ` \`${o.name}:\``);
+        const required = ('options' in sub ? (sub.options ?? []) : [])
+          .filter((o) => 'required' in o && o.required)
+          .map((o) => ` \`${o.name}:\``);
         // A command mention, which Discord shows as the command itself, ready to run.
         expect(shown).toContain(`</${command.name} ${sub.name}:${command.id}>${required.join('')}`);
       }
@@ -511,7 +597,9 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(shown).toContain(`</pol chart:${pol}> \`name:\` \`[range:]\` \`[kind:]\` \`[from:]\` \`[to:]\` \`[last:]\` — A chart over time`);
     expect(shown).toContain(`</pol-digest add:${digest}> \`names:\` \`[schedule:]\` \`[day:]\` \`[cron:]\` \`[at:]\` \`[tz:]\``);
     // Each command's examples, as the options to fill in, under it; a command without options has none.
-    expect(shown).toContain(`</pol section:${pol}> \`name:\` \`section:\` — One section of a project or an exchange: its quality score (higher is better) and what stands behind it\ne.g. \`name: pepe\` \`section: security\` · \`name: aave\` \`section: financial\``);
+    expect(shown).toContain(
+      `</pol section:${pol}> \`name:\` \`section:\` — One section of a project or an exchange: its quality score (higher is better) and what stands behind it\ne.g. \`name: pepe\` \`section: security\` · \`name: aave\` \`section: financial\``,
+    );
     expect(shown).toContain(`</pol health:${pol}> — Is the risk-data service up, and if not, what is wrong\n</pol help:${pol}>`);
     expect(shown).not.toContain('<name or slug>');
     expect(shown).not.toContain('/pol digest ');
@@ -531,7 +619,10 @@ describe('Discord adapter on the real discord.js client', () => {
       expect(posted.status).toBe(200);
       // Discord refused the expired token (10015), and the card reached the channel all the same.
       expect(fake.calls((c) => c.method === 'PATCH' && c.path.includes(h.token)).map((c) => c.status)).toEqual([404]);
-      const card = fake.messages(channelId).slice(before).find((m) => m.embeds.some((e) => e.title === store.exchange('okx')!.name));
+      const card = fake
+        .messages(channelId)
+        .slice(before)
+        .find((m) => m.embeds.some((e) => e.title === store.exchange('okx')!.name));
       expect(card).toBeDefined();
       expect(fake.calls((c) => c.method === 'POST' && c.path.startsWith(`/webhooks/${fake.applicationId}/${h.token}`))).toHaveLength(0);
     } finally {
@@ -541,7 +632,11 @@ describe('Discord adapter on the real discord.js client', () => {
 
   it('tells the person, privately, when Discord refuses an answer, and logs no interaction token', async () => {
     const { fake, logLines } = stack;
-    fake.failNext('PATCH /webhooks/:webhookId/:webhookToken/messages/:messageId', { status: 400, code: 50035, message: 'Invalid Form Body' });
+    fake.failNext('PATCH /webhooks/:webhookId/:webhookToken/messages/:messageId', {
+      status: 400,
+      code: 50035,
+      message: 'Invalid Form Body',
+    });
     const h = fake.sendCommand({ name: 'pol', subcommand: 'index' });
     const followup = await h.waitForFollowup(10_000);
     expect(body(followup)).toMatchObject({ flags: EPHEMERAL, content: expect.stringContaining('Something went wrong') });

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import type { APIEmbed } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHOOSE_ID, COLOURS, LIMITS, RUN_ID, fitEmbed, footerText, ratingColour, renderReply, type DiscordMessage } from '../../adapters/discord/embeds.js';
+import {
+  CHOOSE_ID,
+  COLOURS,
+  LIMITS,
+  RUN_ID,
+  fitEmbed,
+  footerText,
+  ratingColour,
+  renderReply,
+  type DiscordMessage,
+} from '../../adapters/discord/embeds.js';
 import type { Core } from '../../commands/core/core.js';
 import { polText, scoreText } from '../helpers/truth.js';
 import type { SourceName } from '../../src/api/domain.js';
@@ -78,9 +88,15 @@ describe('Reply to Discord message', () => {
 
   it('says as of when, from where, how stale and that the data is simulated', () => {
     const asOf = Date.UTC(2026, 10, 22, 9, 0);
-    expect(footerText({ asOf, sources: ['rest', 'mcp'], stale: { ageMs: 12 * 60_000 }, simulated: true, notes: ['2 slots skipped while offline'] })).toBe(
-      'as of 2026-11-22 09:00 UTC · source REST+MCP · stale (12 min old) · SIMULATED DATA · 2 slots skipped while offline',
-    );
+    expect(
+      footerText({
+        asOf,
+        sources: ['rest', 'mcp'],
+        stale: { ageMs: 12 * 60_000 },
+        simulated: true,
+        notes: ['2 slots skipped while offline'],
+      }),
+    ).toBe('as of 2026-11-22 09:00 UTC · source REST+MCP · stale (12 min old) · SIMULATED DATA · 2 slots skipped while offline');
     expect(footerText({ asOf, sources: ['rest'], simulated: false })).toBe('as of 2026-11-22 09:00 UTC · source REST');
   });
 
@@ -97,8 +113,9 @@ describe('Reply to Discord message', () => {
     ]);
   });
 
-  it('keeps commands too long for a custom id on the adapter\'s side, under a short key', () => {
-    const long = (n: number): Action => toAction({ label: `Option ${n}`, command: `compare ${'very-long-project-name, '.repeat(4)}project:candidate-${n}` });
+  it("keeps commands too long for a custom id on the adapter's side, under a short key", () => {
+    const long = (n: number): Action =>
+      toAction({ label: `Option ${n}`, command: `compare ${'very-long-project-name, '.repeat(4)}project:candidate-${n}` });
     const reply: ChoiceReply = { kind: 'choice', reason: 'ambiguous', query: 'x', prompt: 'Which one?', options: [long(1), long(2)] };
     const kept: string[] = [];
     const m = renderReply(reply, {
@@ -111,7 +128,6 @@ describe('Reply to Discord message', () => {
     expect(select).toMatchObject({ custom_id: CHOOSE_ID, options: [{ value: '~k1' }, { value: '~k2' }] });
     expect(kept).toEqual(['compare', 'compare']);
   });
-
 
   it('renders a table as a code block with the rows that fit and a count of the rest', () => {
     const rows = Array.from({ length: 400 }, (_, i) => ({ name: `Entity number ${i} with a long name`, pol: '1.23%', rating: 'BB' }));
@@ -135,19 +151,34 @@ describe('Reply to Discord message', () => {
 
   it('renders errors as short ephemeral text', () => {
     const m = renderReply({ kind: 'error', message: 'The risk-data service is not responding.', hint: 'Try again in a minute.' });
-    expect(m).toMatchObject({ private: true, embeds: [], components: [], content: '⚠️ The risk-data service is not responding.\nTry again in a minute.' });
+    expect(m).toMatchObject({
+      private: true,
+      embeds: [],
+      components: [],
+      content: '⚠️ The risk-data service is not responding.\nTry again in a minute.',
+    });
   });
 
   it('writes the commands a reply names as Discord has them: a mention of the registered command, with its options', async () => {
     const mentions = new CommandMentions(COMMANDS);
     const opts = { mention: (r: CommandRef) => mentions.ref(r) };
     // Before the ids are known the command is named in code; digests live under /pol-digest.
-    const missing = renderReply({ kind: 'error', message: 'There is no digest #9 in this channel.', hint: ['See them with ', { ref: { command: 'digest-list' } }, '.'] }, opts);
+    const missing = renderReply(
+      {
+        kind: 'error',
+        message: 'There is no digest #9 in this channel.',
+        hint: ['See them with ', { ref: { command: 'digest-list' } }, '.'],
+      },
+      opts,
+    );
     expect(missing.content).toBe('⚠️ There is no digest #9 in this channel.\nSee them with `/pol-digest list`.');
     mentions.setIds({ pol: '111111111111111111', 'pol-digest': '222222222222222222' });
     const choice = renderReply((await core.run('nonexistentcoin')).reply, opts);
     expect(choice.content).toContain('Try </pol search:111111111111111111> `text: nonexistentcoin`.');
-    const error = renderReply({ kind: 'error', message: 'x', hint: ['Resume it with ', { ref: { command: 'digest-resume', args: { id: '3' } } }, '.'] }, opts);
+    const error = renderReply(
+      { kind: 'error', message: 'x', hint: ['Resume it with ', { ref: { command: 'digest-resume', args: { id: '3' } } }, '.'] },
+      opts,
+    );
     expect(error.content).toBe('⚠️ x\nResume it with </pol-digest resume:222222222222222222> `id: 3`.');
     // Upstream text that merely looks like a mention stays text.
     expect(renderReply({ kind: 'error', message: 'Try </pol search:1> now' }, opts).content).toBe('⚠️ Try \\</pol search:1> now');
@@ -161,12 +192,17 @@ describe('Reply to Discord message', () => {
     expect(e.fields!.length).toBeLessThanOrEqual(LIMITS.fields);
     expect(last(e.fields!).name).toBe('Not shown');
     expect(last(e.fields!).value).toMatch(/^… \d+ more fields/);
-    const size = (x: APIEmbed) => (x.title?.length ?? 0) + (x.description?.length ?? 0) + (x.footer?.text.length ?? 0) + (x.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
+    const size = (x: APIEmbed) =>
+      (x.title?.length ?? 0) +
+      (x.description?.length ?? 0) +
+      (x.footer?.text.length ?? 0) +
+      (x.fields ?? []).reduce((n, f) => n + f.name.length + f.value.length, 0);
     expect(size(e)).toBeLessThanOrEqual(LIMITS.embedTotal);
   });
 
   it('holds every Discord limit for any reply', () => {
-    const text = (max: number) => fc.string({ maxLength: max, unit: fc.constantFrom('a', ' ', '\n', '*', '@everyone', '<@1>', '[x](y)', '\\', '😀', 'ü') });
+    const text = (max: number) =>
+      fc.string({ maxLength: max, unit: fc.constantFrom('a', ' ', '\n', '*', '@everyone', '<@1>', '[x](y)', '\\', '😀', 'ü') });
     const section: fc.Arbitrary<Section> = fc.record(
       {
         title: text(300),
@@ -177,7 +213,12 @@ describe('Reply to Discord message', () => {
       },
       { requiredKeys: ['title'] },
     );
-    const footer = fc.record({ asOf: fc.integer({ min: 0, max: 4e12 }), sources: fc.constant<SourceName[]>(['rest']), simulated: fc.boolean(), notes: fc.array(text(500), { maxLength: 8 }) });
+    const footer = fc.record({
+      asOf: fc.integer({ min: 0, max: 4e12 }),
+      sources: fc.constant<SourceName[]>(['rest']),
+      simulated: fc.boolean(),
+      notes: fc.array(text(500), { maxLength: 8 }),
+    });
     const action = fc.record({ label: text(150), description: text(150), command: text(140) }).map(toAction);
     const card: fc.Arbitrary<Reply> = fc.record({
       kind: fc.constant('card' as const),
@@ -201,7 +242,13 @@ describe('Reply to Discord message', () => {
       footer,
       actions: fc.array(action, { maxLength: 40 }),
     });
-    const textReply: fc.Arbitrary<Reply> = fc.record({ kind: fc.constant('text' as const), title: text(400), text: text(6000), sections: fc.array(section, { maxLength: 30 }), footer });
+    const textReply: fc.Arbitrary<Reply> = fc.record({
+      kind: fc.constant('text' as const),
+      title: text(400),
+      text: text(6000),
+      sections: fc.array(section, { maxLength: 30 }),
+      footer,
+    });
     const choice: fc.Arbitrary<Reply> = fc.record({
       kind: fc.constant('choice' as const),
       reason: fc.constant('ambiguous' as const),
@@ -214,7 +261,17 @@ describe('Reply to Discord message', () => {
 
     fc.assert(
       fc.property(fc.oneof(card, table, textReply, choice, error), fc.boolean(), (reply, stash) => {
-        const m = renderReply(reply, stash ? { encode: ((n) => () => `~k${++n}`)(0) } : {});
+        const m = renderReply(
+          reply,
+          stash
+            ? {
+                encode: (
+                  (n) => () =>
+                    `~k${++n}`
+                )(0),
+              }
+            : {},
+        );
         expect(problems(m)).toEqual([]);
         expect(m.allowedMentions).toEqual({ parse: [] });
       }),

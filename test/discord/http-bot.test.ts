@@ -222,7 +222,9 @@ describe('Discord over HTTP: commands, clicks and autocomplete', () => {
     expect(stored?.embeds[0]?.title).toBe('Binance');
     expect(stored?.attachments.map((a) => a.filename)).toEqual([png?.name]);
     expect(h.originalEdits()).toHaveLength(0);
-    expect(fake.calls({ method: 'POST', path: `/interactions/${h.id}/${h.token}/callback` }).filter((c) => c.via !== 'http-response')).toHaveLength(0);
+    expect(
+      fake.calls({ method: 'POST', path: `/interactions/${h.id}/${h.token}/callback` }).filter((c) => c.via !== 'http-response'),
+    ).toHaveLength(0);
   });
 
   it('defers at once when the answer is slow, then edits the deferral into the card with its chart', async () => {
@@ -259,7 +261,9 @@ describe('Discord over HTTP: commands, clicks and autocomplete', () => {
     const h = track(fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'exchange:binance' } }));
     const x = await h.httpResponse();
     const card = h.original()!;
-    const buttons = (response(x).data?.components ?? []).flatMap((row) => row.components).filter((c) => c.type === 2 && c.custom_id?.startsWith(`${RUN_ID}:`));
+    const buttons = (response(x).data?.components ?? [])
+      .flatMap((row) => row.components)
+      .filter((c) => c.type === 2 && c.custom_id?.startsWith(`${RUN_ID}:`));
     const chart = buttons.find((b) => b.custom_id?.startsWith(`${RUN_ID}:chart?`));
     expect(chart, JSON.stringify(buttons.map((b) => b.custom_id))).toBeDefined();
 
@@ -289,7 +293,9 @@ describe('Discord over HTTP: commands, clicks and autocomplete', () => {
     expect(menu).toMatchObject({ type: 3, custom_id: CHOOSE_ID });
     expect(menu?.options?.map((o) => o.value).sort()).toEqual(['card?name=project%3Ashiba-inu', 'card?name=project%3Ashibaswap']);
 
-    const pick = track(fake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: ['card?name=project%3Ashibaswap'], message: h.original()! }));
+    const pick = track(
+      fake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: ['card?name=project%3Ashibaswap'], message: h.original()! }),
+    );
     const px = await pick.httpResponse();
     expect(px.failure).toBeUndefined();
     expect(response(px).type).toBe(7);

@@ -69,7 +69,10 @@ describe('Discord over HTTP: an answer later than the endpoint allows', () => {
       expect(r.data?.content).toContain('Something went wrong');
 
       // At 1.5 s the adapter defers as usual; Discord already has its answer and refuses it.
-      const refused = await fake.waitFor((c) => c.method === 'POST' && c.path === `/interactions/${h.id}/${h.token}/callback` && c.via !== 'http-response', 10_000);
+      const refused = await fake.waitFor(
+        (c) => c.method === 'POST' && c.path === `/interactions/${h.id}/${h.token}/callback` && c.via !== 'http-response',
+        10_000,
+      );
       expect(refused.status).toBe(400);
       await done;
       await new Promise((r) => setTimeout(r, 300));

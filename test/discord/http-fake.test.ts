@@ -46,14 +46,17 @@ const json = (res: ServerResponse, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 const webhook = (token: string, path = '/messages/@original') => `${fake.apiUrl}/v10/webhooks/${fake.applicationId}/${token}${path}`;
-const patch = (url: string, body: unknown) => fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const patch = (url: string, body: unknown) =>
+  fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('the fake Discord over HTTP', () => {
   it('refuses an Interactions Endpoint URL that accepts a bad signature', async () => {
     const lax = createServer((_req, res) => json(res, { type: 1 }));
     await new Promise<void>((r) => lax.listen(0, '127.0.0.1', r));
     try {
-      await expect(fake.setInteractionsEndpoint(`http://127.0.0.1:${(lax.address() as AddressInfo).port}/`)).rejects.toThrow(/bad signature/);
+      await expect(fake.setInteractionsEndpoint(`http://127.0.0.1:${(lax.address() as AddressInfo).port}/`)).rejects.toThrow(
+        /bad signature/,
+      );
     } finally {
       lax.close();
     }
@@ -83,7 +86,11 @@ describe('the fake Discord over HTTP', () => {
     expect(late.status).toBe(404);
     expect(((await late.json()) as { code: number }).code).toBe(10015);
     // Nor may the callback route answer it afterwards.
-    const callback = await fetch(`${fake.apiUrl}/v10/interactions/${h.id}/${h.token}/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":4,"data":{"content":"x"}}' });
+    const callback = await fetch(`${fake.apiUrl}/v10/interactions/${h.id}/${h.token}/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":4,"data":{"content":"x"}}',
+    });
     expect(callback.status).toBe(404);
   });
 
@@ -91,7 +98,11 @@ describe('the fake Discord over HTTP', () => {
     answer = async (_raw, res) => json(res, { type: 5 });
     const h = fake.sendCommand({ name: 'pol', subcommand: 'help' });
     expect((await h.httpResponse()).failure).toBeUndefined();
-    const again = await fetch(`${fake.apiUrl}/v10/interactions/${h.id}/${h.token}/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":4,"data":{"content":"second"}}' });
+    const again = await fetch(`${fake.apiUrl}/v10/interactions/${h.id}/${h.token}/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":4,"data":{"content":"second"}}',
+    });
     expect(again.status).toBe(400);
     expect(((await again.json()) as { code: number }).code).toBe(40060);
   });

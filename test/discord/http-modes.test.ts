@@ -25,7 +25,10 @@ afterEach(async () => {
 
 async function bot(env: Record<string, string>): Promise<Bot> {
   const dataDir = await mkdtemp(join(tmpdir(), 'polbot-discord-modes-'));
-  const b = await startBot(loadConfig({ POLBOT_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RATE_LIMIT_PER_USER: '0', ...env }), createLogger({ level: 'silent' }));
+  const b = await startBot(
+    loadConfig({ POLBOT_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', RATE_LIMIT_PER_USER: '0', ...env }),
+    createLogger({ level: 'silent' }),
+  );
   cleanup.push(async () => {
     await b.stop();
     await rm(dataDir, { recursive: true, force: true });

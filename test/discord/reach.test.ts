@@ -63,10 +63,23 @@ function componentSteps(stack: Stack, message: Message, parent: string): ReachSt
   return all.flatMap((c): ReachStep[] => {
     if (!c.custom_id) return []; // a link button
     const customId = c.custom_id;
-    if (c.type === 2) return [step(keyOf(stack, customId, parent, c.label ?? customId), () => stack.fake.sendComponent({ custom_id: customId, component_type: 2 }), stack)];
+    if (c.type === 2)
+      return [
+        step(
+          keyOf(stack, customId, parent, c.label ?? customId),
+          () => stack.fake.sendComponent({ custom_id: customId, component_type: 2 }),
+          stack,
+        ),
+      ];
     // A filter menu's options are the same list filtered another way: one of them stands for all.
     const options = customId.startsWith('pol:run:menu-') ? (c.options ?? []).slice(0, 1) : (c.options ?? []);
-    return options.map((o) => step(keyOf(stack, o.value, parent, o.label), () => stack.fake.sendComponent({ custom_id: customId, component_type: 3, values: [o.value] }), stack));
+    return options.map((o) =>
+      step(
+        keyOf(stack, o.value, parent, o.label),
+        () => stack.fake.sendComponent({ custom_id: customId, component_type: 3, values: [o.value] }),
+        stack,
+      ),
+    );
   });
 }
 
@@ -93,7 +106,9 @@ async function examplesShown(stack: Stack): Promise<Example[]> {
     const next = lines[i + 1] ?? '';
     if (!next.startsWith('e.g. ')) return void examples.push({ subcommand, options: {} });
     for (const example of next.slice('e.g. '.length).split(' · ')) {
-      const options = Object.fromEntries([...example.matchAll(/`([a-z_]+): ([^`]+)`/g)].map((m) => [m[1]!, /^\d+$/.test(m[2]!) ? Number(m[2]) : m[2]!]));
+      const options = Object.fromEntries(
+        [...example.matchAll(/`([a-z_]+): ([^`]+)`/g)].map((m) => [m[1]!, /^\d+$/.test(m[2]!) ? Number(m[2]) : m[2]!]),
+      );
       examples.push({ subcommand, options });
     }
   });
@@ -105,7 +120,9 @@ describe('reach in Discord', () => {
     for (const stack of stacks) {
       const examples = await examplesShown(stack);
       expect(examples).toContainEqual({ subcommand: 'section', options: { name: 'pepe', section: 'security' } });
-      const steps = examples.map((e) => step(`${e.subcommand} ${JSON.stringify(e.options)}`, () => stack.fake.sendCommand({ name: 'pol', ...e }), stack));
+      const steps = examples.map((e) =>
+        step(`${e.subcommand} ${JSON.stringify(e.options)}`, () => stack.fake.sendCommand({ name: 'pol', ...e }), stack),
+      );
       const ran = await exploreTwoClicks(steps);
       expect(ran.length).toBeGreaterThan(40);
     }

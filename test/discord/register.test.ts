@@ -25,7 +25,14 @@ const puts = (route: string) => fake.calls({ method: 'PUT', route });
 describe('register-discord', () => {
   it('registers /pol and the admin-only /pol-digest and /pol-alert in the guild, with the grammar as options', async () => {
     const result = await registerDiscordCommands({ discord: settingsFor(fake, GUILD_ID) });
-    expect(result).toMatchObject({ scope: 'guild', guildId: GUILD_ID, changed: true, added: ['pol', 'pol-digest', 'pol-alert', 'Check with polbot'], removed: [], updated: [] });
+    expect(result).toMatchObject({
+      scope: 'guild',
+      guildId: GUILD_ID,
+      changed: true,
+      added: ['pol', 'pol-digest', 'pol-alert', 'Check with polbot'],
+      removed: [],
+      updated: [],
+    });
     expect(puts(GUILD_ROUTE)).toHaveLength(1);
     expect(puts(GLOBAL_ROUTE)).toHaveLength(0);
     expect(fake.commands()).toEqual([]);
@@ -38,7 +45,29 @@ describe('register-discord', () => {
     expect(digest).toMatchObject({ name: 'pol-digest', default_member_permissions: String(1n << 5n) });
 
     const subs = (pol!.options ?? []) as Option[];
-    expect(subs.map((s) => s.name)).toEqual(['card', 'project', 'exchange', 'section', 'flags', 'reviews', 'why', 'assets', 'chart', 'compare', 'check', 'top', 'ratings', 'search', 'trending', 'index', 'browse', 'lost-funds', 'transparency', 'health', 'help']);
+    expect(subs.map((s) => s.name)).toEqual([
+      'card',
+      'project',
+      'exchange',
+      'section',
+      'flags',
+      'reviews',
+      'why',
+      'assets',
+      'chart',
+      'compare',
+      'check',
+      'top',
+      'ratings',
+      'search',
+      'trending',
+      'index',
+      'browse',
+      'lost-funds',
+      'transparency',
+      'health',
+      'help',
+    ]);
     const sub = (name: string) => subs.find((s) => s.name === name)!.options ?? [];
     expect(sub('card')).toEqual([
       expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
@@ -46,18 +75,49 @@ describe('register-discord', () => {
         name: 'section',
         type: 3,
         required: false,
-        choices: ['security', 'financial', 'operational', 'reputational', 'regulatory', 'voice', 'transparency', 'solvency', 'dashboard', 'assets'].map((value) => expect.objectContaining({ value })),
+        choices: [
+          'security',
+          'financial',
+          'operational',
+          'reputational',
+          'regulatory',
+          'voice',
+          'transparency',
+          'solvency',
+          'dashboard',
+          'assets',
+        ].map((value) => expect.objectContaining({ value })),
       }),
     ]);
-    expect(sub('project').find((o) => o.name === 'section')?.choices?.map((c) => c.value)).toEqual(['security', 'financial', 'operational', 'reputational', 'regulatory', 'voice']);
-    expect(sub('exchange').find((o) => o.name === 'section')?.choices?.map((c) => c.value)).toEqual(['transparency', 'security', 'solvency', 'dashboard', 'assets']);
+    expect(
+      sub('project')
+        .find((o) => o.name === 'section')
+        ?.choices?.map((c) => c.value),
+    ).toEqual(['security', 'financial', 'operational', 'reputational', 'regulatory', 'voice']);
+    expect(
+      sub('exchange')
+        .find((o) => o.name === 'section')
+        ?.choices?.map((c) => c.value),
+    ).toEqual(['transparency', 'security', 'solvency', 'dashboard', 'assets']);
     expect(sub('section')).toEqual([
       expect.objectContaining({ name: 'name', type: 3, required: true, autocomplete: true }),
-      expect.objectContaining({ name: 'section', type: 3, required: true, choices: expect.arrayContaining([{ name: 'Proof of Voice', value: 'voice' }]) }),
+      expect.objectContaining({
+        name: 'section',
+        type: 3,
+        required: true,
+        choices: expect.arrayContaining([{ name: 'Proof of Voice', value: 'voice' }]),
+      }),
     ]);
     const chart = sub('chart');
     expect(chart.find((o) => o.name === 'range')?.choices?.map((c) => c.value)).toEqual(['7d', '30d', '90d', '180d', '365d', 'all']);
-    expect(chart.find((o) => o.name === 'kind')?.choices?.map((c) => c.value)).toEqual(['pol', 'categories', 'metrics', 'reserves', 'inflation', 'voice']);
+    expect(chart.find((o) => o.name === 'kind')?.choices?.map((c) => c.value)).toEqual([
+      'pol',
+      'categories',
+      'metrics',
+      'reserves',
+      'inflation',
+      'voice',
+    ]);
     // Any window of dates, as free text options after the choices.
     expect(chart.map((o) => o.name)).toEqual(['name', 'range', 'kind', 'from', 'to', 'last']);
     expect(chart.filter((o) => ['from', 'to', 'last'].includes(o.name)).every((o) => o.type === 3 && o.required !== true)).toBe(true);
@@ -102,12 +162,21 @@ describe('register-discord', () => {
     const [pol] = commandDefinitions();
     // A stale /pol and a command polbot no longer has.
     await restFor(discord).put(route, {
-      body: [{ ...pol!, description: 'An older description' }, { name: 'old', description: 'Gone' }],
+      body: [
+        { ...pol!, description: 'An older description' },
+        { name: 'old', description: 'Gone' },
+      ],
     });
     const { log, lines } = memoryLogger();
 
     const dry = await registerDiscordCommands({ discord, log, dryRun: true });
-    expect(dry).toMatchObject({ changed: true, dryRun: true, added: ['pol-digest', 'pol-alert', 'Check with polbot'], removed: ['old'], updated: [{ name: 'pol', paths: ['description'] }] });
+    expect(dry).toMatchObject({
+      changed: true,
+      dryRun: true,
+      added: ['pol-digest', 'pol-alert', 'Check with polbot'],
+      removed: ['old'],
+      updated: [{ name: 'pol', paths: ['description'] }],
+    });
     expect(puts(GUILD_ROUTE)).toHaveLength(1);
     expect(summarise(dry)).toEqual([
       `Would register Discord commands in guild ${GUILD_ID}:`,
@@ -163,7 +232,12 @@ describe('register-discord', () => {
       out.push(String(chunk));
       return true;
     });
-    const env = { DISCORD_TOKEN: fake.token, DISCORD_APPLICATION_ID: fake.applicationId, DISCORD_API_URL: fake.apiUrl, DISCORD_GUILD_ID: GUILD_ID };
+    const env = {
+      DISCORD_TOKEN: fake.token,
+      DISCORD_APPLICATION_ID: fake.applicationId,
+      DISCORD_API_URL: fake.apiUrl,
+      DISCORD_GUILD_ID: GUILD_ID,
+    };
     expect(await runRegisterDiscord([], env)).toBe(0);
     expect(await runRegisterDiscord([], env)).toBe(0);
     vi.restoreAllMocks();

@@ -11,7 +11,16 @@ import { GUILD_ID, memoryLogger, settingsFor } from './helpers.js';
 
 // The manager forks real `polbot start` processes that inherit this environment: they read
 // their configuration from it exactly as a production shard would.
-const CHILD_ENV = ['DISCORD_TOKEN', 'DISCORD_APPLICATION_ID', 'DISCORD_API_URL', 'DISCORD_GUILD_ID', 'LOG_LEVEL', 'POLBOT_DATA_DIR', 'HOST', 'PORT'] as const;
+const CHILD_ENV = [
+  'DISCORD_TOKEN',
+  'DISCORD_APPLICATION_ID',
+  'DISCORD_API_URL',
+  'DISCORD_GUILD_ID',
+  'LOG_LEVEL',
+  'POLBOT_DATA_DIR',
+  'HOST',
+  'PORT',
+] as const;
 
 let fake: FakeDiscord;
 let manager: ShardingManager | undefined;
@@ -83,7 +92,9 @@ describe('sharding', () => {
 
   it('refuses more than one shard without a shared digest database', async () => {
     const { log } = memoryLogger();
-    await expect(startSharding({ discord: settingsFor(fake, GUILD_ID), log, totalShards: 2 })).rejects.toThrow(/^DATABASE_URL: required to run 2 shards/);
+    await expect(startSharding({ discord: settingsFor(fake, GUILD_ID), log, totalShards: 2 })).rejects.toThrow(
+      /^DATABASE_URL: required to run 2 shards/,
+    );
   });
 
   it('gives each shard its own port and keeps Slack out of the shards', () => {

@@ -25,7 +25,11 @@ const truth = new SimStore({ seed: 42, asOf: TEST_AS_OF });
 
 beforeAll(async () => {
   // A generous deadline: the first call also starts the tool server as a child process.
-  stack = await startStack({ POL_TIMEOUT_MS: '20000', POL_SOURCE: 'mcp', POL_MCP_COMMAND: `node ${BIN} sim --mcp-stdio --as-of 2026-11-22` });
+  stack = await startStack({
+    POL_TIMEOUT_MS: '20000',
+    POL_SOURCE: 'mcp',
+    POL_MCP_COMMAND: `node ${BIN} sim --mcp-stdio --as-of 2026-11-22`,
+  });
 }, 60_000);
 
 afterAll(async () => {

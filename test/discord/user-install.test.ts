@@ -37,7 +37,14 @@ describe('Discord user install', () => {
 
   it('answers a card with its chart in a server polbot is not in, through the interaction only', async () => {
     const { fake } = stack;
-    const h = fake.sendCommand({ name: 'pol', subcommand: 'card', options: { name: 'exchange:kraken' }, guildId: ELSEWHERE, channelId: ELSEWHERE_CHANNEL, install: 'user' });
+    const h = fake.sendCommand({
+      name: 'pol',
+      subcommand: 'card',
+      options: { name: 'exchange:kraken' },
+      guildId: ELSEWHERE,
+      channelId: ELSEWHERE_CHANNEL,
+      install: 'user',
+    });
     const edit = await h.waitForEdit(15_000, (c) => JSON.stringify(c.body).includes('Kraken'));
     expect(edit.status).toBe(200);
     expect(edit.files.map((f) => f.name)).toEqual([expect.stringMatching(/\.png$/)]);
@@ -48,7 +55,14 @@ describe('Discord user install', () => {
     const { fake, core, logLines } = stack;
     core.upstream.sim!.faults.set({ latencyMs: 600 });
     try {
-      const h = fake.sendCommand({ name: 'pol', subcommand: 'exchange', options: { name: 'exchange:okx' }, guildId: ELSEWHERE, channelId: ELSEWHERE_CHANNEL, install: 'user' });
+      const h = fake.sendCommand({
+        name: 'pol',
+        subcommand: 'exchange',
+        options: { name: 'exchange:okx' },
+        guildId: ELSEWHERE,
+        channelId: ELSEWHERE_CHANNEL,
+        install: 'user',
+      });
       await h.callback();
       fake.advanceClock(15 * 60 * 1000 + 1);
       await fake.waitFor((c) => c.method === 'PATCH' && c.path.includes(h.token), 15_000);
@@ -61,13 +75,22 @@ describe('Discord user install', () => {
   });
 
   it('says plainly that digests and alerts need polbot in the server', async () => {
-    const elsewhere: Caller = { platform: 'discord', userId: '1400000000000000001', channelId: ELSEWHERE_CHANNEL, workspaceId: ELSEWHERE, canManageDigests: false, canPost: false };
+    const elsewhere: Caller = {
+      platform: 'discord',
+      userId: '1400000000000000001',
+      channelId: ELSEWHERE_CHANNEL,
+      workspaceId: ELSEWHERE,
+      canManageDigests: false,
+      canPost: false,
+    };
     for (const [text, what] of [
       ['digest list', 'Digests'],
       ['alert list', 'Alerts'],
     ] as const) {
       const { reply } = await stack.core.run(text, elsewhere);
-      expect((reply as ErrorReply).message).toBe(`${what} are posted to the channel by polbot itself, and polbot is not in this one: here it only answers you.`);
+      expect((reply as ErrorReply).message).toBe(
+        `${what} are posted to the channel by polbot itself, and polbot is not in this one: here it only answers you.`,
+      );
     }
   });
 });

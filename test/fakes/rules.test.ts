@@ -45,7 +45,11 @@ describe('fake Slack refuses what Slack refuses', () => {
       headers: { authorization: `Bearer ${fake.botToken}`, 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify(body),
     });
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { ok: boolean; error?: string; errors?: string[] } };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      body: (await res.json()) as { ok: boolean; error?: string; errors?: string[] },
+    };
   };
   const message = (blocks: unknown[], channel = 'C1') => ({ channel, text: 'fallback', blocks });
 
@@ -58,9 +62,21 @@ describe('fake Slack refuses what Slack refuses', () => {
         [{ type: 'section', fields: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'f' })) }],
         [{ type: 'section', fields: Array.from({ length: 10 }, () => ({ type: 'mrkdwn', text: 'f' })) }],
       ],
-      ['75 characters of button text', [{ type: 'actions', elements: [button('b'.repeat(76), 'a1')] }], [{ type: 'actions', elements: [button('b'.repeat(75), 'a1')] }]],
-      ['unique action ids', [{ type: 'actions', elements: [button('one', 'same'), button('two', 'same')] }], [{ type: 'actions', elements: [button('one', 'a1'), button('two', 'a2')] }]],
-      ['150 characters of header', [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }], [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(150) } }]],
+      [
+        '75 characters of button text',
+        [{ type: 'actions', elements: [button('b'.repeat(76), 'a1')] }],
+        [{ type: 'actions', elements: [button('b'.repeat(75), 'a1')] }],
+      ],
+      [
+        'unique action ids',
+        [{ type: 'actions', elements: [button('one', 'same'), button('two', 'same')] }],
+        [{ type: 'actions', elements: [button('one', 'a1'), button('two', 'a2')] }],
+      ],
+      [
+        '150 characters of header',
+        [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }],
+        [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(150) } }],
+      ],
     ];
     for (const [what, over, at] of cases) {
       for (const method of ['chat.postMessage', 'chat.postEphemeral']) {
@@ -75,19 +91,32 @@ describe('fake Slack refuses what Slack refuses', () => {
   it('refuses a message whose image Slack cannot download', async () => {
     const image = (url: string) => [{ type: 'image', image_url: url, alt_text: 'chart' }];
     const refused = await post(slack, 'chat.postMessage', message(image(`${imageUrl}/missing.png`)));
-    expect(refused.body).toMatchObject({ ok: false, error: 'invalid_blocks', errors: ['[ERROR] downloading image failed [json-pointer:/blocks/0/image_url]'] });
+    expect(refused.body).toMatchObject({
+      ok: false,
+      error: 'invalid_blocks',
+      errors: ['[ERROR] downloading image failed [json-pointer:/blocks/0/image_url]'],
+    });
     expect((await post(slack, 'chat.postMessage', message(image(`${imageUrl}/chart.png`)))).body.ok).toBe(true);
   });
 
   it('takes five posts on a response_url, and none after thirty minutes', async () => {
     const send = (url: string, blocks: unknown[] = [section('hi')]) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'hi', blocks }) }).then(async (r) => ({ status: r.status, body: await r.text() }));
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'hi', blocks }) }).then(
+        async (r) => ({ status: r.status, body: await r.text() }),
+      );
     const url = slack.responseUrl();
     for (let i = 0; i < 5; i++) expect((await send(url)).status, `use ${i + 1}`).toBe(200);
     expect(await send(url)).toEqual({ status: 404, body: 'used_url' });
 
     const stale = slack.responseUrl();
-    expect((await send(stale, Array.from({ length: 51 }, () => section('x')))).status).toBe(400);
+    expect(
+      (
+        await send(
+          stale,
+          Array.from({ length: 51 }, () => section('x')),
+        )
+      ).status,
+    ).toBe(400);
     slack.advanceClock(30 * 60 * 1000 + 1);
     expect(await send(stale)).toEqual({ status: 404, body: 'expired_url' });
   });
@@ -99,7 +128,17 @@ describe('fake Slack refuses what Slack refuses', () => {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams(args).toString(),
-      }).then(async (r) => (await r.json()) as { ok: boolean; error?: string; needed?: string; has_more?: boolean; messages?: { text: string; ts: string }[]; response_metadata?: { next_cursor?: string } });
+      }).then(
+        async (r) =>
+          (await r.json()) as {
+            ok: boolean;
+            error?: string;
+            needed?: string;
+            has_more?: boolean;
+            messages?: { text: string; ts: string }[];
+            response_metadata?: { next_cursor?: string };
+          },
+      );
     const texts = (r: { messages?: { text: string }[] }) => r.messages?.map((m) => m.text);
 
     const first = await post(slack, 'chat.postMessage', { channel: 'C-HIST', text: 'one' });
@@ -156,12 +195,20 @@ describe('fake Discord refuses what Discord refuses', () => {
   };
   const row = (...components: unknown[]) => ({ type: 1, components });
   const btn = (id: string, label = 'b') => ({ type: 2, style: 2, custom_id: id, label });
-  const select = (id: string, n: number) => ({ type: 3, custom_id: id, options: Array.from({ length: n }, (_, i) => ({ label: `o${i}`, value: `v${i}` })) });
+  const select = (id: string, n: number) => ({
+    type: 3,
+    custom_id: id,
+    options: Array.from({ length: n }, (_, i) => ({ label: `o${i}`, value: `v${i}` })),
+  });
 
   it('holds component limits: rows, buttons per row, a select alone, custom ids, select options', async () => {
     const cases: [string, unknown[], unknown[]][] = [
       ['5 rows', Array.from({ length: 6 }, (_, i) => row(btn(`r${i}`))), Array.from({ length: 5 }, (_, i) => row(btn(`r${i}`)))],
-      ['5 buttons in a row', [row(...Array.from({ length: 6 }, (_, i) => btn(`b${i}`)))], [row(...Array.from({ length: 5 }, (_, i) => btn(`b${i}`)))]],
+      [
+        '5 buttons in a row',
+        [row(...Array.from({ length: 6 }, (_, i) => btn(`b${i}`)))],
+        [row(...Array.from({ length: 5 }, (_, i) => btn(`b${i}`)))],
+      ],
       ['a select alone in its row', [row(select('s', 2), btn('b'))], [row(select('s', 2)), row(btn('b'))]],
       ['100-character custom ids', [row(btn('x'.repeat(101)))], [row(btn('x'.repeat(100)))]],
       ['unique custom ids', [row(btn('same'), btn('same'))], [row(btn('one'), btn('two'))]],
@@ -208,10 +255,12 @@ describe('fake Discord refuses what Discord refuses', () => {
     const CHANNEL = '1200000000000000777';
     discord.addChannel(CHANNEL, GUILD, 'history');
     const list = (query: string, channel = CHANNEL, token = discord.token) =>
-      fetch(`${discord.apiUrl}/v10/channels/${channel}/messages${query}`, { headers: { authorization: `Bot ${token}` } }).then(async (r) => ({
-        status: r.status,
-        body: (await r.json()) as { content: string }[] & { code?: number; errors?: unknown },
-      }));
+      fetch(`${discord.apiUrl}/v10/channels/${channel}/messages${query}`, { headers: { authorization: `Bot ${token}` } }).then(
+        async (r) => ({
+          status: r.status,
+          body: (await r.json()) as { content: string }[] & { code?: number; errors?: unknown },
+        }),
+      );
     for (let i = 0; i < 51; i++) {
       const res = await fetch(`${discord.apiUrl}/v10/channels/${CHANNEL}/messages`, {
         method: 'POST',
@@ -224,17 +273,28 @@ describe('fake Discord refuses what Discord refuses', () => {
     expect(unasked.body.map((m) => m.content)).toEqual(Array.from({ length: 50 }, (_, i) => `m${50 - i}`));
     expect((await list('?limit=2')).body.map((m) => m.content)).toEqual(['m50', 'm49']);
     expect((await list('?limit=100')).body).toHaveLength(51);
-    expect(await list('?limit=101')).toMatchObject({ status: 400, body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_MAX' }] } } } });
-    expect(await list('?limit=0')).toMatchObject({ status: 400, body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_MIN' }] } } } });
-    expect(await list('?limit=many')).toMatchObject({ status: 400, body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } } });
+    expect(await list('?limit=101')).toMatchObject({
+      status: 400,
+      body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_MAX' }] } } },
+    });
+    expect(await list('?limit=0')).toMatchObject({
+      status: 400,
+      body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_MIN' }] } } },
+    });
+    expect(await list('?limit=many')).toMatchObject({
+      status: 400,
+      body: { code: 50035, errors: { limit: { _errors: [{ code: 'NUMBER_TYPE_COERCE' }] } } },
+    });
     expect(await list('', '1200000000000000404')).toMatchObject({ status: 404, body: { code: 10003 } });
     expect((await list('', CHANNEL, 'not-the-bot-token')).status).toBe(401);
   });
 
   const callback = (id: string, token: string, body: Record<string, unknown>) =>
-    fetch(`${discord.apiUrl}/v10/interactions/${id}/${token}/callback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
-      async (r) => ({ status: r.status, body: (await r.json().catch(() => ({}))) as { code?: number } }),
-    );
+    fetch(`${discord.apiUrl}/v10/interactions/${id}/${token}/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => ({}))) as { code?: number } }));
   const editOriginal = (token: string, body: Record<string, unknown>) =>
     fetch(`${discord.apiUrl}/v10/webhooks/${discord.applicationId}/${token}/messages/@original`, {
       method: 'PATCH',

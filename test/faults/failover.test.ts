@@ -35,7 +35,8 @@ afterAll(async () => {
 });
 
 const last = <T>(a: readonly T[]) => a[a.length - 1]!;
-const field = (r: CardReply, section: string, label: string) => r.sections.find((s) => s.title === section)?.fields?.find((f) => f.label === label);
+const field = (r: CardReply, section: string, label: string) =>
+  r.sections.find((s) => s.title === section)?.fields?.find((f) => f.label === label);
 
 describe('failover from REST to the tool server', () => {
   it('answers with REST while it is up, with both circuits closed', async () => {

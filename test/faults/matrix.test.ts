@@ -1,6 +1,23 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Simulator } from '../../src/sim/server.js';
-import { classify, COMMANDS, truthOf, viaCore, viaDiscord, viaDiscordButton, viaDiscordChoice, viaSlack, viaSlackButton, viaSlackChoice, type Attempt, type Cell, type CommandSpec, type Observed, type Truth, type Via } from './observe.js';
+import {
+  classify,
+  COMMANDS,
+  truthOf,
+  viaCore,
+  viaDiscord,
+  viaDiscordButton,
+  viaDiscordChoice,
+  viaSlack,
+  viaSlackButton,
+  viaSlackChoice,
+  type Attempt,
+  type Cell,
+  type CommandSpec,
+  type Observed,
+  type Truth,
+  type Via,
+} from './observe.js';
 import { BREAKER_COOLDOWN_MS, slackCaller, STALE_RETRY_MS, startFaultStack, type FaultStack, type SourceName } from './stack.js';
 
 /**
@@ -101,10 +118,17 @@ type Value = Cell | 'degraded' | 'not degraded' | 'not recovered';
 
 /** `source fault state row` -> expected value. */
 function parseExpected(table: string): Map<string, string> {
-  const [head, ...rows] = table.trim().split('\n').map((l) => l.split('|').map((c) => c.trim()));
+  const [head, ...rows] = table
+    .trim()
+    .split('\n')
+    .map((l) => l.split('|').map((c) => c.trim()));
   const faults = head!.slice(2);
   const out = new Map<string, string>();
-  expectSameList('faults', faults, FAULTS.map((f) => f.id));
+  expectSameList(
+    'faults',
+    faults,
+    FAULTS.map((f) => f.id),
+  );
   for (const row of rows) {
     const [command, state, ...cells] = row as [string, string, ...string[]];
     cells.forEach((cell, i) => {
@@ -119,7 +143,8 @@ function parseExpected(table: string): Map<string, string> {
 }
 
 function expectSameList(what: string, got: readonly string[], want: readonly string[]): void {
-  if (got.join('|') !== want.join('|')) throw new Error(`expected matrix ${what} ${JSON.stringify(got)} do not match ${JSON.stringify(want)}`);
+  if (got.join('|') !== want.join('|'))
+    throw new Error(`expected matrix ${what} ${JSON.stringify(got)} do not match ${JSON.stringify(want)}`);
 }
 
 const key = (source: string, fault: string, state: string, row: string) => `${source} ${fault} ${state} ${row}`;
@@ -211,7 +236,8 @@ async function recover(stack: FaultStack): Promise<{ value: Value; why?: string 
       await sleep(freshFrom - Date.now());
       return { value: 'ok' };
     }
-    if (Date.now() > deadline) return { value: 'not recovered', why: `after ${RECOVERY_BOUND_MS} ms: ${body.status} ${JSON.stringify(body.upstream)}` };
+    if (Date.now() > deadline)
+      return { value: 'not recovered', why: `after ${RECOVERY_BOUND_MS} ms: ${body.status} ${JSON.stringify(body.upstream)}` };
     await sleep(50);
   }
 }
@@ -268,7 +294,8 @@ function differences(source: SourceName): string[] {
       out.push(`${k}: expected ${want}, not observed`);
       continue;
     }
-    for (const [via, got] of cells) if (got.value !== want) out.push(`${k} via ${via}: expected ${want}, got ${got.value}${got.why ? ` (${got.why})` : ''}`);
+    for (const [via, got] of cells)
+      if (got.value !== want) out.push(`${k} via ${via}: expected ${want}, got ${got.value}${got.why ? ` (${got.why})` : ''}`);
   }
   return out;
 }
@@ -317,13 +344,19 @@ afterAll(async () => {
 });
 
 describe('fault × command × adapter matrix', () => {
-  it.concurrent.for(SOURCES)('%s: every fault through every command, cold and stale, via the core and Slack and Discord commands, buttons and choices', { timeout: 150_000 }, async (source, { expect }) => {
-    const stack = stacks.get(source)!;
-    const started = performance.now();
-    for (const fault of FAULTS) await runFault(stack, fault);
-    console.log(`${source.toUpperCase()} fault matrix (${Math.round((performance.now() - started) / 1000)} s):\n${observedTable(source)}`);
-    expect(differences(source)).toEqual([]);
-  });
+  it.concurrent.for(SOURCES)(
+    '%s: every fault through every command, cold and stale, via the core and Slack and Discord commands, buttons and choices',
+    { timeout: 150_000 },
+    async (source, { expect }) => {
+      const stack = stacks.get(source)!;
+      const started = performance.now();
+      for (const fault of FAULTS) await runFault(stack, fault);
+      console.log(
+        `${source.toUpperCase()} fault matrix (${Math.round((performance.now() - started) / 1000)} s):\n${observedTable(source)}`,
+      );
+      expect(differences(source)).toEqual([]);
+    },
+  );
 
   it('no rejection or exception escaped, and neither adapter logged a failed command', ({ expect }) => {
     expect(escaped).toEqual([]);

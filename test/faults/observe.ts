@@ -11,7 +11,14 @@ import { Registry } from '../../commands/core/registry.js';
 import { CHOICE_ACTION_PREFIX, FOLLOW_UP_ACTION_PREFIX } from '../../adapters/slack/blocks.js';
 import type { RecordedCall as SlackCall } from '../fakes/slack/index.js';
 import { slackText, visibleText } from '../helpers/core.js';
-import { SIGNING_SECRET, SLACK_DIGEST_LIST_CHANNEL, SLACK_DIGEST_PREVIEW_CHANNEL, slackCaller, UPSTREAM_TIMEOUT_MS, type FaultStack } from './stack.js';
+import {
+  SIGNING_SECRET,
+  SLACK_DIGEST_LIST_CHANNEL,
+  SLACK_DIGEST_PREVIEW_CHANNEL,
+  slackCaller,
+  UPSTREAM_TIMEOUT_MS,
+  type FaultStack,
+} from './stack.js';
 
 /**
  * What a person got, in a small vocabulary. The first four are answers; the rest are failures.
@@ -86,7 +93,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     truth: (s) => {
       const [from, to] = s.windowIndices(30);
       const series = s.project('aave')!.pol.slice(from, to);
-      return [`${name(s, 'project', 'aave')}: Probability of Loss`, `PoL of ${name(s, 'project', 'aave')} over 30 days: from ${formatPol(series[0]!)} to ${formatPol(series.at(-1)!)}`];
+      return [
+        `${name(s, 'project', 'aave')}: Probability of Loss`,
+        `PoL of ${name(s, 'project', 'aave')} over 30 days: from ${formatPol(series[0]!)} to ${formatPol(series.at(-1)!)}`,
+      ];
     },
   },
   {
@@ -129,7 +139,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     truth: (s) => [polText(s.indexPol('project').at(-1)!)],
   },
   { id: 'health', text: () => 'health', discord: () => ({ name: 'pol', subcommand: 'health' }) },
-  { id: 'help', text: () => 'help', discord: () => ({ name: 'pol', subcommand: 'help' }), truth: () => ['Up to 5 projects or exchanges side by side'] },
+  {
+    id: 'help',
+    text: () => 'help',
+    discord: () => ({ name: 'pol', subcommand: 'help' }),
+    truth: () => ['Up to 5 projects or exchanges side by side'],
+  },
   {
     id: 'digest list',
     text: () => 'digest list',
@@ -149,7 +164,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     // Every name is resolved when the digest is added, so adding one needs the upstream's lists.
     id: 'digest add',
     text: () => 'digest add aave, kraken weekdays at 08:00 tz Europe/Berlin',
-    discord: () => ({ name: 'pol-digest', subcommand: 'add', options: { names: 'aave, kraken', schedule: 'weekdays', at: '08:00', tz: 'Europe/Berlin' } }),
+    discord: () => ({
+      name: 'pol-digest',
+      subcommand: 'add',
+      options: { names: 'aave, kraken', schedule: 'weekdays', at: '08:00', tz: 'Europe/Berlin' },
+    }),
     truth: (s) => [name(s, 'project', 'aave'), name(s, 'exchange', 'kraken'), 'Europe/Berlin'],
   },
 ];
@@ -207,16 +226,27 @@ export function classify(spec: CommandSpec, attempt: Attempt, truth: Truth): Obs
   const text = a.lines.join('\n');
   const shown = [...a.lines, ...a.alsoShown].join('\n');
   if (CRASH.test(shown)) return { cell: 'crash', why: excerpt(shown, CRASH) };
-  for (const [what, pattern] of [['stack trace', STACK], ['URL', URL], ['secret', SECRET], ['internals', INTERNALS]] as const) {
+  for (const [what, pattern] of [
+    ['stack trace', STACK],
+    ['URL', URL],
+    ['secret', SECRET],
+    ['internals', INTERNALS],
+  ] as const) {
     if (pattern.test(shown)) return { cell: 'leak', why: `${what}: ${excerpt(shown, pattern)}` };
   }
   if (!text.replace(/[—\s]/g, '')) return { cell: 'empty', why: 'no visible text' };
   if (a.error) {
-    const [message = '', ...hints] = a.lines.join('\n').split('\n').map((l) => l.trim()).filter(Boolean);
+    const [message = '', ...hints] = a.lines
+      .join('\n')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     if (message.length < 10) return { cell: 'empty', why: `error message too short: ${JSON.stringify(message)}` };
     // A message is read at a glance in a chat window; a wall of text is not clear.
-    if (text.length > MAX_MESSAGE_CHARS) return { cell: 'unclear', why: `${text.length} characters: ${JSON.stringify(text.slice(0, 200))}` };
-    if (!hints.some((h) => ACTIONABLE.test(h))) return { cell: 'unclear', why: `no hint what to do: ${JSON.stringify(text.slice(0, 200))}` };
+    if (text.length > MAX_MESSAGE_CHARS)
+      return { cell: 'unclear', why: `${text.length} characters: ${JSON.stringify(text.slice(0, 200))}` };
+    if (!hints.some((h) => ACTIONABLE.test(h)))
+      return { cell: 'unclear', why: `no hint what to do: ${JSON.stringify(text.slice(0, 200))}` };
     return { cell: 'message' };
   }
   const stale = a.staleShown !== undefined || a.staleAgeMs !== undefined;
@@ -226,15 +256,18 @@ export function classify(spec: CommandSpec, attempt: Attempt, truth: Truth): Obs
     return { cell: 'wrong', why: `unrecognised health answer: ${text.slice(0, 200)}` };
   }
   const expected = stale ? truth.warm?.values.get(spec.id) : truth.current.get(spec.id);
-  if (stale && !truth.warm) return { cell: 'wrong', why: `marked stale (${a.staleShown ?? `${a.staleAgeMs} ms`} old) where only fresh data can be` };
+  if (stale && !truth.warm)
+    return { cell: 'wrong', why: `marked stale (${a.staleShown ?? `${a.staleAgeMs} ms`} old) where only fresh data can be` };
   const missing = (expected ?? []).filter((t) => !shown.includes(t));
-  if (missing.length) return { cell: 'wrong', why: `${stale ? 'stale' : 'fresh'} answer lacks ${JSON.stringify(missing)}: ${text.slice(0, 300)}` };
+  if (missing.length)
+    return { cell: 'wrong', why: `${stale ? 'stale' : 'fresh'} answer lacks ${JSON.stringify(missing)}: ${text.slice(0, 300)}` };
   if (!stale) return { cell: 'ok' };
   // The data was fetched while warming, so it cannot be older than the time since warming started.
   const ageMs = a.staleAgeMs ?? parseAge(a.staleShown!);
   const oldest = a.at - truth.warm!.startedAt;
   const slack = a.staleAgeMs !== undefined ? 0 : UNIT_MS[/(s|min|h|d)$/.exec(a.staleShown!)?.[1] ?? 's']!;
-  if (!(ageMs >= 0 && ageMs <= oldest + slack)) return { cell: 'wrong', why: `stale age ${a.staleShown ?? `${ageMs} ms`} but the data is at most ${oldest} ms old` };
+  if (!(ageMs >= 0 && ageMs <= oldest + slack))
+    return { cell: 'wrong', why: `stale age ${a.staleShown ?? `${ageMs} ms`} but the data is at most ${oldest} ms old` };
   return { cell: 'stale' };
 }
 
@@ -276,7 +309,13 @@ export async function viaCore(stack: FaultStack, spec: CommandSpec): Promise<Att
 function coreAnswer(reply: Reply): Answer {
   const footer = 'footer' in reply ? reply.footer : undefined;
   const lines = reply.kind === 'error' ? [reply.message, ...(reply.hint ? [slackText(reply.hint)] : [])] : visibleText(reply).split('\n');
-  return { error: reply.kind === 'error', lines, alsoShown: [], ...(footer?.stale ? { staleAgeMs: footer.stale.ageMs } : {}), at: Date.now() };
+  return {
+    error: reply.kind === 'error',
+    lines,
+    alsoShown: [],
+    ...(footer?.stale ? { staleAgeMs: footer.stale.ageMs } : {}),
+    at: Date.now(),
+  };
 }
 
 // ---- Slack ------------------------------------------------------------------------------------
@@ -300,7 +339,8 @@ function slackLines(args: Record<string, unknown>): string[] {
 
 function slackAnswer(call: SlackCall): Answer {
   const lines = slackLines(call.args);
-  const blocks = typeof call.args.blocks === 'string' ? (JSON.parse(call.args.blocks) as unknown[]) : ((call.args.blocks ?? []) as unknown[]);
+  const blocks =
+    typeof call.args.blocks === 'string' ? (JSON.parse(call.args.blocks) as unknown[]) : ((call.args.blocks ?? []) as unknown[]);
   const first = blocks[0] as { type?: string; text?: { text?: string } } | undefined;
   const error = blocks.length === 1 && first?.type === 'section' && /^:warning: /.test(first.text?.text ?? '');
   const stale = STALE_MARK.exec(lines.join('\n'));
@@ -316,11 +356,15 @@ function slackAnswer(call: SlackCall): Answer {
 
 /** The description of the chart file shared into a channel (uploaded in three steps, after the message). */
 function slackChartDescription(stack: FaultStack, channel: string, since: number): string | undefined {
-  const completed = stack.slackFake.calls('files.completeUploadExternal').find((c) => c.args.channel_id === channel && c.at.getTime() >= since);
+  const completed = stack.slackFake
+    .calls('files.completeUploadExternal')
+    .find((c) => c.args.channel_id === channel && c.at.getTime() >= since);
   if (!completed) return undefined;
   const files = (typeof completed.args.files === 'string' ? JSON.parse(completed.args.files) : completed.args.files) as { id: string }[];
   const ids = new Set(files.map((f) => f.id));
-  const issued = stack.slackFake.calls('files.getUploadURLExternal').find((c) => ids.has(String((c.response as { file_id?: unknown })?.file_id)));
+  const issued = stack.slackFake
+    .calls('files.getUploadURLExternal')
+    .find((c) => ids.has(String((c.response as { file_id?: unknown })?.file_id)));
   return typeof issued?.args.alt_text === 'string' ? issued.args.alt_text : undefined;
 }
 
@@ -366,27 +410,44 @@ function slackClick(stack: FaultStack, spec: CommandSpec, actionId: string, ephe
   });
 }
 
-async function slackAttempt(stack: FaultStack, spec: CommandSpec, bodyFor: (channel: string, responseUrl: string, n: number) => string): Promise<Attempt> {
+async function slackAttempt(
+  stack: FaultStack,
+  spec: CommandSpec,
+  bodyFor: (channel: string, responseUrl: string, n: number) => string,
+): Promise<Attempt> {
   const n = ++slackSequence;
   const channel = spec.slackChannel ?? `CFAULT${String(n).padStart(5, '0')}`;
   const responseId = `fault-${n}`;
   const sentAt = Date.now();
   const ack = await postToBolt(stack.slackEndpoint, bodyFor(channel, stack.slackFake.responseUrl(responseId), n), SIGNING_SECRET);
-  if (ack.status !== 200 || ack.elapsedMs > ACK_DEADLINE_MS) return { hang: `acknowledged with ${ack.status} after ${Math.round(ack.elapsedMs)} ms` };
+  if (ack.status !== 200 || ack.elapsedMs > ACK_DEADLINE_MS)
+    return { hang: `acknowledged with ${ack.status} after ${Math.round(ack.elapsedMs)} ms` };
   const deadline = sentAt + ANSWER_BOUND_MS;
   const call = await poll(() => {
     const posted = stack.slackFake.calls('chat.postMessage').find((c) => c.args.channel === channel && c.at.getTime() >= sentAt);
     if (posted) return posted;
     return stack.slackFake
       .calls('response_url')
-      .find((c) => c.id === responseId && c.args.response_type === 'ephemeral' && !/Looking up|Working on it/.test(String(c.args.text ?? '')));
+      .find(
+        (c) => c.id === responseId && c.args.response_type === 'ephemeral' && !/Looking up|Working on it/.test(String(c.args.text ?? '')),
+      );
   }, deadline);
   if (!call) return { hang: `no answer within ${ANSWER_BOUND_MS} ms` };
   const answer = slackAnswer(call);
-  const description = spec.chart && call.method === 'chat.postMessage' ? await poll(() => slackChartDescription(stack, channel, sentAt), deadline) : undefined;
+  const description =
+    spec.chart && call.method === 'chat.postMessage'
+      ? await poll(() => slackChartDescription(stack, channel, sentAt), deadline)
+      : undefined;
   // A notice after the answer (a chart that could not be attached) is part of what the person saw.
-  const notices = stack.slackFake.calls('response_url').filter((c) => c.id === responseId && c !== call && !/Looking up|Working on it/.test(String(c.args.text ?? '')));
-  return { answer: { ...answer, alsoShown: [...answer.alsoShown, ...(description ? [description] : []), ...notices.flatMap((c) => slackLines(c.args))] } };
+  const notices = stack.slackFake
+    .calls('response_url')
+    .filter((c) => c.id === responseId && c !== call && !/Looking up|Working on it/.test(String(c.args.text ?? '')));
+  return {
+    answer: {
+      ...answer,
+      alsoShown: [...answer.alsoShown, ...(description ? [description] : []), ...notices.flatMap((c) => slackLines(c.args))],
+    },
+  };
 }
 
 // ---- Discord ----------------------------------------------------------------------------------
@@ -394,14 +455,21 @@ async function slackAttempt(stack: FaultStack, spec: CommandSpec, bodyFor: (chan
 interface DiscordBody {
   content?: string;
   attachments?: { description?: string }[];
-  embeds?: { title?: string; description?: string; author?: { name?: string }; fields?: { name: string; value: string }[]; footer?: { text?: string } }[];
+  embeds?: {
+    title?: string;
+    description?: string;
+    author?: { name?: string };
+    fields?: { name: string; value: string }[];
+    footer?: { text?: string };
+  }[];
 }
 
 function discordAnswer(body: DiscordBody, at: number): Answer {
   const lines: string[] = [];
   if (body.content) lines.push(body.content);
   for (const e of body.embeds ?? []) {
-    for (const t of [e.author?.name, e.title, e.description, ...(e.fields ?? []).flatMap((f) => [f.name, f.value]), e.footer?.text]) if (t) lines.push(t);
+    for (const t of [e.author?.name, e.title, e.description, ...(e.fields ?? []).flatMap((f) => [f.name, f.value]), e.footer?.text])
+      if (t) lines.push(t);
   }
   const error = !(body.embeds ?? []).length && /^⚠️ /.test(body.content ?? '');
   const stale = STALE_MARK.exec(lines.join('\n'));
@@ -424,7 +492,13 @@ const MEMBER_PERMISSIONS = ((1n << 5n) | (1n << 10n) | (1n << 11n) | (1n << 31n)
 export function viaDiscord(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
   const { name, subcommand, options } = spec.discord(stack);
   return discordAttempt(() =>
-    stack.discordFake.sendCommand({ name, subcommand, ...(options ? { options } : {}), channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
+    stack.discordFake.sendCommand({
+      name,
+      subcommand,
+      ...(options ? { options } : {}),
+      channelId: stack.discordChannel,
+      memberPermissions: MEMBER_PERMISSIONS,
+    }),
   );
 }
 
@@ -440,7 +514,12 @@ function componentValue(text: string): string {
 /** The same command as a button of one of polbot's messages, which carries the command itself. */
 export function viaDiscordButton(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
   return discordAttempt(() =>
-    stack.discordFake.sendComponent({ custom_id: `${RUN_ID}:${componentValue((spec.discordText ?? spec.text)(stack))}`, component_type: 2, channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
+    stack.discordFake.sendComponent({
+      custom_id: `${RUN_ID}:${componentValue((spec.discordText ?? spec.text)(stack))}`,
+      component_type: 2,
+      channelId: stack.discordChannel,
+      memberPermissions: MEMBER_PERMISSIONS,
+    }),
   );
 }
 
@@ -450,7 +529,13 @@ export function viaDiscordButton(stack: FaultStack, spec: CommandSpec): Promise<
  */
 export function viaDiscordChoice(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
   return discordAttempt(() =>
-    stack.discordFake.sendComponent({ custom_id: CHOOSE_ID, component_type: 3, values: [componentValue((spec.discordText ?? spec.text)(stack))], channelId: stack.discordChannel, memberPermissions: MEMBER_PERMISSIONS }),
+    stack.discordFake.sendComponent({
+      custom_id: CHOOSE_ID,
+      component_type: 3,
+      values: [componentValue((spec.discordText ?? spec.text)(stack))],
+      channelId: stack.discordChannel,
+      memberPermissions: MEMBER_PERMISSIONS,
+    }),
   );
 }
 
@@ -471,5 +556,7 @@ async function discordAttempt(send: () => InteractionHandle): Promise<Attempt> {
   const answer = discordAnswer(found.body as DiscordBody, found.at);
   // A failure notice sent after the answer is part of what the person saw.
   const later = [...handle.followups(), ...handle.originalEdits()].filter((c) => c !== found);
-  return { answer: { ...answer, alsoShown: [...answer.alsoShown, ...later.flatMap((c) => discordAnswer(c.body as DiscordBody, c.at).lines)] } };
+  return {
+    answer: { ...answer, alsoShown: [...answer.alsoShown, ...later.flatMap((c) => discordAnswer(c.body as DiscordBody, c.at).lines)] },
+  };
 }

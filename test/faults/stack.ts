@@ -115,7 +115,13 @@ export async function startFaultStack(source: SourceName): Promise<FaultStack> {
     stoppers.unshift(() => database.drop());
     // `digest add` succeeds in many cells of the matrix, in the same few channels; the per-channel
     // limit is not what the matrix is about (test/digest/commands.test.ts checks it).
-    const digests = await createDigests({ config: { databaseUrl: database.url, dataDir: '' }, ctx: core.ctx, deliverers: [], log, limits: { maxPerChannel: 1_000 } });
+    const digests = await createDigests({
+      config: { databaseUrl: database.url, dataDir: '' },
+      ctx: core.ctx,
+      deliverers: [],
+      log,
+      limits: { maxPerChannel: 1_000 },
+    });
     stoppers.unshift(() => digests.stop());
     core.ctx.digests = digests.service;
 
@@ -143,7 +149,12 @@ export async function startFaultStack(source: SourceName): Promise<FaultStack> {
     const digestIds = {
       slackList: await addDigest(core, slackCaller(SLACK_DIGEST_LIST_CHANNEL)),
       slackPreview: await addDigest(core, slackCaller(SLACK_DIGEST_PREVIEW_CHANNEL)),
-      discord: await addDigest(core, { platform: 'discord', userId: discordFake.defaultUser.id, channelId: discordChannel, canManageDigests: true }),
+      discord: await addDigest(core, {
+        platform: 'discord',
+        userId: discordFake.defaultUser.id,
+        channelId: discordChannel,
+        canManageDigests: true,
+      }),
     };
 
     return {

@@ -11,5 +11,10 @@ const registry = new Registry(COMMANDS);
 export function action(a: { label: string; description?: string | undefined; command: string }): Action {
   const parsed = registry.grammar.parse(a.command);
   const run = parsed.ok ? { ...parsed.invocation, text: a.command } : { command: 'card', args: { name: a.command }, text: a.command };
-  return { label: a.label, ...(a.description !== undefined ? { description: a.description } : {}), command: a.command, run: run as Action['run'] };
+  return {
+    label: a.label,
+    ...(a.description !== undefined ? { description: a.description } : {}),
+    command: a.command,
+    run: run as Action['run'],
+  };
 }

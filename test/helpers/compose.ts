@@ -161,7 +161,8 @@ export async function startPostgres(o: { user: string; password: string; db: str
   const data = join(dir, 'data');
   // initdb refuses to run as root; the postgres system user owns the cluster instead.
   const asRoot = process.getuid?.() === 0;
-  const exec = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(binDir, cmd), ...args]) : run(join(binDir, cmd), args));
+  const exec = (cmd: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', join(binDir, cmd), ...args]) : run(join(binDir, cmd), args);
   const pwfile = join(dir, 'pw');
   await writeFile(pwfile, `${o.password}\n`, { mode: 0o600 });
   if (asRoot) {
@@ -171,9 +172,31 @@ export async function startPostgres(o: { user: string; password: string; db: str
     await chown(pwfile, uid, gid);
   }
   const port = await freePort();
-  await exec('initdb', ['-D', data, '-U', o.user, `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '--no-sync', '-E', 'UTF8']);
+  await exec('initdb', [
+    '-D',
+    data,
+    '-U',
+    o.user,
+    `--pwfile=${pwfile}`,
+    '--auth-local=trust',
+    '--auth-host=scram-sha-256',
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
   await rm(pwfile);
-  await exec('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+  await exec('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-t',
+    '30',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  ]);
   const stop = async () => {
     await exec('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
@@ -194,7 +217,10 @@ export async function startPostgres(o: { user: string; password: string; db: str
 export function nginxBinary(): string {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
   const found = dirs.map((d) => join(d, 'nginx')).find((p) => existsSync(p));
-  if (!found) throw new Error('nginx is not installed: the compose test runs deploy/nginx.conf in front of the replicas. Install it with `apt-get install -y nginx-light` (.ci/run does).');
+  if (!found)
+    throw new Error(
+      'nginx is not installed: the compose test runs deploy/nginx.conf in front of the replicas. Install it with `apt-get install -y nginx-light` (.ci/run does).',
+    );
   return found;
 }
 
@@ -234,7 +260,10 @@ http {
 `;
   await writeFile(join(dir, 'nginx.conf'), main);
   const args = ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')];
-  const checked = await run(bin, [...args, '-t']).catch((err: { stderr?: string }) => ({ stderr: err.stderr ?? String(err), failed: true }));
+  const checked = await run(bin, [...args, '-t']).catch((err: { stderr?: string }) => ({
+    stderr: err.stderr ?? String(err),
+    failed: true,
+  }));
   if ('failed' in checked) {
     await rm(dir, { recursive: true, force: true });
     throw new Error(`nginx refused the configuration:\n${checked.stderr}`);
@@ -292,7 +321,9 @@ export async function startReplica(name: string, env: Record<string, string>, ti
   secretWatch.output(`${name} ${child.pid} stdout`, child.stdout);
   secretWatch.output(`${name} ${child.pid} stderr`, child.stderr);
   let output = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
   const started = new Promise<number>((resolveStarted, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${output.slice(-3_000)}`)), timeoutMs);
     let seen = false;

@@ -44,7 +44,10 @@ export function useRestAndToolsOnly(): { readonly rest: Core; readonly tools: Co
   let started: { rest: Core; tools: Core; toolSim: Simulator } | undefined;
   beforeAll(async () => {
     const toolSim = await startTestSimulator();
-    const [rest, tools] = await Promise.all([demoCore(), demoCore({ POL_SOURCE: 'mcp', POL_MCP_URL: toolSim.mcpUrl, POL_API_KEY: toolSim.apiKey })]);
+    const [rest, tools] = await Promise.all([
+      demoCore(),
+      demoCore({ POL_SOURCE: 'mcp', POL_MCP_URL: toolSim.mcpUrl, POL_API_KEY: toolSim.apiKey }),
+    ]);
     started = { rest, tools, toolSim };
   });
   afterAll(async () => {

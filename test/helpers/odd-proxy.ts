@@ -205,7 +205,16 @@ const ALIEN_BODIES: readonly unknown[] = [
   { status: 'ok', items: 'n/a', page: 'one' },
   [{ timestamp: 1_700_000_000, value: 0.42 }],
   'service temporarily moved',
-  { slug: 'someone-else', requestedSlug: 'someone-else', pol: 0.5, rating: 'B', timestamp: 1_700_000_000, categories: [], points: [], items: [] },
+  {
+    slug: 'someone-else',
+    requestedSlug: 'someone-else',
+    pol: 0.5,
+    rating: 'B',
+    timestamp: 1_700_000_000,
+    categories: [],
+    points: [],
+    items: [],
+  },
 ];
 
 /**
@@ -231,7 +240,13 @@ export function randomChanges(mode: RandomChange, seed: number, keep: ReadonlySe
           if (next() < 0.5) continue;
           out[`${key}_v2`] = value;
         } else {
-          out[key] = Array.isArray(value) ? { items: value } : value !== null && typeof value === 'object' ? [value] : typeof value === 'number' ? 'n/a' : 42;
+          out[key] = Array.isArray(value)
+            ? { items: value }
+            : value !== null && typeof value === 'object'
+              ? [value]
+              : typeof value === 'number'
+                ? 'n/a'
+                : 42;
         }
       }
       return out;

@@ -33,7 +33,8 @@ export const started: Worker[] = [];
 export function startWorker(script: string, name: string, env: Record<string, string>): Worker {
   // None of polbot's settings in this process's environment reaches the replica (the test server's
   // DATABASE_URL above all): it is configured by `env` alone.
-  const polbotSetting = /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$)/;
+  const polbotSetting =
+    /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$)/;
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !polbotSetting.test(k)));
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
@@ -89,12 +90,14 @@ export function startWorker(script: string, name: string, env: Record<string, st
   return worker;
 }
 
-
 /**
  * A database the replicas share: a PostgreSQL database of its own, or a PGlite data directory,
  * which the processes take turns on (PGlite is one process's database).
  */
-export async function replicaDatabase(engine: EngineName, prefix: string): Promise<{ env: Record<string, string>; open(): Promise<Db>; cleanup(): Promise<void> }> {
+export async function replicaDatabase(
+  engine: EngineName,
+  prefix: string,
+): Promise<{ env: Record<string, string>; open(): Promise<Db>; cleanup(): Promise<void> }> {
   if (engine === 'postgres') {
     const pg = await createPostgresDatabase();
     return { env: { DATABASE_URL: pg.url }, open: () => openPostgres(pg.url, 2), cleanup: pg.drop };

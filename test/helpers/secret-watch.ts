@@ -63,7 +63,9 @@ export function encodingsOf(value: string): Pattern[] {
   if (url !== value) out.push({ text: url, encoding: 'URL-encoded' });
   const bytes = Buffer.from(value, 'utf8');
   for (let align = 0; align < 3; align += 1) {
-    const encoded = Buffer.concat([Buffer.alloc(align), bytes]).toString('base64').replace(/=+$/, '');
+    const encoded = Buffer.concat([Buffer.alloc(align), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     // Characters that mix in bits of the neighbouring bytes differ from one message to the next.
     const head = [0, 2, 3][align]!;
     const tail = (align + bytes.length) % 3 === 0 ? 0 : 1;
@@ -140,7 +142,10 @@ export class SecretWatch {
   }
 }
 
-export function findLeaks(secrets: readonly { value: string; label: string; patterns?: Pattern[] }[], sightings: readonly Sighting[]): Leak[] {
+export function findLeaks(
+  secrets: readonly { value: string; label: string; patterns?: Pattern[] }[],
+  sightings: readonly Sighting[],
+): Leak[] {
   const known: Secret[] = secrets
     .filter((s) => s.value.length >= MIN_SECRET_LENGTH)
     .map((s) => ({ ...s, patterns: s.patterns ?? encodingsOf(s.value) }));

@@ -22,6 +22,10 @@ export function mcpWithRest(sim: Simulator, breaker: BreakerOptions = {}): Failo
   return failover([mcpSource(sim), restSource(sim)], breaker);
 }
 
-export function cached(source: RestSource | McpSource | FailoverSource, options: CacheOptions = {}, breaker: BreakerOptions = {}): CachedDataSource {
+export function cached(
+  source: RestSource | McpSource | FailoverSource,
+  options: CacheOptions = {},
+  breaker: BreakerOptions = {},
+): CachedDataSource {
   return withCache('breakers' in source ? source : failover([source], breaker), options);
 }

@@ -40,7 +40,12 @@ const significant = (digits: string) => digits.replace('.', '').replace(/^0+/, '
 
 /** A dollar amount with three significant digits and a K/M/B/T suffix: $1.23K, $988M, $23.5B. */
 export function usdText(amount: number): string {
-  const steps: [number, string][] = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
+  const steps: [number, string][] = [
+    [1e12, 'T'],
+    [1e9, 'B'],
+    [1e6, 'M'],
+    [1e3, 'K'],
+  ];
   const [size, suffix] = steps.find(([s]) => Math.abs(amount) >= s) ?? [1, ''];
   return `${amount < 0 ? '−' : ''}$${Number((Math.abs(amount) / size).toPrecision(3))}${suffix}`;
 }

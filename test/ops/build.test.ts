@@ -60,15 +60,35 @@ describe('the compiled build', () => {
   });
 
   it('acknowledges a signed slash command on the compiled Slack ingress thread, without the loader', async () => {
-    const compiled = (await import(pathToFileURL(join(out, 'adapters', 'slack', 'ingress', 'receiver.js')).href)) as typeof import('../../adapters/slack/ingress/receiver.js');
+    const compiled = (await import(
+      pathToFileURL(join(out, 'adapters', 'slack', 'ingress', 'receiver.js')).href
+    )) as typeof import('../../adapters/slack/ingress/receiver.js');
     const logs: string[] = [];
-    const boltLog = { debug: () => undefined, info: () => undefined, warn: (...m: unknown[]) => logs.push(m.join(' ')), error: (...m: unknown[]) => logs.push(m.join(' ')), setLevel: () => undefined, getLevel: () => LogLevel.INFO, setName: () => undefined };
+    const boltLog = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (...m: unknown[]) => logs.push(m.join(' ')),
+      error: (...m: unknown[]) => logs.push(m.join(' ')),
+      setLevel: () => undefined,
+      getLevel: () => LogLevel.INFO,
+      setName: () => undefined,
+    };
     const received: unknown[] = [];
-    const receiver = new compiled.IngressReceiver({ signingSecret: SECRET, endpoint: '/slack/events', logger: boltLog, logLevel: LogLevel.INFO, log: createLogger({ level: 'silent' }) });
+    const receiver = new compiled.IngressReceiver({
+      signingSecret: SECRET,
+      endpoint: '/slack/events',
+      logger: boltLog,
+      logLevel: LogLevel.INFO,
+      log: createLogger({ level: 'silent' }),
+    });
     receiver.init({ processEvent: async (event: { body: unknown }) => void received.push(event.body) } as never);
     try {
       const { port } = await receiver.start(0, '127.0.0.1');
-      const r = await postToBolt(`http://127.0.0.1:${port}/slack/events`, slashCommandBody({ command: '/pol', text: 'bitcoin', response_url: 'http://127.0.0.1:9/r' }), SECRET);
+      const r = await postToBolt(
+        `http://127.0.0.1:${port}/slack/events`,
+        slashCommandBody({ command: '/pol', text: 'bitcoin', response_url: 'http://127.0.0.1:9/r' }),
+        SECRET,
+      );
       expect(r.status).toBe(200);
       for (let i = 0; i < 100 && !received.length; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(received).toMatchObject([{ command: '/pol', text: 'bitcoin' }]);

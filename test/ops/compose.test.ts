@@ -79,7 +79,11 @@ beforeAll(async () => {
   polbotServices = Object.keys(compose.services).filter((name) => compose.services[name]!.build !== undefined);
 
   const pgEnv = environmentOf(compose.services.postgres!);
-  postgres = await startPostgres({ user: pgEnv.POSTGRES_USER ?? 'postgres', password: pgEnv.POSTGRES_PASSWORD!, db: pgEnv.POSTGRES_DB ?? pgEnv.POSTGRES_USER ?? 'postgres' });
+  postgres = await startPostgres({
+    user: pgEnv.POSTGRES_USER ?? 'postgres',
+    password: pgEnv.POSTGRES_PASSWORD!,
+    db: pgEnv.POSTGRES_DB ?? pgEnv.POSTGRES_USER ?? 'postgres',
+  });
   addresses.set('postgres:5432', `127.0.0.1:${postgres.port}`);
 
   // Each replica picks a free port (PORT 0) and says which; loopback cannot give both port 3000.
@@ -124,9 +128,14 @@ function mountedConfig(): string {
 }
 
 const command = (text: string, channel: string, user = 'U0COMPOSE1') =>
-  postToBolt(`${lb}/slack/events`, slashCommandBody({ text, channel_id: channel, user_id: user, response_url: slack.responseUrl(channel) }), SIGNING_SECRET);
+  postToBolt(
+    `${lb}/slack/events`,
+    slashCommandBody({ text, channel_id: channel, user_id: user, response_url: slack.responseUrl(channel) }),
+    SIGNING_SECRET,
+  );
 
-const header = (call: RecordedCall) => ((call.args.blocks ?? []) as { type?: string; text?: { text?: string } }[]).find((b) => b.type === 'header')?.text?.text;
+const header = (call: RecordedCall) =>
+  ((call.args.blocks ?? []) as { type?: string; text?: { text?: string } }[]).find((b) => b.type === 'header')?.text?.text;
 
 /** A card posted to `channel`, checked against the simulator's own numbers for the entity. */
 async function expectCard(channel: string, kind: 'project' | 'exchange', slug: string): Promise<void> {
@@ -173,7 +182,11 @@ describe('docker-compose.yml, run on loopback', () => {
     expect(environmentOf(a!).DATABASE_URL).toBe(`postgres://polbot:${POSTGRES_PASSWORD}@postgres:5432/polbot`);
 
     // The postgres image's check, with the machine's pg_isready pointed at the loopback server.
-    const pgCheck = await runHealthcheck(healthcheckCommand(compose.services.postgres!), { PATH: `${postgres!.binDir}:${process.env.PATH}`, PGHOST: '127.0.0.1', PGPORT: String(postgres!.port) }, 10_000);
+    const pgCheck = await runHealthcheck(
+      healthcheckCommand(compose.services.postgres!),
+      { PATH: `${postgres!.binDir}:${process.env.PATH}`, PGHOST: '127.0.0.1', PGPORT: String(postgres!.port) },
+      10_000,
+    );
     expect(pgCheck).toBe(0);
     // The replicas' check as the container runs it, where PORT is the replica's own.
     for (const r of replicas) {
@@ -181,7 +194,9 @@ describe('docker-compose.yml, run on loopback', () => {
       expect(code, r.name).toBe(0);
     }
     // And it can fail: pointed where nothing listens, it says so.
-    expect(await runHealthcheck(healthcheckCommand(a!), { PATH: process.env.PATH ?? '', PORT: String(await freePort()) }, 10_000)).not.toBe(0);
+    expect(await runHealthcheck(healthcheckCommand(a!), { PATH: process.env.PATH ?? '', PORT: String(await freePort()) }, 10_000)).not.toBe(
+      0,
+    );
   });
 
   it('serves /healthz through the balancer, and keeps /metrics inside', async () => {
@@ -194,7 +209,13 @@ describe('docker-compose.yml, run on loopback', () => {
     }
     expect((await fetch(`${lb}/metrics`)).status).toBe(404);
     // The checks went round both replicas.
-    const upstreamsSeen = new Set(nginx!.accessLog().split('\n').filter((l) => l.startsWith('GET /healthz 200 ')).map((l) => l.split(' ')[3]));
+    const upstreamsSeen = new Set(
+      nginx!
+        .accessLog()
+        .split('\n')
+        .filter((l) => l.startsWith('GET /healthz 200 '))
+        .map((l) => l.split(' ')[3]),
+    );
     expect(upstreamsSeen).toEqual(new Set(replicas.map((r) => `127.0.0.1:${r.port}`)));
   });
 
@@ -202,7 +223,12 @@ describe('docker-compose.yml, run on loopback', () => {
     /** The replica nginx passed the request to, from its access log; `-` when it answered itself. */
     const upstreamOf = async (method: 'GET' | 'POST', path: string) => {
       const seen = nginx!.accessLog().length;
-      await (await fetch(`${lb}${path}`, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) })).arrayBuffer();
+      await (
+        await fetch(`${lb}${path}`, {
+          method,
+          ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
+        })
+      ).arrayBuffer();
       const line = nginx!.accessLog().slice(seen).split('\n')[0]!;
       expect(line.split(' ').slice(0, 2)).toEqual([method, path]);
       return line.split(' ')[3];
@@ -224,9 +250,16 @@ describe('docker-compose.yml, run on loopback', () => {
   it('adds a digest through the balancer and makes its slot due', async () => {
     const ack = await command('digest add kraken, okx "0 * * * *" tz UTC', 'C0COMPOSEDIGEST');
     expect(ack.status).toBe(200);
-    const added = await slack.waitFor('chat.postMessage', (c) => c.args.channel === 'C0COMPOSEDIGEST' && /^Digest #\d+ added/.test(String(c.args.text)), 15_000);
+    const added = await slack.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === 'C0COMPOSEDIGEST' && /^Digest #\d+ added/.test(String(c.args.text)),
+      15_000,
+    );
     digestId = Number(/^Digest #(\d+)/.exec(String(added.args.text))![1]);
-    const rows = await sql<{ id: number; entities: { slug: string }[] }>(`SELECT id, entities FROM digests WHERE platform = 'slack' AND channel_id = $1`, ['C0COMPOSEDIGEST']);
+    const rows = await sql<{ id: number; entities: { slug: string }[] }>(
+      `SELECT id, entities FROM digests WHERE platform = 'slack' AND channel_id = $1`,
+      ['C0COMPOSEDIGEST'],
+    );
     expect(rows.map((r) => [r.id, r.entities.map((e) => e.slug)])).toEqual([[digestId, ['kraken', 'okx']]]);
     // The hourly slot that began this hour, as if polbot had been waiting for it: due now and
     // well inside the 6 hours a missed slot is still delivered in.
@@ -258,13 +291,23 @@ describe('docker-compose.yml, run on loopback', () => {
   }, 60_000);
 
   it('posts the digest once, though both replicas run the scheduler', async () => {
-    const posts = () => slack.calls('chat.postMessage').filter((c) => c.args.channel === 'C0COMPOSEDIGEST' && JSON.stringify(c.args).includes(`digest #${digestId} · `));
-    await slack.waitFor('chat.postMessage', (c) => c.args.channel === 'C0COMPOSEDIGEST' && JSON.stringify(c.args).includes(`digest #${digestId} · `), 25_000);
+    const posts = () =>
+      slack
+        .calls('chat.postMessage')
+        .filter((c) => c.args.channel === 'C0COMPOSEDIGEST' && JSON.stringify(c.args).includes(`digest #${digestId} · `));
+    await slack.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === 'C0COMPOSEDIGEST' && JSON.stringify(c.args).includes(`digest #${digestId} · `),
+      25_000,
+    );
     // Each replica ticks every 15 s: past that since the slot fell due, both have had it in reach.
     const settle = madeDueAt + 16_500 - Date.now();
     if (settle > 0) await new Promise((r) => setTimeout(r, settle));
 
-    const runs = await sql<{ slot: Date; status: string; attempts: number }>(`SELECT slot, status, attempts FROM digest_runs WHERE digest_id = $1`, [digestId]);
+    const runs = await sql<{ slot: Date; status: string; attempts: number }>(
+      `SELECT slot, status, attempts FROM digest_runs WHERE digest_id = $1`,
+      [digestId],
+    );
     expect(runs.length).toBeGreaterThan(0);
     for (const run of runs) expect(run).toMatchObject({ status: 'delivered', attempts: 1 });
     // One message per run, each carrying its own slot's key, and no key twice.
@@ -292,13 +335,18 @@ describe('docker-compose.yml, run on loopback', () => {
       const embed = message?.embeds?.[0];
       const exchange = sim.store.exchange(slug)!;
       expect(embed?.title).toBe(exchange.name);
-      expect(embed?.fields?.find((f) => f.name.startsWith('Probability of Loss'))?.value).toContain(`**${polText(exchange.pol[exchange.pol.length - 1]!)}**`);
+      expect(embed?.fields?.find((f) => f.name.startsWith('Probability of Loss'))?.value).toContain(
+        `**${polText(exchange.pol[exchange.pol.length - 1]!)}**`,
+      );
     }
     const after = await Promise.all(replicas.map(discordCommands));
     const answered = after.map((n, i) => n - before[i]!);
     for (const [i, n] of answered.entries()) expect(n, `Discord commands answered by ${replicas[i]!.name}`).toBeGreaterThan(0);
     expect(answered.reduce((x, y) => x + y, 0)).toBe(asked.length);
-    const forged = await discord.postToEndpoint({ body: { id: '1', application_id: discord.applicationId, type: 1, token: 't', version: 1 }, signature: 'invalid' });
+    const forged = await discord.postToEndpoint({
+      body: { id: '1', application_id: discord.applicationId, type: 1, token: 't', version: 1 },
+      signature: 'invalid',
+    });
     expect(forged.status).toBe(401);
   }, 90_000);
 

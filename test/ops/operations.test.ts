@@ -33,7 +33,10 @@ describe('operations', () => {
     const res = await fetch(`${base}/healthz`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
-    expect(body).toMatchObject({ status: 'ok', upstream: { source: 'rest', circuits: { rest: 'closed' }, healthy: true, problems: { rest: [] } } });
+    expect(body).toMatchObject({
+      status: 'ok',
+      upstream: { source: 'rest', circuits: { rest: 'closed' }, healthy: true, problems: { rest: [] } },
+    });
     expect(body.upstream.cache.entries).toBeGreaterThan(0);
   });
 
@@ -60,7 +63,9 @@ describe('operations', () => {
     const text = await res.text();
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     expect(text).toMatch(/polbot_command_duration_seconds_count\{command="card",platform="slack",reply="card"\} [1-9]/);
-    expect(text).toMatch(/polbot_upstream_request_duration_seconds_count\{route="exchanges_data \/v1\/\{slug\}\/pol\/current",status="200"\} [1-9]/);
+    expect(text).toMatch(
+      /polbot_upstream_request_duration_seconds_count\{route="exchanges_data \/v1\/\{slug\}\/pol\/current",status="200"\} [1-9]/,
+    );
     expect(text).toMatch(/polbot_cache_lookups_total\{method="polCurrent",outcome="miss"\} [1-9]/);
     expect(text).not.toContain(core.upstream.sim!.apiKey);
   });
@@ -70,7 +75,10 @@ describe('operations', () => {
     const counter = core.upstream.sim!.counter;
     counter.reset();
     const limited = await core.run('okx', caller('U1', 'C2'));
-    expect(limited.reply).toMatchObject({ kind: 'error', message: expect.stringMatching(/faster than polbot answers\. Please wait \d+ s/) });
+    expect(limited.reply).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/faster than polbot answers\. Please wait \d+ s/),
+    });
     expect(counter.total).toBe(0);
     // Someone else in the same channel is still answered.
     expect((await core.run('okx', caller('U2', 'C2'))).reply.kind).toBe('card');

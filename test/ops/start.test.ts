@@ -85,12 +85,21 @@ describe('polbot start with Slack in HTTP mode', () => {
 
   it('finishes an answer under way after SIGTERM, then exits cleanly', async () => {
     sim.faults.set({ latencyMs: 1_500 });
-    const body = slashCommandBody({ text: 'kraken', response_url: fake.responseUrl('sigterm'), channel_id: 'C0SIGTERM', user_id: 'U0SIGTERM' });
+    const body = slashCommandBody({
+      text: 'kraken',
+      response_url: fake.responseUrl('sigterm'),
+      channel_id: 'C0SIGTERM',
+      user_id: 'U0SIGTERM',
+    });
     const ack = await postToBolt(`http://127.0.0.1:${port}/slack/events`, body, SECRET);
     expect(ack.status).toBe(200);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
-    const posted = await fake.waitFor('chat.postMessage', (c) => c.args.channel === 'C0SIGTERM' && JSON.stringify(c.args.blocks ?? '').includes('Kraken'), 15_000);
+    const posted = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === 'C0SIGTERM' && JSON.stringify(c.args.blocks ?? '').includes('Kraken'),
+      15_000,
+    );
     expect(JSON.stringify(posted.args.blocks)).toContain('lower is safer');
     expect(await exited).toBe(0);
     expect(output).toContain('shutting down');

@@ -28,7 +28,11 @@ interface Truth {
 
 function truthOf(e: SimEntity): Truth {
   const categories = Object.entries(e.categories as Record<string, { scores: number[] }>);
-  return { ref: `${e.kind}:${e.slug}`, pol: last(e.pol), scores: categories.map(([name, c]) => ({ label: cap(name), score: last(c.scores) })) };
+  return {
+    ref: `${e.kind}:${e.slug}`,
+    pol: last(e.pol),
+    scores: categories.map(([name, c]) => ({ label: cap(name), score: last(c.scores) })),
+  };
 }
 
 /** The parts of one surface's rendering of a card that carry the numbers under test. */
@@ -53,8 +57,15 @@ const SURFACES: Surface[] = [
     name: 'Slack blocks',
     shown(reply) {
       const msg = renderSlack(reply);
-      const blocks = msg.blocks as unknown as { type: string; text?: { text: string }; fields?: { text: string }[]; elements?: { text?: unknown }[] }[];
-      const headline = blocks.filter((b) => b.type === 'section' && b.text?.text.startsWith('*Probability of Loss:*')).map((b) => ({ where: 'headline block', text: b.text!.text }));
+      const blocks = msg.blocks as unknown as {
+        type: string;
+        text?: { text: string };
+        fields?: { text: string }[];
+        elements?: { text?: unknown }[];
+      }[];
+      const headline = blocks
+        .filter((b) => b.type === 'section' && b.text?.text.startsWith('*Probability of Loss:*'))
+        .map((b) => ({ where: 'headline block', text: b.text!.text }));
       const start = blocks.findIndex((b) => b.type === 'section' && b.text?.text.startsWith('*Category quality scores*'));
       const scores: string[] = [];
       // A section holds ten fields at most; more continue in untitled sections right after it.
@@ -75,11 +86,19 @@ const SURFACES: Surface[] = [
     shown(reply) {
       const msg = renderDiscord(reply);
       const fields = msg.embeds.flatMap((e) => e.fields ?? []);
-      const headline = fields.filter((f) => f.name.startsWith('Probability of Loss')).map((f) => ({ where: `field "${f.name}"`, text: f.value }));
+      const headline = fields
+        .filter((f) => f.name.startsWith('Probability of Loss'))
+        .map((f) => ({ where: `field "${f.name}"`, text: f.value }));
       const scores = fields.filter((f) => f.name.startsWith('Category quality scores')).flatMap((f) => f.value.split('\n'));
       const all = [
         msg.content,
-        ...msg.embeds.flatMap((e) => [e.title, e.description, e.author?.name, ...(e.fields ?? []).flatMap((f) => [f.name, f.value]), e.footer?.text]),
+        ...msg.embeds.flatMap((e) => [
+          e.title,
+          e.description,
+          e.author?.name,
+          ...(e.fields ?? []).flatMap((f) => [f.name, f.value]),
+          e.footer?.text,
+        ]),
       ].filter((t): t is string => typeof t === 'string');
       return { headline, scores, all: all.join('\n') };
     },
@@ -112,11 +131,15 @@ function mismatches(surface: Surface, truth: Truth, reply: Reply): string[] {
   const pol = `dataset PoL ${truth.pol} (${polText(truth.pol)})`;
   if (shown.headline.length === 0) out.push(`${truth.ref}: no PoL headline; ${pol}`);
   for (const h of shown.headline) {
-    if (!showsPol(h.text, truth.pol)) out.push(`${truth.ref} ${h.where}: no percentage reads as the PoL in ${JSON.stringify(h.text)}; ${pol}`);
-    if (!hasExact(h.text, polText(truth.pol))) out.push(`${truth.ref} ${h.where}: ${JSON.stringify(polText(truth.pol))} not in ${JSON.stringify(h.text)}; ${pol}`);
+    if (!showsPol(h.text, truth.pol))
+      out.push(`${truth.ref} ${h.where}: no percentage reads as the PoL in ${JSON.stringify(h.text)}; ${pol}`);
+    if (!hasExact(h.text, polText(truth.pol)))
+      out.push(`${truth.ref} ${h.where}: ${JSON.stringify(polText(truth.pol))} not in ${JSON.stringify(h.text)}; ${pol}`);
   }
   if (shown.scores.length !== truth.scores.length) {
-    out.push(`${truth.ref}: ${shown.scores.length} category scores shown, the dataset has ${truth.scores.length}: ${JSON.stringify(shown.scores)}`);
+    out.push(
+      `${truth.ref}: ${shown.scores.length} category scores shown, the dataset has ${truth.scores.length}: ${JSON.stringify(shown.scores)}`,
+    );
   }
   for (const { label, score } of truth.scores) {
     if (!shown.scores.some((entry) => surface.scoreIs(entry, label, scoreText(score)))) {

@@ -83,7 +83,21 @@ describe('resolver over the REST lists', () => {
   });
 
   it('handles hostile input without throwing and without sending it anywhere unencoded', async () => {
-    const hostile = ['../health', 'a/b', '%2e%2e', '?x=1', '#', 'x'.repeat(10_000), '🚀🚀', 'bit\u0000coin', '', '   ', '<!channel>', '\u202Ebitcoin', '../../exchanges_data/v1/list'];
+    const hostile = [
+      '../health',
+      'a/b',
+      '%2e%2e',
+      '?x=1',
+      '#',
+      'x'.repeat(10_000),
+      '🚀🚀',
+      'bit\u0000coin',
+      '',
+      '   ',
+      '<!channel>',
+      '\u202Ebitcoin',
+      '../../exchanges_data/v1/list',
+    ];
     sim.counter.reset();
     for (const input of hostile) {
       const r = await resolver.resolve(input);

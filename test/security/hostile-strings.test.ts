@@ -17,7 +17,12 @@ import { action as toAction } from '../helpers/actions.js';
 
 // ---- where upstream text goes ------------------------------------------------------------------
 
-const footer = (notes?: string[]): Footer => ({ asOf: Date.UTC(2026, 0, 2, 3, 4), sources: ['rest'], simulated: false, ...(notes ? { notes } : {}) });
+const footer = (notes?: string[]): Footer => ({
+  asOf: Date.UTC(2026, 0, 2, 3, 4),
+  sources: ['rest'],
+  simulated: false,
+  ...(notes ? { notes } : {}),
+});
 
 /** Section titles whose fields carry our own markup: bold around each score, italics around "none". */
 const SCORES = 'Scores';
@@ -84,7 +89,10 @@ interface Placement {
 const PLACEMENTS: Placement[] = [
   { name: 'card title', reply: (s) => card({ title: s, entity: { kind: 'project', slug: 'x', name: s } }) },
   { name: 'card subtitle', reply: (s) => card({ subtitle: s }) },
-  { name: 'card rating', reply: (s) => card({ headline: { label: 'Probability of Loss', value: '1.33%', rating: s, direction: 'lower is safer' } }) },
+  {
+    name: 'card rating',
+    reply: (s) => card({ headline: { label: 'Probability of Loss', value: '1.33%', rating: s, direction: 'lower is safer' } }),
+  },
   { name: 'red flag', reply: (s) => card({ sections: [flags([s, 'Team is anonymous'])] }) },
   { name: 'many red flags', reply: (s) => card({ sections: [flags([s, ...repeat(s, 39)])] }) },
   { name: 'score field', reply: (s) => card({ sections: [scores(s)] }) },
@@ -92,10 +100,34 @@ const PLACEMENTS: Placement[] = [
   { name: 'action label', reply: (s) => card({ actions: [act(s)] }) },
   { name: 'table title', reply: (s) => table({ title: s }) },
   { name: 'table note', reply: (s) => table({ note: s }) },
-  { name: 'table cell', reply: (s) => table({ rows: [{ name: s, pol: '1.00%' }, { name: 'Second', pol: s }] }) },
-  { name: 'table column', reply: (s) => table({ columns: [{ key: 'name', label: s }, { key: 'pol', label: 'PoL', align: 'right' }] }) },
-  { name: 'choice label', reply: (s) => choice({ options: [toAction({ label: s, description: 'project', command: 'card project:a' }), ...choice().options] }) },
-  { name: 'choice description', reply: (s) => choice({ options: [toAction({ label: 'Alpha', description: s, command: 'card project:a' })] }) },
+  {
+    name: 'table cell',
+    reply: (s) =>
+      table({
+        rows: [
+          { name: s, pol: '1.00%' },
+          { name: 'Second', pol: s },
+        ],
+      }),
+  },
+  {
+    name: 'table column',
+    reply: (s) =>
+      table({
+        columns: [
+          { key: 'name', label: s },
+          { key: 'pol', label: 'PoL', align: 'right' },
+        ],
+      }),
+  },
+  {
+    name: 'choice label',
+    reply: (s) => choice({ options: [toAction({ label: s, description: 'project', command: 'card project:a' }), ...choice().options] }),
+  },
+  {
+    name: 'choice description',
+    reply: (s) => choice({ options: [toAction({ label: 'Alpha', description: s, command: 'card project:a' })] }),
+  },
   { name: 'choice prompt and note', reply: (s) => choice({ query: s, prompt: `Several match “${s}”.`, note: s }) },
   { name: 'text', reply: (s) => ({ kind: 'text', title: s, text: s, footer: footer([s]) }) },
   { name: 'error', reply: (s) => ({ kind: 'error', message: s, hint: s }) },
@@ -106,7 +138,13 @@ const PLACEMENTS: Placement[] = [
         title: s,
         subtitle: s,
         entity: { kind: 'project', slug: 'x', name: s },
-        headline: { label: 'Probability of Loss', value: '1.33%', rating: s, direction: 'lower is safer', change: { text: s, trend: 'worse' } },
+        headline: {
+          label: 'Probability of Loss',
+          value: '1.33%',
+          rating: s,
+          direction: 'lower is safer',
+          change: { text: s, trend: 'worse' },
+        },
         sections: [scores(s), flags([s, ...repeat(s, 29)]), { title: REVIEWS, items: [], empty: s }],
         footer: footer([s, ...repeat(s, 5)]),
         actions: [act(s), ...repeat(s, 5).map(act)],
@@ -118,7 +156,10 @@ const PLACEMENTS: Placement[] = [
       table({
         title: s,
         note: s,
-        columns: [{ key: 'name', label: s }, { key: 'pol', label: s, align: 'right' }],
+        columns: [
+          { key: 'name', label: s },
+          { key: 'pol', label: s, align: 'right' },
+        ],
         rows: [{ name: s, pol: s }, ...repeat(s, 299).map((t) => ({ name: t, pol: t }))],
         sections: [flags([s])],
         footer: footer([s]),
@@ -186,7 +227,8 @@ function slackProblems(reply: Reply, m: SlackMessage): string[] {
     if (/[<>]/.test(bare)) problems.push(`unescaped angle bracket in mrkdwn ${JSON.stringify(text.slice(0, 80))}`);
     if (/&(?!(amp|lt|gt);)/.test(text)) problems.push(`unescaped & in mrkdwn ${JSON.stringify(text.slice(0, 80))}`);
     backticks += (text.match(/`/g) ?? []).length;
-    if (text.startsWith('```') && !/^```\n[^`]*\n```(\n[^`]*)?$/.test(text)) problems.push(`code block opened by the text ${JSON.stringify(text.slice(0, 80))}`);
+    if (text.startsWith('```') && !/^```\n[^`]*\n```(\n[^`]*)?$/.test(text))
+      problems.push(`code block opened by the text ${JSON.stringify(text.slice(0, 80))}`);
   }
   const fences = reply.kind === 'table' ? 6 : 0;
   if (backticks !== fences) problems.push(`${backticks} backticks in mrkdwn, ours are ${fences}`);
@@ -194,7 +236,8 @@ function slackProblems(reply: Reply, m: SlackMessage): string[] {
     if (/[<>]/.test(text.replace(ZW, ''))) problems.push(`angle bracket in plain text ${JSON.stringify(text.slice(0, 80))}`);
   }
   for (const text of [...mrkdwn, ...plain]) {
-    if (/@(channel|here|everyone)(?![0-9A-Za-z_])/i.test(text)) problems.push(`live broadcast word in ${JSON.stringify(text.slice(0, 80))}`);
+    if (/@(channel|here|everyone)(?![0-9A-Za-z_])/i.test(text))
+      problems.push(`live broadcast word in ${JSON.stringify(text.slice(0, 80))}`);
     if (hidingChars(text)) problems.push(`zero-width or bidi character in ${JSON.stringify(text.slice(0, 80))}`);
     if (CONTROL.test(text)) problems.push(`control character in ${JSON.stringify(text.slice(0, 80))}`);
   }
@@ -206,7 +249,10 @@ function slackVisible(m: SlackMessage): string {
   const { mrkdwn, plain } = messageTexts(m);
   const fromMrkdwn = mrkdwn.map((t) => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
   const fromPlain = plain.map((t) => t.replace(/\u2039/g, '<').replace(/\u203a/g, '>'));
-  return [...fromMrkdwn, ...fromPlain].join('\n').replace(/\u200b/g, '').replace(/\u02cb/g, '`');
+  return [...fromMrkdwn, ...fromPlain]
+    .join('\n')
+    .replace(/\u200b/g, '')
+    .replace(/\u02cb/g, '`');
 }
 
 // Discord ----------------------------------------------------------------------------------------
@@ -233,7 +279,8 @@ function discordTexts(m: DiscordMessage): DiscordTexts {
     (e.fields ?? []).forEach((f, j) => {
       markdown.push({ where: `embed ${i} field ${j} name`, text: f.name, ownMarkup: false });
       // The headline and score fields wrap values in our own **bold**, an empty section its text in _italics_.
-      const own = (m.embeds[0] === e && j === 0 && f.name.includes('(lower is safer)')) || f.name.startsWith(SCORES) || f.name.startsWith(REVIEWS);
+      const own =
+        (m.embeds[0] === e && j === 0 && f.name.includes('(lower is safer)')) || f.name.startsWith(SCORES) || f.name.startsWith(REVIEWS);
       markdown.push({ where: `embed ${i} field ${j} value`, text: f.value, ownMarkup: own });
     });
     if (e.footer) plain.push(e.footer.text);
@@ -272,7 +319,12 @@ function discordLimitProblems(m: DiscordMessage): string[] {
       over(`embed ${i} field ${j} name`, f.name, 256, 1);
       over(`embed ${i} field ${j} value`, f.value, 1024, 1);
     });
-    const total = (e.title?.length ?? 0) + (e.description?.length ?? 0) + (e.footer?.text.length ?? 0) + (e.author?.name.length ?? 0) + fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
+    const total =
+      (e.title?.length ?? 0) +
+      (e.description?.length ?? 0) +
+      (e.footer?.text.length ?? 0) +
+      (e.author?.name.length ?? 0) +
+      fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
     if (total > 6000) p.push(`embed ${i} is ${total} characters, limit 6000`);
   });
   if (m.components.length > 5) p.push(`${m.components.length} component rows`);
@@ -300,7 +352,8 @@ const TABLE_BLOCK = /(^|\n)```\n([\s\S]*?)\n```(?=\n|$)/;
 
 function discordProblems(reply: Reply, m: DiscordMessage): string[] {
   const problems = discordLimitProblems(m);
-  if (JSON.stringify(m.allowedMentions) !== JSON.stringify({ parse: [] })) problems.push(`allowed_mentions ${JSON.stringify(m.allowedMentions)} lets mentions through`);
+  if (JSON.stringify(m.allowedMentions) !== JSON.stringify({ parse: [] }))
+    problems.push(`allowed_mentions ${JSON.stringify(m.allowedMentions)} lets mentions through`);
   const { markdown, plain } = discordTexts(m);
   for (const { where, text, ownMarkup } of markdown) {
     const show = `${where} ${JSON.stringify(text.slice(0, 80))}`;
@@ -341,7 +394,10 @@ function discordVisible(m: DiscordMessage): string {
     const at = md.indexOf(block[0]);
     return `${unescapeDiscord(md.slice(0, at))}${block[0]}${unescapeDiscord(md.slice(at + block[0].length))}`;
   };
-  return [...markdown.map((x) => shown(x.text)), ...plain].join('\n').replace(/\u200b/g, '').replace(/\u02cb/g, '`');
+  return [...markdown.map((x) => shown(x.text)), ...plain]
+    .join('\n')
+    .replace(/\u200b/g, '')
+    .replace(/\u02cb/g, '`');
 }
 
 // ---- the checks --------------------------------------------------------------------------------
@@ -371,21 +427,74 @@ describe('the hostile-string corpus', () => {
     const texts = HOSTILE_STRINGS.map((h) => h.text);
     const has = (needle: string) => texts.some((t) => t.includes(needle));
     const required = [
-      '<!channel>', '<!here>', '<!everyone>', '<@U123>', '<#C123>', '<!subteam^S1>', '<https://evil.example|click>', '<javascript:alert(1)|x>',
-      '@everyone', '@here', '<@123456789012345678>', '<@&123456789012345678>', '<#123456789012345678>', '[click](https://evil.example)',
-      'https://evil.example', '<https://', '```', '`code`', '*bold*', '_it_', '~strike~', '||spoiler||', '> quote', '# heading', '-# subtext', '- item',
-      '1. item', '&lt;', '&amp;', '<', '>', '&', '@\u200beveryone', '<\u200b!channel>', '\u200c', '\u200d', '\u2060', '\ufeff', '\u202e', '\u202d',
-      '\u2066', '\u2067', '\u2068', '\u2069', '\u200f', '\u0338', '😀', '\ud800b', '\udc00', '\u0000', '\u0007', '\r', '\n', '\t',
+      '<!channel>',
+      '<!here>',
+      '<!everyone>',
+      '<@U123>',
+      '<#C123>',
+      '<!subteam^S1>',
+      '<https://evil.example|click>',
+      '<javascript:alert(1)|x>',
+      '@everyone',
+      '@here',
+      '<@123456789012345678>',
+      '<@&123456789012345678>',
+      '<#123456789012345678>',
+      '[click](https://evil.example)',
+      'https://evil.example',
+      '<https://',
+      '```',
+      '`code`',
+      '*bold*',
+      '_it_',
+      '~strike~',
+      '||spoiler||',
+      '> quote',
+      '# heading',
+      '-# subtext',
+      '- item',
+      '1. item',
+      '&lt;',
+      '&amp;',
+      '<',
+      '>',
+      '&',
+      '@\u200beveryone',
+      '<\u200b!channel>',
+      '\u200c',
+      '\u200d',
+      '\u2060',
+      '\ufeff',
+      '\u202e',
+      '\u202d',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200f',
+      '\u0338',
+      '😀',
+      '\ud800b',
+      '\udc00',
+      '\u0000',
+      '\u0007',
+      '\r',
+      '\n',
+      '\t',
     ];
     expect(required.filter((r) => !has(r))).toEqual([]);
     expect(texts).toContain('');
     expect(texts.some((t) => t.length > 0 && t.trim() === '')).toBe(true);
-    expect(HOSTILE_STRINGS.filter((h) => h.text.length >= BIG).map((h) => h.name)).toEqual(expect.arrayContaining(['100 KB of <!channel>', '100 KB of backticks']));
+    expect(HOSTILE_STRINGS.filter((h) => h.text.length >= BIG).map((h) => h.name)).toEqual(
+      expect.arrayContaining(['100 KB of <!channel>', '100 KB of backticks']),
+    );
     expect(new Set(HOSTILE_STRINGS.map((h) => h.name)).size).toBe(HOSTILE_STRINGS.length);
   });
 
   it('names only words a reader sees near the start, so every placement keeps them', () => {
-    const far = HOSTILE_STRINGS.flatMap((h) => (h.shows ?? []).filter((w) => !readerView(h.text).slice(0, SHOWN_PREFIX).includes(w)).map((w) => `${h.name}: ${w}`));
+    const far = HOSTILE_STRINGS.flatMap((h) =>
+      (h.shows ?? []).filter((w) => !readerView(h.text).slice(0, SHOWN_PREFIX).includes(w)).map((w) => `${h.name}: ${w}`),
+    );
     expect(far).toEqual([]);
   });
 });
@@ -403,7 +512,17 @@ describe('the checks themselves', () => {
       ],
     } as SlackMessage;
     const found = slackProblems(card(), m).join('\n');
-    for (const kind of ['limit 150', 'unescaped angle bracket in mrkdwn', 'unescaped & in mrkdwn', 'backticks in mrkdwn', 'angle bracket in plain text', 'live broadcast word', 'zero-width or bidi', 'control character', 'lone surrogate']) {
+    for (const kind of [
+      'limit 150',
+      'unescaped angle bracket in mrkdwn',
+      'unescaped & in mrkdwn',
+      'backticks in mrkdwn',
+      'angle bracket in plain text',
+      'live broadcast word',
+      'zero-width or bidi',
+      'control character',
+      'lone surrogate',
+    ]) {
       expect(found).toContain(kind);
     }
   });
@@ -419,8 +538,19 @@ describe('the checks themselves', () => {
     };
     const found = discordProblems(table(), m).join('\n');
     for (const kind of [
-      'title is 300 characters', 'allowed_mentions', 'live mention', 'live masked link', 'live backtick', 'live strikethrough or spoiler', 'live emphasis',
-      'live heading, quote', 'live mass mention', 'zero-width or bidi', 'control character', 'lone surrogate', 'backtick inside the table code block',
+      'title is 300 characters',
+      'allowed_mentions',
+      'live mention',
+      'live masked link',
+      'live backtick',
+      'live strikethrough or spoiler',
+      'live emphasis',
+      'live heading, quote',
+      'live mass mention',
+      'zero-width or bidi',
+      'control character',
+      'lone surrogate',
+      'backtick inside the table code block',
     ]) {
       expect(found).toContain(kind);
     }
@@ -428,7 +558,9 @@ describe('the checks themselves', () => {
 
   it('notice text that is no longer shown, and a 100 KB text shown whole', () => {
     expect(meaningProblems({ name: 'x', text: 'gone', shows: ['gone'] }, 'something else')).toEqual(['"gone" is no longer shown']);
-    expect(meaningProblems({ name: 'x', text: 'a'.repeat(BIG), shows: ['aaa'] }, 'aaa')).toEqual(['100 KB text shown without a visible cut']);
+    expect(meaningProblems({ name: 'x', text: 'a'.repeat(BIG), shows: ['aaa'] }, 'aaa')).toEqual([
+      '100 KB text shown without a visible cut',
+    ]);
   });
 });
 

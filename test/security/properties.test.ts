@@ -17,8 +17,44 @@ import { cached, mcpSource, restSource } from '../helpers/sources.js';
 const hostileText = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.string({ unit: 'grapheme', maxLength: 60 }),
-  fc.constantFrom('../health', 'a/b', '%2e%2e', '?x=1', '#', '\u0000', '<!channel>', '@everyone', '[x](http://e.example)', '```', '\u202E', 'x'.repeat(10_000)),
-  fc.array(fc.constantFrom('chart', 'compare', 'flags', 'project', 'exchange', 'top', 'bitcoin', 'shiba', ',', '"', '365d', 'voice', '..', '/', '%', 'project:', 'exchange:bit'), { maxLength: 8 }).map((w) => w.join(' ')),
+  fc.constantFrom(
+    '../health',
+    'a/b',
+    '%2e%2e',
+    '?x=1',
+    '#',
+    '\u0000',
+    '<!channel>',
+    '@everyone',
+    '[x](http://e.example)',
+    '```',
+    '\u202E',
+    'x'.repeat(10_000),
+  ),
+  fc
+    .array(
+      fc.constantFrom(
+        'chart',
+        'compare',
+        'flags',
+        'project',
+        'exchange',
+        'top',
+        'bitcoin',
+        'shiba',
+        ',',
+        '"',
+        '365d',
+        'voice',
+        '..',
+        '/',
+        '%',
+        'project:',
+        'exchange:bit',
+      ),
+      { maxLength: 8 },
+    )
+    .map((w) => w.join(' ')),
 );
 
 /** Every path the upstream saw must be one of ours: a known prefix and only slug-safe segments. */

@@ -34,13 +34,21 @@ describe('detection', () => {
     const watch = new SecretWatch();
     watch.secret(PLANTED, 'planted bot token');
     watch.log('log line', `{"level":30,"app":"polbot","msg":"calling chat.postMessage with ${PLANTED}"}\n`);
-    watch.payload('fake Slack POST /api/chat.postMessage', `content-type: application/json\n\n{"channel":"C1","text":"token is ${PLANTED}"}`);
+    watch.payload(
+      'fake Slack POST /api/chat.postMessage',
+      `content-type: application/json\n\n{"channel":"C1","text":"token is ${PLANTED}"}`,
+    );
     watch.payload('fake Discord PATCH /api/v10/channels/1/messages/2', '{"content":"nothing to see"}');
 
     const leaks = watch.leaks();
     expect(leaks).toEqual([
       expect.objectContaining({ label: 'planted bot token', encoding: 'plain', kind: 'log', where: 'log line' }),
-      expect.objectContaining({ label: 'planted bot token', encoding: 'plain', kind: 'payload', where: 'fake Slack POST /api/chat.postMessage' }),
+      expect.objectContaining({
+        label: 'planted bot token',
+        encoding: 'plain',
+        kind: 'payload',
+        where: 'fake Slack POST /api/chat.postMessage',
+      }),
     ]);
     expect(leaks[0]!.excerpt).toContain('calling chat.postMessage with [planted bot token]');
 
@@ -62,11 +70,13 @@ describe('detection', () => {
     const secret = 'sig/secret+with=odd&chars?>~~~';
     const sightings: Sighting[] = [
       { kind: 'payload', where: 'fake Slack POST /api/x', text: `text=${encodeURIComponent(secret)}` },
-      ...['', 'u:', 'us:'].map((prefix): Sighting => ({
-        kind: 'payload',
-        where: 'fake Slack POST /api/y',
-        text: `proxy-authorization: Basic ${Buffer.from(`${prefix}${secret}`).toString('base64')}`,
-      })),
+      ...['', 'u:', 'us:'].map(
+        (prefix): Sighting => ({
+          kind: 'payload',
+          where: 'fake Slack POST /api/y',
+          text: `proxy-authorization: Basic ${Buffer.from(`${prefix}${secret}`).toString('base64')}`,
+        }),
+      ),
       { kind: 'log', where: 'log line', text: `{"msg":"${Buffer.from(`x${secret}y`).toString('base64url')}"}` },
       { kind: 'payload', where: `fake Discord GET /api/v10/channels?key=${secret}`, text: '' },
     ];
@@ -171,7 +181,11 @@ describe('a real command through each adapter', () => {
 
     // Nothing leaked, and a leak among this very traffic would be reported.
     expect(secretWatch.leaks()).toEqual([]);
-    const planted: Sighting = { kind: 'payload', where: 'fake Slack POST /api/chat.postMessage', text: `${post!.text}&note=${fake.botToken}` };
+    const planted: Sighting = {
+      kind: 'payload',
+      where: 'fake Slack POST /api/chat.postMessage',
+      text: `${post!.text}&note=${fake.botToken}`,
+    };
     expect(findLeaks(secretWatch.secrets(), [...secretWatch.sightings(), planted])).toEqual([
       expect.objectContaining({ label: 'fake Slack bot token', kind: 'payload' }),
     ]);
@@ -185,7 +199,12 @@ describe('a real command through each adapter', () => {
     expect(secretWatch.secrets().map((s) => s.value)).toContain(discord.fake.token);
 
     const payloads = secretWatch.sightings('payload').filter((s) => s.where.startsWith('fake Discord '));
-    expect(payloads.some((s) => /^fake Discord PATCH \/api\/v10\/webhooks\/\d+\/[^/]+\/messages\/(@|%40)original$/.test(s.where) && s.text.includes('Binance'))).toBe(true);
+    expect(
+      payloads.some(
+        (s) =>
+          /^fake Discord PATCH \/api\/v10\/webhooks\/\d+\/[^/]+\/messages\/(@|%40)original$/.test(s.where) && s.text.includes('Binance'),
+      ),
+    ).toBe(true);
     const identify = payloads.find((s) => s.where === 'fake Discord gateway / op 2');
     expect(identify?.text).toContain('"token":"[credential]"');
     expect(identify?.text).toContain('"intents"');

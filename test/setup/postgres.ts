@@ -17,7 +17,9 @@ const run = promisify(execFile);
 function findBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : undefined;
 }
 
@@ -39,13 +41,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const bin = findBinDir();
   if (!bin) {
-    throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql and DATABASE_URL is not set: install the postgresql package (.ci/run does) or point DATABASE_URL at a server.');
+    throw new Error(
+      'PostgreSQL binaries not found under /usr/lib/postgresql and DATABASE_URL is not set: install the postgresql package (.ci/run does) or point DATABASE_URL at a server.',
+    );
   }
   const dir = await mkdtemp(join(tmpdir(), 'polbot-pg-'));
   const data = join(dir, 'data');
   // initdb refuses to run as root; the postgres system user owns the throwaway cluster instead.
   const asRoot = process.getuid?.() === 0;
-  const exec = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]) : run(join(bin, cmd), args));
+  const exec = (cmd: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]) : run(join(bin, cmd), args);
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
@@ -53,7 +58,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const port = await freePort();
   await exec('initdb', ['-D', data, '-A', 'trust', '-U', 'polbot', '--no-sync', '-E', 'UTF8']);
-  await exec('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start']);
+  await exec('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-t',
+    '60',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    'start',
+  ]);
   const url = `postgres://polbot@127.0.0.1:${port}/postgres`;
   process.env.DATABASE_URL = url;
   project.provide('databaseUrl', url);

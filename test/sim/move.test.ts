@@ -43,9 +43,13 @@ describe('moving the simulator', () => {
   });
 
   it('moves a category score and adds a red flag, as the tool server then answers them', async () => {
-    expect((await move({ kind: 'project', slug: 'pepe', categories: { security: 12.5 }, redFlag: 'Deployer wallet drained' })).status).toBe(200);
+    expect((await move({ kind: 'project', slug: 'pepe', categories: { security: 12.5 }, redFlag: 'Deployer wallet drained' })).status).toBe(
+      200,
+    );
     const card = (await ask(tools, 'pepe')) as CardReply;
-    expect(card.sections.find((s) => s.title === 'Category quality scores')?.fields?.find((f) => f.label === 'Security')?.value).toBe(scoreText(12.5));
+    expect(card.sections.find((s) => s.title === 'Category quality scores')?.fields?.find((f) => f.label === 'Security')?.value).toBe(
+      scoreText(12.5),
+    );
     expect(JSON.stringify(card)).toContain('Deployer wallet drained');
     // Index PoL follows a moved entity.
     const before = (await simGet(sim, '/exchanges_data/v1/pol')).body.pol as number;
@@ -58,11 +62,20 @@ describe('moving the simulator', () => {
       const r = await move(body);
       return { status: r.status, message: ((await r.json()) as { error?: { message?: string } }).error?.message ?? '' };
     };
-    expect(await refused({ kind: 'exchange', slug: 'kraken', pol: 1.5 })).toMatchObject({ status: 400, message: expect.stringContaining('pol') });
+    expect(await refused({ kind: 'exchange', slug: 'kraken', pol: 1.5 })).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('pol'),
+    });
     expect(await refused({ kind: 'exchange', slug: 'kraken', rating: 'Z' })).toMatchObject({ status: 400 });
-    expect(await refused({ kind: 'exchange', slug: 'kraken', categories: { financial: 50 } })).toMatchObject({ status: 400, message: 'An exchange has no category financial: security, transparency, solvency' });
+    expect(await refused({ kind: 'exchange', slug: 'kraken', categories: { financial: 50 } })).toMatchObject({
+      status: 400,
+      message: 'An exchange has no category financial: security, transparency, solvency',
+    });
     expect(await refused({ kind: 'project', slug: 'aave', categories: { security: 250 } })).toMatchObject({ status: 400 });
-    expect(await refused({ kind: 'exchange', slug: 'kraken', redFlag: 'x' })).toMatchObject({ status: 400, message: 'Red flags are published for projects only' });
+    expect(await refused({ kind: 'exchange', slug: 'kraken', redFlag: 'x' })).toMatchObject({
+      status: 400,
+      message: 'Red flags are published for projects only',
+    });
     expect(await refused({ kind: 'exchange', slug: 'nope', pol: 0.1 })).toMatchObject({ status: 404 });
     expect(await refused('{not json')).toMatchObject({ status: 400, message: 'Body is not JSON' });
     expect((await move({ kind: 'exchange', slug: 'kraken', pol: 0.2 }, null)).status).toBe(401);

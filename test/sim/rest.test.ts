@@ -14,23 +14,63 @@ const H = '?from=0&to=9999999999';
 /** Every route of the REST document, written out from the document itself (not from our route table). */
 const DOCUMENTED: Record<'exchanges_data' | 'projects_data', string[]> = {
   exchanges_data: [
-    '/v1/health', '/v1/pol', '/v1/binance', '/v1/list', '/v1/binance/pol/current', `/v1/binance/pol/history${H}`,
-    '/v1/binance/pol/history/chart', '/v1/binance/pol/by_category', `/v1/binance/pol/by_category/history${H}`,
-    '/v1/binance/pol/by_category/history/chart', '/v1/binance/pol/by_metric', `/v1/binance/pol/by_metric/history${H}`,
-    '/v1/binance/pol/by_metric/history/chart', '/v1/ratings', '/v1/ratings/parameters', '/v1/search?search=bin',
-    '/v1/search/trending', '/v1/top_ratings', '/v1/transparency_stats', '/v1/lost_funds', '/v1/dashboard/binance',
-    '/v1/binance/listed_assets', '/v1/binance/listed_assets/categories', '/v1/binance/transparency',
-    '/v1/binance/security', '/v1/binance/solvency', '/v1/binance/solvency/liabilities_reserves/history/chart',
+    '/v1/health',
+    '/v1/pol',
+    '/v1/binance',
+    '/v1/list',
+    '/v1/binance/pol/current',
+    `/v1/binance/pol/history${H}`,
+    '/v1/binance/pol/history/chart',
+    '/v1/binance/pol/by_category',
+    `/v1/binance/pol/by_category/history${H}`,
+    '/v1/binance/pol/by_category/history/chart',
+    '/v1/binance/pol/by_metric',
+    `/v1/binance/pol/by_metric/history${H}`,
+    '/v1/binance/pol/by_metric/history/chart',
+    '/v1/ratings',
+    '/v1/ratings/parameters',
+    '/v1/search?search=bin',
+    '/v1/search/trending',
+    '/v1/top_ratings',
+    '/v1/transparency_stats',
+    '/v1/lost_funds',
+    '/v1/dashboard/binance',
+    '/v1/binance/listed_assets',
+    '/v1/binance/listed_assets/categories',
+    '/v1/binance/transparency',
+    '/v1/binance/security',
+    '/v1/binance/solvency',
+    '/v1/binance/solvency/liabilities_reserves/history/chart',
     '/v1/ratings/parameters/tokens',
   ],
   projects_data: [
-    '/v1/health', '/v1/pol', '/v1/bitcoin', '/v1/list', '/v1/bitcoin/pol/current', `/v1/bitcoin/pol/history${H}`,
-    '/v1/bitcoin/pol/history/chart', '/v1/bitcoin/pol/by_category', `/v1/bitcoin/pol/by_category/history${H}`,
-    '/v1/bitcoin/pol/by_category/history/chart', '/v1/bitcoin/pol/by_metric', `/v1/bitcoin/pol/by_metric/history${H}`,
-    '/v1/bitcoin/pol/by_metric/history/chart', '/v1/ratings', '/v1/ratings/parameters', '/v1/search?search=bit',
-    '/v1/search/trending', `/v1/pol/history${H}`, '/v1/pol/history/chart', '/v1/bitcoin/security', '/v1/bitcoin/financial',
-    '/v1/bitcoin/reputational', '/v1/bitcoin/regulatory', '/v1/bitcoin/proof_of_voice',
-    '/v1/bitcoin/proof_of_voice/history/chart', '/v1/bitcoin/operational', '/v1/bitcoin/financial/inflation/history/chart',
+    '/v1/health',
+    '/v1/pol',
+    '/v1/bitcoin',
+    '/v1/list',
+    '/v1/bitcoin/pol/current',
+    `/v1/bitcoin/pol/history${H}`,
+    '/v1/bitcoin/pol/history/chart',
+    '/v1/bitcoin/pol/by_category',
+    `/v1/bitcoin/pol/by_category/history${H}`,
+    '/v1/bitcoin/pol/by_category/history/chart',
+    '/v1/bitcoin/pol/by_metric',
+    `/v1/bitcoin/pol/by_metric/history${H}`,
+    '/v1/bitcoin/pol/by_metric/history/chart',
+    '/v1/ratings',
+    '/v1/ratings/parameters',
+    '/v1/search?search=bit',
+    '/v1/search/trending',
+    `/v1/pol/history${H}`,
+    '/v1/pol/history/chart',
+    '/v1/bitcoin/security',
+    '/v1/bitcoin/financial',
+    '/v1/bitcoin/reputational',
+    '/v1/bitcoin/regulatory',
+    '/v1/bitcoin/proof_of_voice',
+    '/v1/bitcoin/proof_of_voice/history/chart',
+    '/v1/bitcoin/operational',
+    '/v1/bitcoin/financial/inflation/history/chart',
   ],
 };
 const ALL = Object.entries(DOCUMENTED).flatMap(([service, paths]) => paths.map((p) => `/${service}${p}`));
@@ -87,7 +127,12 @@ describe('validation', () => {
   };
 
   it('requires integer from and to on every history route', async () => {
-    for (const route of ['/projects_data/v1/bitcoin/pol/history', '/projects_data/v1/pol/history', '/exchanges_data/v1/binance/pol/by_category/history', '/exchanges_data/v1/binance/pol/by_metric/history']) {
+    for (const route of [
+      '/projects_data/v1/bitcoin/pol/history',
+      '/projects_data/v1/pol/history',
+      '/exchanges_data/v1/binance/pol/by_category/history',
+      '/exchanges_data/v1/binance/pol/by_metric/history',
+    ]) {
       await bad(route, 'from');
       await bad(`${route}?from=1`, 'to');
       await bad(`${route}?from=abc&to=2`, 'from');
@@ -114,7 +159,7 @@ describe('validation', () => {
     await bad('/projects_data/v1/ratings?page_size=0', 'page_size');
     await bad('/exchanges_data/v1/binance/listed_assets?page_size=100', 'page_size');
     const ok = await simGet(sim, '/exchanges_data/v1/ratings?page_size=50');
-    expect(ok.body.items).toHaveLength(Math.min(sim.store.data.exchanges.length , 50));
+    expect(ok.body.items).toHaveLength(Math.min(sim.store.data.exchanges.length, 50));
   });
 
   it('requires search on /v1/search and checks enums and booleans', async () => {
@@ -164,11 +209,17 @@ describe('pagination', () => {
 
   it('filters exchange ratings by markers and listed tokens', async () => {
     const r = await simGet(sim, '/exchanges_data/v1/ratings?page_size=50&is_proof_of_reserves_present=true');
-    const expected = sim.store.data.exchanges.filter((e) => e.markers.isProofOfReservesPresent).map((e) => e.slug).sort();
+    const expected = sim.store.data.exchanges
+      .filter((e) => e.markers.isProofOfReservesPresent)
+      .map((e) => e.slug)
+      .sort();
     expect(r.body.items.map((i: any) => i.slug).sort()).toEqual(expected);
     const btc = sim.store.data.tokens.find((t) => t.ticker === 'BTC')!;
     const byToken = await simGet(sim, `/exchanges_data/v1/ratings?page_size=50&listed_tokens=${btc.id}`);
-    const listing = sim.store.data.exchanges.filter((e) => e.listed.includes(btc.id)).map((e) => e.slug).sort();
+    const listing = sim.store.data.exchanges
+      .filter((e) => e.listed.includes(btc.id))
+      .map((e) => e.slug)
+      .sort();
     expect(byToken.body.items.map((i: any) => i.slug).sort()).toEqual(listing);
   });
 
@@ -191,7 +242,13 @@ describe('values match the data store', () => {
       const cur = await simGet(sim, `/projects_data/v1/${slug}/pol/current`);
       expect(cur.body.pol).toBe(p.pol.at(-1));
       const cats = await simGet(sim, `/projects_data/v1/${slug}/pol/by_category`);
-      expect(cats.body.categories.map((c: any) => c.category)).toEqual(['security', 'financial', 'operational', 'reputational', 'regulatory']);
+      expect(cats.body.categories.map((c: any) => c.category)).toEqual([
+        'security',
+        'financial',
+        'operational',
+        'reputational',
+        'regulatory',
+      ]);
       for (const c of cats.body.categories) {
         expect(c.score.score).toBe((p.categories as any)[c.category].scores.at(-1));
         expect(c.score.confidence).toBe((p.categories as any)[c.category].confidence);
@@ -260,7 +317,11 @@ describe('the data set', () => {
     const flags = await Promise.all(sim.store.data.projects.map((p) => simGet(sim, `/projects_data/v1/${p.slug}/reputational`)));
     expect(flags.some((f) => f.body.mmRedFlags === 'none_identified')).toBe(true);
     expect(flags.some((f) => Array.isArray(f.body.mmRedFlags) && f.body.mmRedFlags.length > 0)).toBe(true);
-    expect((await simGet(sim, '/projects_data/v1/bonk/proof_of_voice')).body).toMatchObject({ pros: 'none_identified', cons: 'none_identified', reviews: 'none_identified' });
+    expect((await simGet(sim, '/projects_data/v1/bonk/proof_of_voice')).body).toMatchObject({
+      pros: 'none_identified',
+      cons: 'none_identified',
+      reviews: 'none_identified',
+    });
     expect((await simGet(sim, '/projects_data/v1/monero/regulatory')).body.jurisdictionQuality).toBe('not_returned');
     expect((await simGet(sim, '/projects_data/v1/tezos/regulatory')).body.jurisdictionQuality).toBe('');
     // Scores at both edges.
@@ -271,14 +332,22 @@ describe('the data set', () => {
     expect((await simGet(sim, '/projects_data/v1/terra-classic/pol/current')).body.rating).toBe('D');
     // An exchange with no proof of reserves has no liabilities/reserves history.
     expect((await simGet(sim, '/exchanges_data/v1/gemini/solvency/liabilities_reserves/history/chart')).body.points).toEqual([]);
-    expect((await simGet(sim, '/exchanges_data/v1/binance/solvency/liabilities_reserves/history/chart?days=7')).body.points).toHaveLength(8);
+    expect((await simGet(sim, '/exchanges_data/v1/binance/solvency/liabilities_reserves/history/chart?days=7')).body.points).toHaveLength(
+      8,
+    );
   });
 
   it('is deterministic: the same seed gives the same bytes, another seed other numbers', async () => {
     const twin = await startTestSimulator();
     const other = await startTestSimulator({ seed: 7 });
     try {
-      for (const path of ['/projects_data/v1/list', '/projects_data/v1/bitcoin/pol/history/chart', '/exchanges_data/v1/ratings?page_size=50', '/exchanges_data/v1/lost_funds', '/projects_data/v1/pepe/reputational']) {
+      for (const path of [
+        '/projects_data/v1/list',
+        '/projects_data/v1/bitcoin/pol/history/chart',
+        '/exchanges_data/v1/ratings?page_size=50',
+        '/exchanges_data/v1/lost_funds',
+        '/projects_data/v1/pepe/reputational',
+      ]) {
         const a = await simGet(sim, path);
         const b = await simGet(twin, path);
         expect(b.text, path).toBe(a.text);

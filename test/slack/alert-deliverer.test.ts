@@ -37,7 +37,10 @@ describe('alerts through the Slack adapter', () => {
     expect(await h.slack.hasRecentMessage('CALERT001', 'was 3.1%')).toBe(false);
 
     await deliverer.followUp('CALERT001', ts, alert('Again', 'PoL 6.1%'));
-    const followUp = h.fake.calls('chat.postMessage').filter((c) => c.args.channel === 'CALERT001').at(-1)!;
+    const followUp = h.fake
+      .calls('chat.postMessage')
+      .filter((c) => c.args.channel === 'CALERT001')
+      .at(-1)!;
     expect(followUp.args.thread_ts).toBe(ts);
   });
 

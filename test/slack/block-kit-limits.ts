@@ -57,7 +57,8 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
 
   const textObject = (path: string, value: unknown, max: number, kinds: readonly string[] = ['plain_text', 'mrkdwn']): void => {
     if (!isObj(value)) return add(path, 'missing text object');
-    if (typeof value.type !== 'string' || !kinds.includes(value.type)) add(path, `text type must be one of ${kinds.join('/')}, got ${String(value.type)}`);
+    if (typeof value.type !== 'string' || !kinds.includes(value.type))
+      add(path, `text type must be one of ${kinds.join('/')}, got ${String(value.type)}`);
     if (typeof value.text !== 'string' || value.text.length === 0) return add(path, 'text must be a non-empty string');
     if (value.text.length > max) add(path, `text is ${value.text.length} characters, limit ${max}`);
     if (value.type === 'mrkdwn' && 'emoji' in value) add(path, 'emoji is only valid on plain_text');
@@ -76,15 +77,18 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
     textObject(`${path}.placeholder`, value.placeholder, SLACK_LIMITS.selectPlaceholder, ['plain_text']);
     const options = value.options;
     if (!Array.isArray(options) || options.length === 0) return add(`${path}.options`, 'a static select needs options');
-    if (options.length > SLACK_LIMITS.selectOptions) add(`${path}.options`, `${options.length} options, limit ${SLACK_LIMITS.selectOptions}`);
+    if (options.length > SLACK_LIMITS.selectOptions)
+      add(`${path}.options`, `${options.length} options, limit ${SLACK_LIMITS.selectOptions}`);
     const values: unknown[] = [];
     options.forEach((o: unknown, k) => {
       if (!isObj(o)) return add(`${path}.options[${k}]`, 'option must be an object');
       textObject(`${path}.options[${k}].text`, o.text, SLACK_LIMITS.optionText, ['plain_text']);
-      if (typeof o.value !== 'string' || o.value.length === 0 || o.value.length > SLACK_LIMITS.optionValue) add(`${path}.options[${k}]`, `value must be 1 to ${SLACK_LIMITS.optionValue} characters`);
+      if (typeof o.value !== 'string' || o.value.length === 0 || o.value.length > SLACK_LIMITS.optionValue)
+        add(`${path}.options[${k}]`, `value must be 1 to ${SLACK_LIMITS.optionValue} characters`);
       values.push(o.value);
     });
-    if (value.initial_option !== undefined && !(isObj(value.initial_option) && values.includes(value.initial_option.value))) add(`${path}.initial_option`, 'not one of the options');
+    if (value.initial_option !== undefined && !(isObj(value.initial_option) && values.includes(value.initial_option.value)))
+      add(`${path}.initial_option`, 'not one of the options');
   };
 
   const element = (path: string, value: unknown): void => {
@@ -93,7 +97,8 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
     if (value.type === 'external_select') {
       actionId(path, value.action_id);
       textObject(`${path}.placeholder`, value.placeholder, SLACK_LIMITS.selectPlaceholder, ['plain_text']);
-      if (value.min_query_length !== undefined && !(Number.isInteger(value.min_query_length) && (value.min_query_length as number) >= 0)) add(path, 'min_query_length must be a whole number');
+      if (value.min_query_length !== undefined && !(Number.isInteger(value.min_query_length) && (value.min_query_length as number) >= 0))
+        add(path, 'min_query_length must be a whole number');
       return;
     }
     if (value.type !== 'button') return add(path, `unexpected element type ${String(value.type)}`);
@@ -101,10 +106,12 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
     actionId(path, value.action_id);
     if (value.value !== undefined) {
       if (typeof value.value !== 'string') add(path, 'value must be a string');
-      else if (value.value.length > SLACK_LIMITS.buttonValue) add(path, `value is ${value.value.length} characters, limit ${SLACK_LIMITS.buttonValue}`);
+      else if (value.value.length > SLACK_LIMITS.buttonValue)
+        add(path, `value is ${value.value.length} characters, limit ${SLACK_LIMITS.buttonValue}`);
     }
     if (typeof value.url === 'string' && value.url.length > SLACK_LIMITS.buttonUrl) add(path, 'url too long');
-    if (value.style !== undefined && value.style !== 'primary' && value.style !== 'danger') add(path, `invalid style ${String(value.style)}`);
+    if (value.style !== undefined && value.style !== 'primary' && value.style !== 'danger')
+      add(path, `invalid style ${String(value.style)}`);
   };
 
   const blocks = message.blocks;
@@ -115,7 +122,8 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
       const path = `blocks[${i}]`;
       if (!isObj(block)) return add(path, 'block must be an object');
       if (block.block_id !== undefined) {
-        if (typeof block.block_id !== 'string' || block.block_id.length === 0 || block.block_id.length > SLACK_LIMITS.blockId) add(path, 'invalid block_id');
+        if (typeof block.block_id !== 'string' || block.block_id.length === 0 || block.block_id.length > SLACK_LIMITS.blockId)
+          add(path, 'invalid block_id');
         else if (blockIds.has(block.block_id)) add(path, `duplicate block_id ${block.block_id}`);
         else blockIds.add(block.block_id);
       }
@@ -129,7 +137,8 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
           if (block.fields !== undefined) {
             if (!Array.isArray(block.fields) || block.fields.length === 0) add(`${path}.fields`, 'fields must be a non-empty array');
             else {
-              if (block.fields.length > SLACK_LIMITS.sectionFields) add(`${path}.fields`, `${block.fields.length} fields, limit ${SLACK_LIMITS.sectionFields}`);
+              if (block.fields.length > SLACK_LIMITS.sectionFields)
+                add(`${path}.fields`, `${block.fields.length} fields, limit ${SLACK_LIMITS.sectionFields}`);
               block.fields.forEach((f: unknown, j) => textObject(`${path}.fields[${j}]`, f, SLACK_LIMITS.sectionFieldText));
             }
           }
@@ -140,7 +149,8 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
           const elements = block.elements;
           if (!Array.isArray(elements) || elements.length === 0) add(`${path}.elements`, 'context needs elements');
           else {
-            if (elements.length > SLACK_LIMITS.contextElements) add(`${path}.elements`, `${elements.length} elements, limit ${SLACK_LIMITS.contextElements}`);
+            if (elements.length > SLACK_LIMITS.contextElements)
+              add(`${path}.elements`, `${elements.length} elements, limit ${SLACK_LIMITS.contextElements}`);
             elements.forEach((e: unknown, j) => textObject(`${path}.elements[${j}]`, e, SLACK_LIMITS.contextText));
           }
           break;
@@ -149,7 +159,8 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
           const elements = block.elements;
           if (!Array.isArray(elements) || elements.length === 0) add(`${path}.elements`, 'actions needs elements');
           else {
-            if (elements.length > SLACK_LIMITS.actionsElements) add(`${path}.elements`, `${elements.length} elements, limit ${SLACK_LIMITS.actionsElements}`);
+            if (elements.length > SLACK_LIMITS.actionsElements)
+              add(`${path}.elements`, `${elements.length} elements, limit ${SLACK_LIMITS.actionsElements}`);
             elements.forEach((e: unknown, j) => element(`${path}.elements[${j}]`, e));
           }
           break;
@@ -176,7 +187,8 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
   const text = message.text;
   if (text !== undefined && typeof text !== 'string') add('text', 'must be a string');
   if (typeof text === 'string' && text.length > SLACK_LIMITS.messageTopLevelText) add('text', 'too long');
-  if (options.requireFallbackText && (typeof text !== 'string' || text.trim() === '')) add('text', 'a fallback text is required with blocks');
+  if (options.requireFallbackText && (typeof text !== 'string' || text.trim() === ''))
+    add('text', 'a fallback text is required with blocks');
   if (blocks === undefined && (typeof text !== 'string' || text === '')) add('message', 'needs text or blocks');
 
   const maxVisible = Math.min(options.maxVisibleText ?? SLACK_LIMITS.messageVisibleText, SLACK_LIMITS.messageVisibleText);

@@ -3,7 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReply } from '../../adapters/slack/blocks.js';
 import type { Core } from '../../commands/core/core.js';
 import type { SourceName } from '../../src/api/domain.js';
-import type { Action, CardReply, ChoiceReply, Column, Field, Footer, Reply, Section, TableReply, TextReply } from '../../src/reply/model.js';
+import type {
+  Action,
+  CardReply,
+  ChoiceReply,
+  Column,
+  Field,
+  Footer,
+  Reply,
+  Section,
+  TableReply,
+  TextReply,
+} from '../../src/reply/model.js';
 import { demoCore } from '../helpers/core.js';
 import { messageTexts, validateMessage } from './block-kit-limits.js';
 import { action as toAction } from '../helpers/actions.js';
@@ -17,9 +28,19 @@ const card = (over: Partial<CardReply> = {}): CardReply => ({
   entity: { kind: 'exchange', slug: 'kraken', name: 'Kraken' },
   title: 'Kraken',
   subtitle: 'Exchange',
-  headline: { label: 'Probability of Loss', value: '1.33%', rating: 'A', direction: 'lower is safer', change: { text: '+0.04 pp over 30 days (worse)', trend: 'worse' } },
+  headline: {
+    label: 'Probability of Loss',
+    value: '1.33%',
+    rating: 'A',
+    direction: 'lower is safer',
+    change: { text: '+0.04 pp over 30 days (worse)', trend: 'worse' },
+  },
   sections: [
-    { title: 'Category quality scores', direction: 'higher is better', fields: [{ label: 'Security', value: '91.2', detail: 'AAA · high confidence' }] },
+    {
+      title: 'Category quality scores',
+      direction: 'higher is better',
+      fields: [{ label: 'Security', value: '91.2', detail: 'AAA · high confidence' }],
+    },
     { title: 'Red flags', items: [], empty: 'none identified' },
   ],
   footer,
@@ -36,12 +57,18 @@ describe('card', () => {
 
     expect(header).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Kraken', emoji: true } });
     expect(subtitle.elements[0].text).toBe('Exchange');
-    expect(headline.text.text).toBe('*Probability of Loss:*  *1.33%*   :large_green_circle: *A*   _(lower is safer)_\n+0.04 pp over 30 days (worse)');
+    expect(headline.text.text).toBe(
+      '*Probability of Loss:*  *1.33%*   :large_green_circle: *A*   _(lower is safer)_\n+0.04 pp over 30 days (worse)',
+    );
     expect(divider.type).toBe('divider');
     expect(scores.text.text).toBe('*Category quality scores*  _(higher is better)_');
     expect(scores.fields).toEqual([{ type: 'mrkdwn', text: '*Security*\n91.2  _AAA · high confidence_' }]);
     expect(flags.text.text).toBe('*Red flags*\n_none identified_');
-    expect(actions.elements[0]).toMatchObject({ action_id: 'pol_action_0', value: 'chart exchange:kraken 365d pol', text: { text: 'PoL, 1 year' } });
+    expect(actions.elements[0]).toMatchObject({
+      action_id: 'pol_action_0',
+      value: 'chart exchange:kraken 365d pol',
+      text: { text: 'PoL, 1 year' },
+    });
     expect(foot.elements.map((e: { text: string }) => e.text)).toEqual([
       'as of 2026-11-22 09:30 UTC · source REST · :warning: stale (12 min old) · :test_tube: *SIMULATED DATA*',
       '2 slots skipped while offline',
@@ -59,8 +86,14 @@ describe('card', () => {
   });
 
   it('shows a hosted chart as an image block and leaves PNG charts to the upload', () => {
-    const hosted = blocksOf(card({ image: { kind: 'url', url: 'https://quickchart.io/chart/render/abc', width: 800, height: 400, alt: 'PoL of Kraken' } }));
-    expect(hosted.find((b) => b.type === 'image')).toEqual({ type: 'image', image_url: 'https://quickchart.io/chart/render/abc', alt_text: 'PoL of Kraken' });
+    const hosted = blocksOf(
+      card({ image: { kind: 'url', url: 'https://quickchart.io/chart/render/abc', width: 800, height: 400, alt: 'PoL of Kraken' } }),
+    );
+    expect(hosted.find((b) => b.type === 'image')).toEqual({
+      type: 'image',
+      image_url: 'https://quickchart.io/chart/render/abc',
+      alt_text: 'PoL of Kraken',
+    });
     const png = blocksOf(card({ image: { kind: 'png', png: Buffer.from([1]), width: 800, height: 400, filename: 'k.png', alt: 'PoL' } }));
     expect(png.some((b) => b.type === 'image')).toBe(false);
     const sneaky = blocksOf(card({ image: { kind: 'url', url: 'javascript:alert(1)', width: 1, height: 1, alt: 'x' } }));
@@ -72,15 +105,31 @@ describe('limits', () => {
   const long = (n: number, c = 'x') => c.repeat(n);
 
   it('truncates a huge card visibly and stays within every Block Kit limit', () => {
-    const flags: Section = { title: 'Red flags', items: Array.from({ length: 400 }, (_, i) => `Flag ${i}: ${long(300)}`), empty: 'none identified' };
-    const fields: Section = { title: 'Signals', fields: Array.from({ length: 45 }, (_, i): Field => ({ label: `Signal ${i} ${long(200)}`, value: long(2500), detail: long(300) })) };
+    const flags: Section = {
+      title: 'Red flags',
+      items: Array.from({ length: 400 }, (_, i) => `Flag ${i}: ${long(300)}`),
+      empty: 'none identified',
+    };
+    const fields: Section = {
+      title: 'Signals',
+      fields: Array.from({ length: 45 }, (_, i): Field => ({ label: `Signal ${i} ${long(200)}`, value: long(2500), detail: long(300) })),
+    };
     const many: Section[] = Array.from({ length: 80 }, (_, i) => ({ title: `Section ${i}`, items: [`item ${i}`] }));
     const reply = card({
       title: long(400, 'T'),
       subtitle: long(5000),
-      headline: { label: long(500), value: long(500), rating: 'A', direction: 'lower is safer', change: { text: long(4000), trend: 'worse' } },
+      headline: {
+        label: long(500),
+        value: long(500),
+        rating: 'A',
+        direction: 'lower is safer',
+        change: { text: long(4000), trend: 'worse' },
+      },
       sections: [flags, fields, ...many],
-      actions: Array.from({ length: 40 }, (_, i): Action => toAction({ label: `Action ${i} ${long(200)}`, command: `chart project:p${i} 365d pol` })),
+      actions: Array.from(
+        { length: 40 },
+        (_, i): Action => toAction({ label: `Action ${i} ${long(200)}`, command: `chart project:p${i} 365d pol` }),
+      ),
       footer: { ...footer, notes: Array.from({ length: 30 }, () => long(4000)) },
     });
 
@@ -99,7 +148,9 @@ describe('limits', () => {
 
   it('counts the red flags it could not show', () => {
     const items = Array.from({ length: 60 }, (_, i) => `Investor: flag number ${i} ${'z'.repeat(80)}`);
-    const block = blocksOf(card({ sections: [{ title: 'Red flags', items, empty: 'none identified' }] })).find((b) => b.text?.text?.startsWith('*Red flags*'))!;
+    const block = blocksOf(card({ sections: [{ title: 'Red flags', items, empty: 'none identified' }] })).find((b) =>
+      b.text?.text?.startsWith('*Red flags*'),
+    )!;
     const shown = (block.text.text.match(/^• /gm) ?? []).length;
     expect(shown).toBeGreaterThan(5);
     expect(shown).toBeLessThan(60);
@@ -107,7 +158,14 @@ describe('limits', () => {
   });
 
   it('never cuts a command to fit a button: an oversized one is left out', () => {
-    const out = blocksOf(card({ actions: [toAction({ label: 'Huge', command: `compare ${'a, '.repeat(1_000)}` }), toAction({ label: 'Fine', command: 'flags project:pepe' })] }));
+    const out = blocksOf(
+      card({
+        actions: [
+          toAction({ label: 'Huge', command: `compare ${'a, '.repeat(1_000)}` }),
+          toAction({ label: 'Fine', command: 'flags project:pepe' }),
+        ],
+      }),
+    );
     const values = out.filter((b) => b.type === 'actions').flatMap((b) => b.elements.map((e: { value: string }) => e.value));
     expect(values).toEqual(['flags project:pepe']);
   });
@@ -132,7 +190,10 @@ describe('limits', () => {
     expect(code).toContain('Entity 0 &amp; &lt;co&gt;');
     expect(code).not.toContain('<co>');
     // Padding is done on the raw text, so the escaped rows still line up once Slack decodes them.
-    const rows = code.split('\n').slice(1, 5).map((l) => l.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+    const rows = code
+      .split('\n')
+      .slice(1, 5)
+      .map((l) => l.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
     expect(new Set(rows.slice(2).map((r) => r.length)).size).toBe(1);
     expect(JSON.stringify(out)).toContain('…and 5 more');
   });
@@ -142,7 +203,16 @@ describe('limits', () => {
       kind: 'text',
       title: 'polbot',
       text: 'PoL: lower is safer.',
-      sections: [{ title: 'Commands', fields: Array.from({ length: 13 }, (_, i) => ({ label: `/pol cmd${i} <name>`, value: 'does a thing', detail: `e.g. /pol cmd${i} x` })) }],
+      sections: [
+        {
+          title: 'Commands',
+          fields: Array.from({ length: 13 }, (_, i) => ({
+            label: `/pol cmd${i} <name>`,
+            value: 'does a thing',
+            detail: `e.g. /pol cmd${i} x`,
+          })),
+        },
+      ],
     };
     const sections = blocksOf(help).filter((b) => b.fields);
     expect(sections.map((b) => b.fields.length)).toEqual([10, 3]);
@@ -184,7 +254,10 @@ describe('choices and errors', () => {
   it('renders errors as one short warning section', () => {
     const out = renderReply({ kind: 'error', message: 'The risk-data service did not answer in time.', hint: 'Try again in a minute.' });
     expect(out.blocks).toEqual([
-      { type: 'section', text: { type: 'mrkdwn', text: ':warning: The risk-data service did not answer in time.\nTry again in a minute.' } },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: ':warning: The risk-data service did not answer in time.\nTry again in a minute.' },
+      },
     ]);
   });
 });
@@ -200,9 +273,32 @@ describe('every reply the core gives', () => {
 
   it('passes the limits validator for each command', async () => {
     const commands = [
-      'binance', 'pepe', 'bitcoin', 'shiba', 'dydx', 'etherium', 'qqqzzzxxx', 'flags pepe', 'flags monero', 'chart bitcoin 365d',
-      'chart lido 365d categories', 'chart kraken 30d categories', 'chart gemini 30d reserves', 'compare binance, kraken, okx, bybit, gemini',
-      'top', 'top projects', 'top exchanges', 'search swap', 'search a', 'trending', 'index', 'health', 'help', 'digest list', 'compare', 'chart',
+      'binance',
+      'pepe',
+      'bitcoin',
+      'shiba',
+      'dydx',
+      'etherium',
+      'qqqzzzxxx',
+      'flags pepe',
+      'flags monero',
+      'chart bitcoin 365d',
+      'chart lido 365d categories',
+      'chart kraken 30d categories',
+      'chart gemini 30d reserves',
+      'compare binance, kraken, okx, bybit, gemini',
+      'top',
+      'top projects',
+      'top exchanges',
+      'search swap',
+      'search a',
+      'trending',
+      'index',
+      'health',
+      'help',
+      'digest list',
+      'compare',
+      'chart',
     ];
     for (const text of commands) {
       const { reply } = await core.run(text);
@@ -215,7 +311,19 @@ describe('properties', () => {
   const hostile = fc.oneof(
     fc.string({ maxLength: 120 }),
     fc.string({ unit: 'grapheme', maxLength: 60 }),
-    fc.constantFrom('<!channel>', '<!here|here>', '<@U123>', '<#C123>', '<https://evil.example|click>', '&amp;', '@everyone', '```', '\u202e', '\u200b', 'x'.repeat(5000)),
+    fc.constantFrom(
+      '<!channel>',
+      '<!here|here>',
+      '<@U123>',
+      '<#C123>',
+      '<https://evil.example|click>',
+      '&amp;',
+      '@everyone',
+      '```',
+      '\u202e',
+      '\u200b',
+      'x'.repeat(5000),
+    ),
   );
   const field = fc.record({ label: hostile, value: hostile, detail: fc.option(hostile, { nil: undefined }) });
   const section = fc.record({
@@ -238,7 +346,12 @@ describe('properties', () => {
       entity: fc.constant({ kind: 'project' as const, slug: 'x', name: 'x' }),
       title: hostile,
       subtitle: fc.option(hostile, { nil: undefined }),
-      headline: fc.record({ label: hostile, value: hostile, rating: fc.option(hostile, { nil: undefined }), direction: fc.constant('lower is safer' as const) }),
+      headline: fc.record({
+        label: hostile,
+        value: hostile,
+        rating: fc.option(hostile, { nil: undefined }),
+        direction: fc.constant('lower is safer' as const),
+      }),
       sections: fc.array(section, { maxLength: 60 }),
       footer: foot,
       actions: fc.option(fc.array(action, { maxLength: 40 }), { nil: undefined }),
@@ -248,14 +361,20 @@ describe('properties', () => {
       reason: fc.constantFrom('ambiguous' as const, 'not_found' as const),
       query: hostile,
       prompt: hostile,
-      options: fc.array(fc.record({ label: hostile, description: fc.option(hostile, { nil: undefined }), command: hostile }).map(toAction), { maxLength: 60 }),
+      options: fc.array(
+        fc.record({ label: hostile, description: fc.option(hostile, { nil: undefined }), command: hostile }).map(toAction),
+        { maxLength: 60 },
+      ),
       note: fc.option(hostile, { nil: undefined }),
     }),
     fc.record({
       kind: fc.constant('table' as const),
       title: hostile,
       note: fc.option(hostile, { nil: undefined }),
-      columns: fc.constant<Column[]>([{ key: 'a', label: 'A' }, { key: 'b', label: 'B', align: 'right' }]),
+      columns: fc.constant<Column[]>([
+        { key: 'a', label: 'A' },
+        { key: 'b', label: 'B', align: 'right' },
+      ]),
       rows: fc.array(fc.record({ a: hostile, b: hostile }), { maxLength: 200 }),
       footer: fc.option(foot, { nil: undefined }),
       actions: fc.option(fc.array(action, { maxLength: 40 }), { nil: undefined }),

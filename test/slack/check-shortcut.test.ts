@@ -15,7 +15,15 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const shortcut = (text: string, responseId: string, blocks?: unknown[]) =>
-  postToBolt(h.endpoint, messageActionBody({ callback_id: CHECK_SHORTCUT_ID, message: { text, ...(blocks ? { blocks } : {}) }, response_url: h.fake.responseUrl(responseId) }), SIGNING_SECRET);
+  postToBolt(
+    h.endpoint,
+    messageActionBody({
+      callback_id: CHECK_SHORTCUT_ID,
+      message: { text, ...(blocks ? { blocks } : {}) },
+      response_url: h.fake.responseUrl(responseId),
+    }),
+    SIGNING_SECRET,
+  );
 
 describe('Check with polbot (Slack message shortcut)', () => {
   it('answers privately with each name the message holds, and what could be several', async () => {

@@ -60,7 +60,11 @@ export interface Harness {
     opts?: { channel?: string; responseId?: string; messageTs?: string; type?: 'static_select' | 'external_select' },
   ): Promise<BoltResponse>;
   /** Posts a signed `block_suggestion`, as Slack does for each keystroke in an external select; resolves with the options answered. */
-  lookup(actionId: string, blockId: string, typed: string): Promise<{ status: number; options: { text: { text: string }; value: string }[] }>;
+  lookup(
+    actionId: string,
+    blockId: string,
+    typed: string,
+  ): Promise<{ status: number; options: { text: { text: string }; value: string }[] }>;
   /** response_url posts recorded for one id, in order. */
   responses(id: string): RecordedCall[];
   close(): Promise<void>;
@@ -126,7 +130,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const channel = opts.channel ?? DEFAULT_CHANNEL_ID;
       const messageTs = opts.messageTs ?? '1763800000.000100';
       const body = blockActionsBody({
-        actions: [{ action_id: actionId, type: opts.type ?? 'static_select', selected_option: { text: { type: 'plain_text', text: option.text }, value: option.value } }],
+        actions: [
+          {
+            action_id: actionId,
+            type: opts.type ?? 'static_select',
+            selected_option: { text: { type: 'plain_text', text: option.text }, value: option.value },
+          },
+        ],
         channel,
         response_url: fake.responseUrl(opts.responseId ?? uniqueId('pick')),
         container: { type: 'message', message_ts: messageTs, channel_id: channel, is_ephemeral: false },
@@ -135,7 +145,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return postToBolt(endpoint, body, SIGNING_SECRET);
     },
     async lookup(actionId, blockId, typed) {
-      const response = await postToBolt(endpoint, blockSuggestionBody({ action_id: actionId, block_id: blockId, value: typed }), SIGNING_SECRET);
+      const response = await postToBolt(
+        endpoint,
+        blockSuggestionBody({ action_id: actionId, block_id: blockId, value: typed }),
+        SIGNING_SECRET,
+      );
       const body = response.body.trim() ? (JSON.parse(response.body) as { options?: { text: { text: string }; value: string }[] }) : {};
       return { status: response.status, options: body.options ?? [] };
     },
@@ -155,9 +169,18 @@ export function ackBody(response: BoltResponse): Record<string, unknown> | undef
 }
 
 /** The ephemeral answer to a command: on the response_url, after a bare acknowledgement. */
-export async function ephemeralAnswer(h: Harness, response: BoltResponse, responseId: string, timeoutMs = 8_000): Promise<Record<string, unknown>> {
+export async function ephemeralAnswer(
+  h: Harness,
+  response: BoltResponse,
+  responseId: string,
+  timeoutMs = 8_000,
+): Promise<Record<string, unknown>> {
   expect(ackBody(response)).toBeUndefined();
-  const call = await h.fake.waitFor('response_url', (c) => c.id === responseId && c.args.response_type === 'ephemeral' && !/Looking up/.test(String(c.args.text)), timeoutMs);
+  const call = await h.fake.waitFor(
+    'response_url',
+    (c) => c.id === responseId && c.args.response_type === 'ephemeral' && !/Looking up/.test(String(c.args.text)),
+    timeoutMs,
+  );
   return call.args;
 }
 

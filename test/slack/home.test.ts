@@ -82,7 +82,14 @@ afterAll(async () => {
 
 let responses = 0;
 async function command(text: string, user: string, channel: string): Promise<void> {
-  const body = slashCommandBody({ command: '/pol', text, user_id: user, user_name: user.toLowerCase(), channel_id: channel, response_url: fake.responseUrl(`home-${++responses}`) });
+  const body = slashCommandBody({
+    command: '/pol',
+    text,
+    user_id: user,
+    user_name: user.toLowerCase(),
+    channel_id: channel,
+    response_url: fake.responseUrl(`home-${++responses}`),
+  });
   expect((await postToBolt(endpoint, body, SIGNING_SECRET)).status).toBe(200);
 }
 
@@ -127,7 +134,11 @@ async function openHome(user: string, tab: 'home' | 'messages' = 'home'): Promis
 
 async function click(user: string, view: View, element: Element): Promise<View> {
   const before = publishedFor(user).length;
-  const body = homeBlockActionsBody({ user, view: view as unknown as Obj, action: { action_id: element.action_id, type: element.type, ...(element.value ? { value: element.value } : {}) } });
+  const body = homeBlockActionsBody({
+    user,
+    view: view as unknown as Obj,
+    action: { action_id: element.action_id, type: element.type, ...(element.value ? { value: element.value } : {}) },
+  });
   expect((await postToBolt(endpoint, body, SIGNING_SECRET)).status).toBe(200);
   return (await nextView(user, before)).view;
 }
@@ -135,9 +146,17 @@ async function click(user: string, view: View, element: Element): Promise<View> 
 // ---- reading a view as Slack shows it ---------------------------------------------------------
 
 const texts = (view: View): string[] =>
-  view.blocks.flatMap((b) => [b.text?.text ?? '', ...(b.elements ?? []).map((e) => (e as { text?: unknown }).text as string | undefined).filter((t): t is string => typeof t === 'string')]);
+  view.blocks.flatMap((b) => [
+    b.text?.text ?? '',
+    ...(b.elements ?? [])
+      .map((e) => (e as { text?: unknown }).text as string | undefined)
+      .filter((t): t is string => typeof t === 'string'),
+  ]);
 const shown = (view: View): string => texts(view).join('\n');
-const buttons = (view: View): Element[] => view.blocks.flatMap((b) => [...(b.type === 'actions' ? (b.elements ?? []) : []), ...(b.accessory ? [b.accessory] : [])]).filter((e) => e.type === 'button');
+const buttons = (view: View): Element[] =>
+  view.blocks
+    .flatMap((b) => [...(b.type === 'actions' ? (b.elements ?? []) : []), ...(b.accessory ? [b.accessory] : [])])
+    .filter((e) => e.type === 'button');
 const button = (view: View, label: string, valuePart: string): Element => {
   const found = buttons(view).find((b) => b.text?.text === label && (b.value ?? '').includes(valuePart));
   expect(found, `no ${label} button for ${valuePart} in:\n${shown(view)}`).toBeDefined();
@@ -146,12 +165,16 @@ const button = (view: View, label: string, valuePart: string): Element => {
 
 /** The recent lookups, as Slack lists them: each name and its View button's target, top to bottom. */
 function recentList(view: View): { text: string; target: string }[] {
-  return view.blocks.filter((b) => b.type === 'section' && b.accessory?.text?.text === 'View').map((b) => ({ text: b.text!.text, target: b.accessory!.value! }));
+  return view.blocks
+    .filter((b) => b.type === 'section' && b.accessory?.text?.text === 'View')
+    .map((b) => ({ text: b.text!.text, target: b.accessory!.value! }));
 }
 
 /** The view as an independent check of Block Kit reads it, bar the two limits where a Home tab differs from a message. */
 function problems(view: View): string[] {
-  return validateMessage({ blocks: view.blocks }).filter((p) => !/^blocks: \d+ blocks, limit 50$/.test(p) && !/characters of visible text/.test(p));
+  return validateMessage({ blocks: view.blocks }).filter(
+    (p) => !/^blocks: \d+ blocks, limit 50$/.test(p) && !/characters of visible text/.test(p),
+  );
 }
 
 const digestIdFrom = (text: string): number => Number(/Digest #(\d+)/.exec(text)![1]);
@@ -159,11 +182,21 @@ const digestIdFrom = (text: string): number => Number(/Digest #(\d+)/.exec(text)
 async function addDigest(user: string, channel: string, text: string): Promise<number> {
   const seen = new Set(fake.calls('chat.postMessage'));
   await command(text, user, channel);
-  const added = await fake.waitFor('chat.postMessage', (c) => !seen.has(c) && c.args.channel === channel && /^Digest #\d+ added/.test(headerOf(c.args) ?? ''), WAIT);
+  const added = await fake.waitFor(
+    'chat.postMessage',
+    (c) => !seen.has(c) && c.args.channel === channel && /^Digest #\d+ added/.test(headerOf(c.args) ?? ''),
+    WAIT,
+  );
   return digestIdFrom(headerOf(added.args)!);
 }
 
-const caller = (userId: string, channelId: string): Caller => ({ platform: 'slack', userId, channelId, workspaceId: TEAM, canManageDigests: true });
+const caller = (userId: string, channelId: string): Caller => ({
+  platform: 'slack',
+  userId,
+  channelId,
+  workspaceId: TEAM,
+  canManageDigests: true,
+});
 
 // -------------------------------------------------------------------------------------------------
 
@@ -175,7 +208,14 @@ describe('the Home tab', () => {
     await fake.waitFor('chat.postMessage', (c) => c.args.channel === OPS && /Uniswap/.test(headerOf(c.args) ?? ''), WAIT);
     // Remembered in the database, as every replica would read it.
     const store = new RecentLookups(db);
-    await vi.waitFor(async () => expect((await store.list({ platform: 'slack', workspaceId: TEAM, userId: ADMIN }, 10)).map((r) => r.slug)).toEqual(['uniswap', 'binance']), { timeout: WAIT });
+    await vi.waitFor(
+      async () =>
+        expect((await store.list({ platform: 'slack', workspaceId: TEAM, userId: ADMIN }, 10)).map((r) => r.slug)).toEqual([
+          'uniswap',
+          'binance',
+        ]),
+      { timeout: WAIT },
+    );
 
     const view = await openHome(ADMIN);
     expect(view.type).toBe('home');
@@ -208,18 +248,27 @@ describe('the Home tab', () => {
     expect(JSON.stringify(card.args.blocks)).toContain(polText(core.upstream.sim!.store.exchange('binance')!.pol.at(-1)!));
     expect(fake.calls('conversations.open').some((c) => c.args.users === ADMIN)).toBe(true);
     // Home says where it went, with a link to the app's conversation; Binance is the newest lookup now.
-    const notice = await vi.waitFor(() => {
-      const latest = viewOf(publishedFor(ADMIN).at(-1)!);
-      expect(shown(latest)).toMatch(/Binance.* is in your <https:\/\/slack\.com\/app_redirect\?app=A0FAKEAPP1&team=T0FAKE0001\|Messages tab>/);
-      return latest;
-    }, { timeout: WAIT });
+    const notice = await vi.waitFor(
+      () => {
+        const latest = viewOf(publishedFor(ADMIN).at(-1)!);
+        expect(shown(latest)).toMatch(
+          /Binance.* is in your <https:\/\/slack\.com\/app_redirect\?app=A0FAKEAPP1&team=T0FAKE0001\|Messages tab>/,
+        );
+        return latest;
+      },
+      { timeout: WAIT },
+    );
     expect(problems(after)).toEqual([]);
     await vi.waitFor(async () => expect(recentList(await openHome(ADMIN))[0]!.target).toBe('exchange:binance'), { timeout: WAIT });
     expect(problems(notice)).toEqual([]);
   });
 
   it('looks names up as the person types in the search box, and opens the one chosen', async () => {
-    const res = await postToBolt(endpoint, homeBlockSuggestionBody({ user: ADMIN, action_id: 'pol_home_search', block_id: 'pol_home_search', value: 'krak' }), SIGNING_SECRET);
+    const res = await postToBolt(
+      endpoint,
+      homeBlockSuggestionBody({ user: ADMIN, action_id: 'pol_home_search', block_id: 'pol_home_search', value: 'krak' }),
+      SIGNING_SECRET,
+    );
     expect(res.status).toBe(200);
     const options = (JSON.parse(res.body) as { options: { text: { text: string }; value: string }[] }).options;
     expect(options).toContainEqual({ text: { type: 'plain_text', text: 'Kraken · exchange' }, value: 'exchange:kraken' });
@@ -232,7 +281,12 @@ describe('the Home tab', () => {
     const body = homeBlockActionsBody({
       user: ADMIN,
       view: home as unknown as Obj,
-      action: { action_id: search.accessory!.action_id, block_id: search.block_id, type: 'external_select', selected_option: { text: { type: 'plain_text', text: 'Kraken · exchange' }, value: 'exchange:kraken' } },
+      action: {
+        action_id: search.accessory!.action_id,
+        block_id: search.block_id,
+        type: 'external_select',
+        selected_option: { text: { type: 'plain_text', text: 'Kraken · exchange' }, value: 'exchange:kraken' },
+      },
     });
     expect((await postToBolt(endpoint, body, SIGNING_SECRET)).status).toBe(200);
     await fake.waitFor('chat.postMessage', (c) => c.args.channel === fake.home.dmOf(ADMIN) && /Kraken/.test(headerOf(c.args) ?? ''), WAIT);
@@ -298,7 +352,10 @@ describe('the Home tab', () => {
     for (const c of channels) {
       fake.home.join(BIG, c);
       for (let i = 0; i < 10; i++) {
-        const r = await core.run(`digest add bitcoin, ethereum, binance, kraken daily at ${String(i).padStart(2, '0')}:30 tz Europe/Berlin`, caller(BIG, c));
+        const r = await core.run(
+          `digest add bitcoin, ethereum, binance, kraken daily at ${String(i).padStart(2, '0')}:30 tz Europe/Berlin`,
+          caller(BIG, c),
+        );
         expect(r.reply.kind, JSON.stringify(r.reply)).not.toBe('error');
       }
     }
@@ -359,7 +416,9 @@ describe('recent lookups', () => {
       for (let i = 0; i < 25; i++) await store.record(me, { kind: 'project', slug: `p${i}`, name: `P ${i}` }, 1_000 + i);
       await store.record({ ...me, userId: 'U2' }, { kind: 'exchange', slug: 'kraken', name: 'Kraken' }, 5_000);
       await store.record({ ...me, workspaceId: 'T2' }, { kind: 'exchange', slug: 'okx', name: 'OKX' }, 5_000);
-      const [kept] = await own.query<{ n: number }>(`SELECT count(*)::int AS n FROM recent_lookups WHERE workspace_id = 'T1' AND user_id = 'U1'`);
+      const [kept] = await own.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM recent_lookups WHERE workspace_id = 'T1' AND user_id = 'U1'`,
+      );
       expect(kept?.n).toBe(20);
       // Looking one up again moves it to the top instead of adding a row.
       await store.record(me, { kind: 'project', slug: 'p10', name: 'P 10' }, 9_000);

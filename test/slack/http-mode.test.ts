@@ -26,7 +26,9 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness({
-    customRoutes: [{ path: '/healthz', method: 'GET', respond: async () => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' }) }],
+    customRoutes: [
+      { path: '/healthz', method: 'GET', respond: async () => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' }) },
+    ],
   });
 });
 
@@ -45,7 +47,8 @@ afterEach(() => {
   h.sim.faults.reset();
 });
 
-const posts = (channel = DEFAULT_CHANNEL_ID) => h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel && c.status === 200);
+const posts = (channel = DEFAULT_CHANNEL_ID) =>
+  h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel && c.status === 200);
 
 describe('acknowledgement', () => {
   it('acks /pol at once, shows "Looking up…" while the upstream takes 5 s, then replaces it with the answer', async () => {
@@ -118,7 +121,11 @@ describe('cards', () => {
     expect(json).toContain(`*${polText(last(binance.pol))}*`);
     expect(json).toContain('_(lower is safer)_');
     expect(json).toContain('*Category quality scores*  _(higher is better)_');
-    for (const [category, label] of [['security', 'Security'], ['transparency', 'Transparency'], ['solvency', 'Solvency']] as const) {
+    for (const [category, label] of [
+      ['security', 'Security'],
+      ['transparency', 'Transparency'],
+      ['solvency', 'Solvency'],
+    ] as const) {
       expect(json).toContain(`*${label}*\\n${scoreText(last(binance.categories[category].scores))}`);
     }
     expect(json).toContain('SIMULATED DATA');
@@ -178,11 +185,17 @@ describe('cards', () => {
     expect(json).not.toContain('Probability of Loss:');
     for (const audit of pepe.audits) expect(json).toContain(audit.auditor);
 
-    const buttons = (JSON.parse(json) as { type: string; elements?: { text: { text: string }; action_id: string; value: string }[] }[]).flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []));
+    const buttons = (
+      JSON.parse(json) as { type: string; elements?: { text: { text: string }; action_id: string; value: string }[] }[]
+    ).flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []));
     const financial = buttons.find((b) => b.text.text === 'Financial')!;
     expect(financial.value).toBe('section project:pepe financial');
     expect((await h.click(financial.action_id, financial.value, { channel: 'CSECTION1' })).status).toBe(200);
-    const next = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CSECTION1' && headerOf(c.args) === 'Pepe (PEPE): Financial', WAIT_MS);
+    const next = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === 'CSECTION1' && headerOf(c.args) === 'Pepe (PEPE): Financial',
+      WAIT_MS,
+    );
     expect(blocksJson(next.args)).toContain(`*${scoreText(last(pepe.categories.financial.scores))} / 100*`);
     expect(blocksJson(next.args)).toContain(usdText(pepe.market.marketCap));
   });
@@ -217,9 +230,18 @@ describe('cards', () => {
   it('posts the sections and dashboard of an exchange, the solvency one with its reserves chart', async () => {
     const e = h.sim.store.exchange('binance')!;
     const expected: Record<string, { title: string; facts: string[] }> = {
-      transparency: { title: 'Transparency', facts: [`*${scoreText(last(e.categories.transparency.scores))} / 100*`, e.transparency.auditor ?? 'none named'] },
-      security: { title: 'Security', facts: [`*${scoreText(last(e.categories.security.scores))} / 100*`, `yes, up to ${usdText(e.security.bugBountyMaxUsd!)}`] },
-      solvency: { title: 'Solvency', facts: [`*${scoreText(last(e.categories.solvency.scores))} / 100*`, usdText(last(e.reserves)), usdText(last(e.liabilities))] },
+      transparency: {
+        title: 'Transparency',
+        facts: [`*${scoreText(last(e.categories.transparency.scores))} / 100*`, e.transparency.auditor ?? 'none named'],
+      },
+      security: {
+        title: 'Security',
+        facts: [`*${scoreText(last(e.categories.security.scores))} / 100*`, `yes, up to ${usdText(e.security.bugBountyMaxUsd!)}`],
+      },
+      solvency: {
+        title: 'Solvency',
+        facts: [`*${scoreText(last(e.categories.solvency.scores))} / 100*`, usdText(last(e.reserves)), usdText(last(e.liabilities))],
+      },
       dashboard: { title: 'Dashboard', facts: [`*${polText(last(e.pol))}*`, `*Listed assets*\\n${countText(e.listed.length)}`] },
     };
     for (const [word, { title, facts }] of Object.entries(expected)) {
@@ -248,7 +270,9 @@ describe('cards', () => {
     expect(json).toContain(polText(listed[0]!.polScore));
     expect(json).toContain(`page 1 of ${Math.ceil(listed.length / 10)} · ${listed.length} assets`);
     type Button = { type: string; action_id: string; value: string; text: { text: string } };
-    const buttons = ((post.args.blocks ?? []) as { type: string; elements?: Button[] }[]).flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : [])).filter((b) => b.type === 'button');
+    const buttons = ((post.args.blocks ?? []) as { type: string; elements?: Button[] }[])
+      .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
+      .filter((b) => b.type === 'button');
     const next = buttons.find((b) => b.text.text === 'Next page')!;
     expect(next.value).toBe('assets exchange:binance page=2');
     await h.click(next.action_id, next.value, { channel: 'CASSETS02' });
@@ -259,10 +283,15 @@ describe('cards', () => {
     const before = h.fake.uploads().length;
     await h.click(exportButton.action_id, exportButton.value, { channel: 'CASSETS03' });
     await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === 'CASSETS03', WAIT_MS);
-    const csv = h.fake.uploads().slice(before).find((u) => u.filename === 'assets-binance.csv')!;
+    const csv = h.fake
+      .uploads()
+      .slice(before)
+      .find((u) => u.filename === 'assets-binance.csv')!;
     const [header, ...lines] = csv.bytes.toString('utf8').trim().split('\n');
     expect(header).toBe('name,ticker,categories,market_cap_usd,pol');
-    expect(lines.map((l) => l.split(','))).toEqual(listed.map((t) => [t.name, t.ticker, t.category, String(t.marketCap), String(t.polScore)]));
+    expect(lines.map((l) => l.split(','))).toEqual(
+      listed.map((t) => [t.name, t.ticker, t.category, String(t.marketCap), String(t.polScore)]),
+    );
   });
 
   it('posts funds lost at exchanges with the bar chart, and exchange ratings filtered by listed tokens', async () => {
@@ -279,7 +308,9 @@ describe('cards', () => {
     await h.command('ratings exchanges listed_tokens=bitcoin sort=pol order=asc', { channel: 'CTOKENS01' });
     const ratings = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CTOKENS01', WAIT_MS);
     const json = blocksJson(ratings.args);
-    expect(json).toContain(`listed_tokens=BTC sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`);
+    expect(json).toContain(
+      `listed_tokens=BTC sort=pol order=asc · page 1 of ${Math.ceil(listing.length / 10)} · ${listing.length} exchanges`,
+    );
     for (const x of listing.slice(0, 10)) expect(json).toContain(polText(last(x.pol)));
 
     // Hundreds of tokens: a select that asks as the person types, with the other filters kept.
@@ -290,14 +321,27 @@ describe('cards', () => {
     const found = await h.lookup(select.action_id, lookupBlock.block_id!, 'ether');
     expect(found.status).toBe(200);
     const eth = h.sim.store.data.tokens.find((t) => t.ticker === 'ETH')!;
-    expect(found.options[0]).toEqual({ text: expect.objectContaining({ text: `${eth.name} (ETH)` }), value: 'ratings exchanges sort=pol order=asc listed_tokens=ETH' });
+    expect(found.options[0]).toEqual({
+      text: expect.objectContaining({ text: `${eth.name} (ETH)` }),
+      value: 'ratings exchanges sort=pol order=asc listed_tokens=ETH',
+    });
     expect(found.options.every((o) => o.value.length <= 150 && o.text.text.length <= 75)).toBe(true);
     expect((await h.lookup(select.action_id, lookupBlock.block_id!, 'zzzzqq')).options).toEqual([]);
 
-    await h.pick(select.action_id, { text: found.options[0]!.text.text, value: found.options[0]!.value }, { channel: 'CTOKENS01', messageTs: (ratings.response as { ts: string }).ts, type: 'external_select' });
-    const picked = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CTOKENS01' && c !== ratings && c.status === 200, WAIT_MS);
+    await h.pick(
+      select.action_id,
+      { text: found.options[0]!.text.text, value: found.options[0]!.value },
+      { channel: 'CTOKENS01', messageTs: (ratings.response as { ts: string }).ts, type: 'external_select' },
+    );
+    const picked = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === 'CTOKENS01' && c !== ratings && c.status === 200,
+      WAIT_MS,
+    );
     const withEth = h.sim.store.data.exchanges.filter((x) => x.listed.includes(eth.id));
-    expect(blocksJson(picked.args)).toContain(`sort=pol order=asc listed_tokens=ETH · page 1 of ${Math.ceil(withEth.length / 10)} · ${withEth.length} exchanges`);
+    expect(blocksJson(picked.args)).toContain(
+      `sort=pol order=asc listed_tokens=ETH · page 1 of ${Math.ceil(withEth.length / 10)} · ${withEth.length} exchanges`,
+    );
   });
 
   it('posts why a PoL is what it is, with the metric chart', async () => {
@@ -332,7 +376,10 @@ describe('cards', () => {
     await h.command('ratings projects categories=DeFi sort=pol order=asc export=csv', { channel: 'CRATINGS1' });
     const complete = await h.fake.waitFor('files.completeUploadExternal', (c) => c.args.channel_id === 'CRATINGS1', WAIT_MS);
     expect(JSON.stringify(complete.args)).toContain('Ratings of projects');
-    const csv = h.fake.uploads().slice(before).find((u) => u.filename === 'ratings-projects.csv')!;
+    const csv = h.fake
+      .uploads()
+      .slice(before)
+      .find((u) => u.filename === 'ratings-projects.csv')!;
     const lines = csv.bytes.toString('utf8').trim().split('\n');
     expect(lines[0]).toBe('rank,slug,name,ticker,pol,rating,market_cap_usd');
     expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(defi.map((p) => p.slug));
@@ -344,22 +391,55 @@ describe('cards', () => {
     expect(validateMessage(post.args)).toEqual([]);
     type Option = { text: { text: string }; value: string };
     type Select = { type: string; action_id: string; placeholder: { text: string }; options: Option[]; initial_option?: Option };
-    const selects = ((post.args.blocks ?? []) as { type: string; elements?: Select[] }[]).flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : [])).filter((e) => e.type === 'static_select');
+    const selects = ((post.args.blocks ?? []) as { type: string; elements?: Select[] }[])
+      .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
+      .filter((e) => e.type === 'static_select');
     // Every filter the service lists, and the sort orders; the ones in force are shown picked.
     expect(selects.map((s) => s.placeholder.text)).toEqual(['Categories', 'Market cap', 'Chains', 'Compliance', 'Sort by']);
     const [categories, marketCap, chains, , sort] = selects as [Select, Select, Select, Select, Select];
-    expect(categories.options.map((o) => o.text.text)).toEqual(['Any', 'AI', 'DeFi', 'Exchange token', 'Gaming', 'Identity', 'Infrastructure', 'Layer 0', 'Layer 1', 'Layer 2', 'Liquid staking', 'Media', 'Meme', 'Modular', 'Oracle', 'Payments', 'Privacy', 'Stablecoin', 'Storage', 'Supply chain']);
+    expect(categories.options.map((o) => o.text.text)).toEqual([
+      'Any',
+      'AI',
+      'DeFi',
+      'Exchange token',
+      'Gaming',
+      'Identity',
+      'Infrastructure',
+      'Layer 0',
+      'Layer 1',
+      'Layer 2',
+      'Liquid staking',
+      'Media',
+      'Meme',
+      'Modular',
+      'Oracle',
+      'Payments',
+      'Privacy',
+      'Stablecoin',
+      'Storage',
+      'Supply chain',
+    ]);
     expect(categories.initial_option?.text.text).toBe('DeFi');
     expect(chains.options).toHaveLength(45);
-    expect(chains.options.find((o) => o.text.text === 'BNB Chain')?.value).toBe('ratings projects categories=DeFi sort=pol order=asc chains="BNB Chain"');
+    expect(chains.options.find((o) => o.text.text === 'BNB Chain')?.value).toBe(
+      'ratings projects categories=DeFi sort=pol order=asc chains="BNB Chain"',
+    );
     expect(sort.initial_option?.text.text).toBe('PoL, lowest first');
 
     const large = marketCap.options.find((o) => o.text.text === 'large')!;
     expect(large.value).toBe('ratings projects categories=DeFi sort=pol order=asc market_cap=large');
     const ts = (post.response as { ts: string }).ts;
-    expect((await h.pick(marketCap.action_id, { text: large.text.text, value: large.value }, { channel: 'CMENUS001', messageTs: ts })).status).toBe(200);
-    const picked = await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === 'CMENUS001' && c !== post && c.status === 200, WAIT_MS);
-    const expected = h.sim.store.data.projects.filter((p) => p.category === 'DeFi' && p.market.marketCap >= 10e9).sort((a, b) => last(a.pol) - last(b.pol));
+    expect(
+      (await h.pick(marketCap.action_id, { text: large.text.text, value: large.value }, { channel: 'CMENUS001', messageTs: ts })).status,
+    ).toBe(200);
+    const picked = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === 'CMENUS001' && c !== post && c.status === 200,
+      WAIT_MS,
+    );
+    const expected = h.sim.store.data.projects
+      .filter((p) => p.category === 'DeFi' && p.market.marketCap >= 10e9)
+      .sort((a, b) => last(a.pol) - last(b.pol));
     expect(expected.length).toBeGreaterThan(0);
     const json = blocksJson(picked.args);
     for (const p of expected.slice(0, 10)) expect(json).toContain(polText(last(p.pol)));
@@ -386,7 +466,9 @@ describe('ambiguous and unknown names', () => {
     const choice = await ephemeralAnswer(h, response, id);
 
     expect(validateMessage(choice)).toEqual([]);
-    const buttons = JSON.parse(blocksJson(choice)).flatMap((b: { accessory?: { action_id: string; value: string } }) => (b.accessory ? [b.accessory] : []));
+    const buttons = JSON.parse(blocksJson(choice)).flatMap((b: { accessory?: { action_id: string; value: string } }) =>
+      b.accessory ? [b.accessory] : [],
+    );
     expect(buttons.map((b: { value: string }) => b.value).sort()).toEqual(['project:shiba-inu', 'project:shibaswap']);
     expect(new Set(buttons.map((b: { action_id: string }) => b.action_id)).size).toBe(2);
     expect(h.fake.calls('chat.postMessage')).toEqual([]);
@@ -633,7 +715,11 @@ describe('postReply', () => {
     expect(headerOf(post.args)).toBe('Gemini');
     expect(h.fake.calls('files.completeUploadExternal')[0]?.args.channel_id).toBe('C0DIGEST01');
 
-    const threaded = await h.slack.postReply('C0DIGEST01', { kind: 'text', title: 'Digest', text: 'Two changes since yesterday.' }, { threadTs: posted.ts! });
+    const threaded = await h.slack.postReply(
+      'C0DIGEST01',
+      { kind: 'text', title: 'Digest', text: 'Two changes since yesterday.' },
+      { threadTs: posted.ts! },
+    );
     expect(threaded.ts).toBeDefined();
     expect(h.fake.calls('chat.postMessage')[1]?.args.thread_ts).toBe(posted.ts);
   });

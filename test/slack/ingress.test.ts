@@ -11,7 +11,11 @@ import { postToBolt, signSlackRequest, slashCommandBody } from '../fakes/slack/i
 import { LogCapture, SIGNING_SECRET, startHarness, type Harness } from './harness.js';
 
 /** Slack's side, kept raw: these requests are what a hand-rolled receiver could get wrong. */
-async function post(url: string, body: string | Buffer, headers: Record<string, string>): Promise<{ status: number; text: string; type: string | null }> {
+async function post(
+  url: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string; type: string | null }> {
   const res = await fetch(url, { method: 'POST', headers, body });
   return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
 }
@@ -20,12 +24,18 @@ describe('the Slack ingress thread, behind the real app', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({
-      customRoutes: [{ path: '/healthz', method: 'GET', respond: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"status":"ok"}' }) }],
+      customRoutes: [
+        {
+          path: '/healthz',
+          method: 'GET',
+          respond: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"status":"ok"}' }),
+        },
+      ],
     });
   });
   afterAll(() => h.close());
 
-  it('answers Slack\'s unsigned ssl_check with a bare 200 and hands nothing to the app', async () => {
+  it("answers Slack's unsigned ssl_check with a bare 200 and hands nothing to the app", async () => {
     const before = h.sim.counter.total;
     const r = await post(h.endpoint, 'ssl_check=1&token=legacy&command=%2Fpol&text=bitcoin', {
       'content-type': 'application/x-www-form-urlencoded',
@@ -90,7 +100,14 @@ describe('the Slack ingress thread, behind the real app', () => {
   });
 
   it('lets the app acknowledge what it does not acknowledge on arrival (Events API), through the main thread', async () => {
-    const body = JSON.stringify({ type: 'event_callback', team_id: 'T0001', api_app_id: 'A0001', event: { type: 'app_home_opened', user: 'U0001' }, event_id: 'Ev01', event_time: 1 });
+    const body = JSON.stringify({
+      type: 'event_callback',
+      team_id: 'T0001',
+      api_app_id: 'A0001',
+      event: { type: 'app_home_opened', user: 'U0001' },
+      event_id: 'Ev01',
+      event_time: 1,
+    });
     const r = await postToBolt(h.endpoint, body, SIGNING_SECRET, { contentType: 'application/json' });
     // Bolt's app acknowledges events itself; the acknowledgement crossed back to the thread.
     expect(r.status).toBe(200);
@@ -123,7 +140,14 @@ describe('the ingress receiver', () => {
     const events: ReceiverEvent[] = [];
     // Bolt's App is the library's; what the receiver needs of it is processEvent.
     const app = { processEvent: async (event: ReceiverEvent) => void events.push(event) } as unknown as App;
-    const r = new IngressReceiver({ signingSecret: SIGNING_SECRET, endpoint: '/slack/events', logger: boltLogger(log), logLevel: LogLevel.DEBUG, log, ...(threadModule ? { threadModule } : {}) });
+    const r = new IngressReceiver({
+      signingSecret: SIGNING_SECRET,
+      endpoint: '/slack/events',
+      logger: boltLogger(log),
+      logLevel: LogLevel.DEBUG,
+      log,
+      ...(threadModule ? { threadModule } : {}),
+    });
     r.init(app);
     return { r, events };
   }
@@ -136,10 +160,15 @@ describe('the ingress receiver', () => {
       const { port } = await r.start(0, '127.0.0.1');
       const url = `http://127.0.0.1:${port}/slack/events`;
       const deadline = Date.now() + 15_000;
-      while (!logs.lines.some((l) => l.includes('listens again')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (!logs.lines.some((l) => l.includes('listens again')) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(logs.lines.some((l) => l.includes('stopped unexpectedly'))).toBe(true);
       expect(logs.lines.some((l) => l.includes('listens again'))).toBe(true);
-      const ack = await postToBolt(url, slashCommandBody({ command: '/pol', text: 'bitcoin', response_url: 'http://127.0.0.1:9/r' }), SIGNING_SECRET);
+      const ack = await postToBolt(
+        url,
+        slashCommandBody({ command: '/pol', text: 'bitcoin', response_url: 'http://127.0.0.1:9/r' }),
+        SIGNING_SECRET,
+      );
       expect(ack.status).toBe(200);
       // Acknowledged first, handed over after.
       while (!events.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

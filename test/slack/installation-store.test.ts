@@ -71,10 +71,14 @@ describe('installations', () => {
     const rows = await db.query<{ sealed: string }>("SELECT sealed FROM slack_installations WHERE installation_key = 'T:T0ONE'");
     expect(rows).toHaveLength(1);
     expect(rows[0]!.sealed).not.toContain('xoxb');
-    expect((await s.fetchInstallation({ teamId: 'T0ONE', isEnterpriseInstall: false, enterpriseId: undefined })).bot?.token).toBe('xoxb-one-second');
+    expect((await s.fetchInstallation({ teamId: 'T0ONE', isEnterpriseInstall: false, enterpriseId: undefined })).bot?.token).toBe(
+      'xoxb-one-second',
+    );
     expect(await s.remove({ teamId: 'T0ONE' })).toBe(true);
     expect(await s.remove({ teamId: 'T0ONE' })).toBe(false);
-    await expect(s.fetchInstallation({ teamId: 'T0ONE', isEnterpriseInstall: false, enterpriseId: undefined })).rejects.toThrow(/not installed in Slack workspace T0ONE/);
+    await expect(s.fetchInstallation({ teamId: 'T0ONE', isEnterpriseInstall: false, enterpriseId: undefined })).rejects.toThrow(
+      /not installed in Slack workspace T0ONE/,
+    );
   });
 
   it("answers a Grid workspace with its own installation first, else its organisation's organisation-wide one", async () => {
@@ -91,7 +95,9 @@ describe('installations', () => {
   it('checks the key at start: the first start seals a check value, a later one with another key is refused', async () => {
     await store().checkKey();
     await store().checkKey();
-    await expect(new SealedInstallationStore(db, createSealer(randomBytes(32))).checkKey()).rejects.toThrow(/^POLBOT_ENCRYPTION_KEY: it is not the key/);
+    await expect(new SealedInstallationStore(db, createSealer(randomBytes(32))).checkKey()).rejects.toThrow(
+      /^POLBOT_ENCRYPTION_KEY: it is not the key/,
+    );
   });
 
   it("pauses an organisation's digests when its organisation-wide install is removed, and only the ones that were running", async () => {
@@ -99,7 +105,19 @@ describe('installations', () => {
     const schedule = buildSchedule({ kind: 'daily', time: '09:00', timezone: 'UTC' });
     if (!schedule.ok) throw new Error(schedule.message);
     const add = async (channelId: string, workspaceId: string, enterpriseId: string | null) => {
-      const made = await digests.create({ platform: 'slack', channelId, workspaceId, enterpriseId, entities: [{ kind: 'exchange', slug: 'kraken', name: 'Kraken' }], schedule: schedule.value, createdBy: 'U1' }, Date.now(), 10);
+      const made = await digests.create(
+        {
+          platform: 'slack',
+          channelId,
+          workspaceId,
+          enterpriseId,
+          entities: [{ kind: 'exchange', slug: 'kraken', name: 'Kraken' }],
+          schedule: schedule.value,
+          createdBy: 'U1',
+        },
+        Date.now(),
+        10,
+      );
       if (!made.ok) throw new Error('not created');
       return made.digest;
     };

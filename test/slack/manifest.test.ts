@@ -29,7 +29,16 @@ describe('Slack app manifest', () => {
   it('declares /pol, a bot user, and exactly the scopes the adapter uses', () => {
     expect(under('slash_commands')).toEqual(expect.arrayContaining(['- command: /pol', 'should_escape: false']));
     expect(under('bot_user')).toContain('display_name: polbot');
-    expect(under('bot')).toEqual(['- commands', '- chat:write', '- files:write', '- channels:history', '- groups:history', '- im:write', '- channels:read', '- groups:read']);
+    expect(under('bot')).toEqual([
+      '- commands',
+      '- chat:write',
+      '- files:write',
+      '- channels:history',
+      '- groups:history',
+      '- im:write',
+      '- channels:read',
+      '- groups:read',
+    ]);
   });
 
   it('enables the Home tab and the Messages tab its cards go to, and subscribes to the event that draws it', () => {
@@ -54,7 +63,12 @@ describe('Slack app manifest', () => {
   });
 
   it('declares the message shortcut the adapter answers', () => {
-    expect(under('shortcuts')).toEqual(['- name: Check with polbot', 'type: message', `callback_id: ${CHECK_SHORTCUT_ID}`, 'description: Show, to you alone, the projects and exchanges this message names']);
+    expect(under('shortcuts')).toEqual([
+      '- name: Check with polbot',
+      'type: message',
+      `callback_id: ${CHECK_SHORTCUT_ID}`,
+      'description: Show, to you alone, the projects and exchanges this message names',
+    ]);
   });
 
   it('enables interactivity and Socket Mode, and documents the HTTP mode URLs', () => {

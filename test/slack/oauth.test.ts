@@ -8,7 +8,15 @@ import { parse } from 'yaml';
 import { startBot, type Bot } from '../../app/bot.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { appUninstalledBody, postToBolt, slashCommandBody, startFakeSlack, tokensRevokedBody, type FakeSlack, type RecordedCall } from '../fakes/slack/index.js';
+import {
+  appUninstalledBody,
+  postToBolt,
+  slashCommandBody,
+  startFakeSlack,
+  tokensRevokedBody,
+  type FakeSlack,
+  type RecordedCall,
+} from '../fakes/slack/index.js';
 import { polText } from '../helpers/truth.js';
 import { headerOf, LogCapture, SIGNING_SECRET } from './harness.js';
 
@@ -79,7 +87,9 @@ async function startInstall(): Promise<InstallStart> {
 
 /** Slack sends the browser back with a code and the state; the browser brings its cookie. */
 function finishInstall(start: InstallStart, code: string, cookie = start.cookie) {
-  return fetch(`${base}/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(start.state)}`, { headers: { cookie } });
+  return fetch(`${base}/slack/oauth_redirect?code=${encodeURIComponent(code)}&state=${encodeURIComponent(start.state)}`, {
+    headers: { cookie },
+  });
 }
 
 async function install(team: typeof A): Promise<string> {
@@ -96,14 +106,29 @@ const bearer = (call: RecordedCall) => call.headers.authorization;
 const command = (team: typeof A, text: string, responseId: string) =>
   postToBolt(
     `${base}/slack/events`,
-    slashCommandBody({ text, team_id: team.teamId, team_domain: team.teamId.toLowerCase(), channel_id: team.channels[0]!, response_url: fake.responseUrl(responseId) }),
+    slashCommandBody({
+      text,
+      team_id: team.teamId,
+      team_domain: team.teamId.toLowerCase(),
+      channel_id: team.channels[0]!,
+      response_url: fake.responseUrl(responseId),
+    }),
     SIGNING_SECRET,
   );
 
-const event = (body: string, headers: Record<string, string> = {}) => postToBolt(`${base}/slack/events`, body, SIGNING_SECRET, { contentType: 'application/json', headers });
+const event = (body: string, headers: Record<string, string> = {}) =>
+  postToBolt(`${base}/slack/events`, body, SIGNING_SECRET, { contentType: 'application/json', headers });
 
-const ruleRows = (teamId: string) => bot.digests.db.query<{ id: number; state: string; state_reason: string | null }>('SELECT id, state, state_reason FROM alert_rules WHERE workspace_id = $1 ORDER BY id', [teamId]);
-const digestRows = (teamId: string) => bot.digests.db.query<{ id: number; state: string; state_reason: string | null }>('SELECT id, state, state_reason FROM digests WHERE workspace_id = $1 ORDER BY id', [teamId]);
+const ruleRows = (teamId: string) =>
+  bot.digests.db.query<{ id: number; state: string; state_reason: string | null }>(
+    'SELECT id, state, state_reason FROM alert_rules WHERE workspace_id = $1 ORDER BY id',
+    [teamId],
+  );
+const digestRows = (teamId: string) =>
+  bot.digests.db.query<{ id: number; state: string; state_reason: string | null }>(
+    'SELECT id, state, state_reason FROM digests WHERE workspace_id = $1 ORDER BY id',
+    [teamId],
+  );
 
 /**
  * Makes the hourly slot that began this hour due for every active digest of the teams, as if
@@ -111,8 +136,13 @@ const digestRows = (teamId: string) => bot.digests.db.query<{ id: number; state:
  */
 async function deliverDueDigests(teamIds: string[]): Promise<void> {
   const slot = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
-  await bot.digests.db.query(`DELETE FROM digest_runs WHERE digest_id IN (SELECT id FROM digests WHERE workspace_id = ANY($1::text[]))`, [teamIds]);
-  await bot.digests.db.query(`UPDATE digests SET next_slot = $1 WHERE workspace_id = ANY($2::text[]) AND state = 'active'`, [slot, teamIds]);
+  await bot.digests.db.query(`DELETE FROM digest_runs WHERE digest_id IN (SELECT id FROM digests WHERE workspace_id = ANY($1::text[]))`, [
+    teamIds,
+  ]);
+  await bot.digests.db.query(`UPDATE digests SET next_slot = $1 WHERE workspace_id = ANY($2::text[]) AND state = 'active'`, [
+    slot,
+    teamIds,
+  ]);
   await bot.digests.scheduler.tick();
 }
 
@@ -139,9 +169,13 @@ describe('Slack OAuth for many workspaces', () => {
     const { authorizeUrl, cookie } = await startInstall();
     expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe('https://slack.com/oauth/v2/authorize');
     expect(authorizeUrl.searchParams.get('client_id')).toBe(CLIENT.clientId);
-    expect(authorizeUrl.searchParams.get('scope')).toBe('commands,chat:write,files:write,channels:history,groups:history,im:write,channels:read,groups:read');
+    expect(authorizeUrl.searchParams.get('scope')).toBe(
+      'commands,chat:write,files:write,channels:history,groups:history,im:write,channels:read,groups:read',
+    );
     // The same scopes the manifest asks for, so an app made from it can grant them.
-    const manifest = parse(await readFile(new URL('../../adapters/slack/manifest.yml', import.meta.url), 'utf8')) as { oauth_config: { scopes: { bot: string[] } } };
+    const manifest = parse(await readFile(new URL('../../adapters/slack/manifest.yml', import.meta.url), 'utf8')) as {
+      oauth_config: { scopes: { bot: string[] } };
+    };
     expect(authorizeUrl.searchParams.get('scope')!.split(',')).toEqual(manifest.oauth_config.scopes.bot);
     expect(cookie).toMatch(/^slack-app-oauth-state=.+/);
   });
@@ -153,7 +187,9 @@ describe('Slack OAuth for many workspaces', () => {
     expect(exchanges.map((c) => (c.response as { team?: { id: string } }).team?.id)).toEqual([A.teamId, B.teamId]);
     expect(tokenOf(A)).not.toBe(tokenOf(B));
 
-    const rows = await bot.digests.db.query<{ installation_key: string; sealed: string }>('SELECT installation_key, sealed FROM slack_installations ORDER BY installation_key');
+    const rows = await bot.digests.db.query<{ installation_key: string; sealed: string }>(
+      'SELECT installation_key, sealed FROM slack_installations ORDER BY installation_key',
+    );
     expect(rows.map((r) => r.installation_key)).toEqual([`T:${A.teamId}`, `T:${B.teamId}`]);
     for (const r of rows) {
       expect(r.sealed).toMatch(/^v1\./);
@@ -179,12 +215,20 @@ describe('Slack OAuth for many workspaces', () => {
     for (const team of [A, B]) {
       fake.clear();
       await command(team, 'digest add binance "0 * * * *" tz UTC', `digest-${team.teamId}`);
-      await fake.waitFor('chat.postMessage', (c) => c.args.channel === team.channels[0] && /^Digest #\d+ added$/.test(headerOf(c.args) ?? ''), 15_000);
+      await fake.waitFor(
+        'chat.postMessage',
+        (c) => c.args.channel === team.channels[0] && /^Digest #\d+ added$/.test(headerOf(c.args) ?? ''),
+        15_000,
+      );
     }
     expect((await digestRows(A.teamId)).map((d) => d.state)).toEqual(['active']);
     expect((await digestRows(B.teamId)).map((d) => d.state)).toEqual(['active']);
     await command(A, 'alert add kraken when pol above 9%', 'alert-add');
-    await fake.waitFor('chat.postMessage', (c) => c.args.channel === A.channels[0] && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''), 15_000);
+    await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === A.channels[0] && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''),
+      15_000,
+    );
     expect((await ruleRows(A.teamId)).map((r) => r.state)).toEqual(['active']);
 
     fake.clear();
@@ -207,13 +251,23 @@ describe('Slack OAuth for many workspaces', () => {
     // Slack retries with the same event id (and a fresh signature); the retry is acknowledged and not processed again.
     expect((await event(body, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' })).status).toBe(200);
 
-    const paused = await until(() => digestRows(A.teamId), (rows) => rows.every((r) => r.state === 'paused'));
-    expect(paused.map((r) => [r.state, r.state_reason])).toEqual([['paused', 'polbot was removed from this workspace; adding it again resumes this']]);
-    expect((await ruleRows(A.teamId)).map((r) => [r.state, r.state_reason])).toEqual([['paused', 'polbot was removed from this workspace; adding it again resumes this']]);
+    const paused = await until(
+      () => digestRows(A.teamId),
+      (rows) => rows.every((r) => r.state === 'paused'),
+    );
+    expect(paused.map((r) => [r.state, r.state_reason])).toEqual([
+      ['paused', 'polbot was removed from this workspace; adding it again resumes this'],
+    ]);
+    expect((await ruleRows(A.teamId)).map((r) => [r.state, r.state_reason])).toEqual([
+      ['paused', 'polbot was removed from this workspace; adding it again resumes this'],
+    ]);
     expect((await digestRows(B.teamId)).map((d) => d.state)).toEqual(['active']);
     const keys = await bot.digests.db.query<{ installation_key: string }>('SELECT installation_key FROM slack_installations');
     expect(keys.map((k) => k.installation_key)).toEqual([`T:${B.teamId}`]);
-    await until(async () => logs.lines.filter((l) => l.includes('the workspace removed polbot')).length, (n) => n >= 1);
+    await until(
+      async () => logs.lines.filter((l) => l.includes('the workspace removed polbot')).length,
+      (n) => n >= 1,
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(logs.lines.filter((l) => l.includes('the workspace removed polbot'))).toHaveLength(1);
     expect(logs.lines.some((l) => l.includes('an event already processed arrived again'))).toBe(true);
@@ -239,7 +293,11 @@ describe('Slack OAuth for many workspaces', () => {
     const page = await install(A);
     expect(page).toContain('2 digests and alert rules it had paused run again');
     expect((await digestRows(A.teamId)).map((d) => d.state)).toEqual(['active']);
-    const back = await fake.waitFor('chat.postMessage', (c) => c.args.channel === A.channels[0] && /polbot is back/.test(headerOf(c.args) ?? JSON.stringify(c.args)), 10_000);
+    const back = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === A.channels[0] && /polbot is back/.test(headerOf(c.args) ?? JSON.stringify(c.args)),
+      10_000,
+    );
     expect(bearer(back)).toBe(`Bearer ${tokenOf(A)}`);
     expect(JSON.stringify(back.args)).toContain("this channel's 1 digest and 1 alert rule run again");
     expect((await ruleRows(A.teamId)).map((r) => r.state)).toEqual(['active']);
@@ -255,9 +313,17 @@ describe('Slack OAuth for many workspaces', () => {
     const [rule] = await ruleRows(A.teamId);
     fake.clear();
     await command(A, `alert test ${rule!.id}`, 'alert-test');
-    const sample = await fake.waitFor('chat.postMessage', (c) => c.args.channel === A.channels[0] && headerOf(c.args) === '🧪 Test alert: Kraken', 15_000);
+    const sample = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === A.channels[0] && headerOf(c.args) === '🧪 Test alert: Kraken',
+      15_000,
+    );
     expect(bearer(sample)).toBe(`Bearer ${tokenOf(A)}`);
-    const real = await fake.waitFor('chat.postMessage', (c) => c.args.channel === A.channels[0] && headerOf(c.args) === '🔔 Alert: Kraken', 30_000);
+    const real = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === A.channels[0] && headerOf(c.args) === '🔔 Alert: Kraken',
+      30_000,
+    );
     expect(bearer(real)).toBe(`Bearer ${tokenOf(A)}`);
   });
 
@@ -266,7 +332,10 @@ describe('Slack OAuth for many workspaces', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect((await digestRows(B.teamId)).map((d) => d.state)).toEqual(['active']);
     await event(tokensRevokedBody({ teamId: B.teamId, botUserIds: [fake.workspace(B.teamId)!.identity.botUserId] }));
-    const rows = await until(() => digestRows(B.teamId), (r) => r.every((d) => d.state === 'paused'));
+    const rows = await until(
+      () => digestRows(B.teamId),
+      (r) => r.every((d) => d.state === 'paused'),
+    );
     expect(rows.map((d) => d.state)).toEqual(['paused']);
     expect((await bot.digests.db.query('SELECT 1 FROM slack_installations WHERE installation_key = $1', [`T:${B.teamId}`])).length).toBe(0);
     expect((await digestRows(A.teamId)).map((d) => d.state)).toEqual(['active']);
@@ -280,11 +349,18 @@ describe('Slack OAuth for many workspaces', () => {
     expect(foreign.status).toBe(400);
     expect(await foreign.text()).toMatch(/did not start in this browser[\s\S]*Start the install again/);
 
-    const forged = await fetch(`${base}/slack/oauth_redirect?code=${code}&state=forged`, { headers: { cookie: 'slack-app-oauth-state=forged' } });
+    const forged = await fetch(`${base}/slack/oauth_redirect?code=${code}&state=forged`, {
+      headers: { cookie: 'slack-app-oauth-state=forged' },
+    });
     expect(forged.status).toBe(400);
 
-    const expiredState = await new oauth.ClearStateStore(STATE_SECRET).generateStateParam({ scopes: ['commands'] }, new Date(Date.now() - 11 * 60_000));
-    const expired = await fetch(`${base}/slack/oauth_redirect?code=${code}&state=${encodeURIComponent(expiredState)}`, { headers: { cookie: `slack-app-oauth-state=${expiredState}` } });
+    const expiredState = await new oauth.ClearStateStore(STATE_SECRET).generateStateParam(
+      { scopes: ['commands'] },
+      new Date(Date.now() - 11 * 60_000),
+    );
+    const expired = await fetch(`${base}/slack/oauth_redirect?code=${code}&state=${encodeURIComponent(expiredState)}`, {
+      headers: { cookie: `slack-app-oauth-state=${expiredState}` },
+    });
     expect(expired.status).toBe(400);
     expect(await expired.text()).toContain('The install link expired');
 
@@ -300,10 +376,22 @@ describe('Slack OAuth for many workspaces', () => {
 
   it('counts forged, stale and replayed requests to the Slack endpoint in /metrics, and runs none of them', async () => {
     fake.clear();
-    const body = slashCommandBody({ text: 'binance', team_id: B.teamId, channel_id: 'C0ELSEWHR1', response_url: fake.responseUrl('forged') });
+    const body = slashCommandBody({
+      text: 'binance',
+      team_id: B.teamId,
+      channel_id: 'C0ELSEWHR1',
+      response_url: fake.responseUrl('forged'),
+    });
     expect((await postToBolt(`${base}/slack/events`, body, 'not-the-signing-secret')).status).toBe(401);
-    expect((await postToBolt(`${base}/slack/events`, body, SIGNING_SECRET, { timestampSec: Math.floor(Date.now() / 1000) - 6 * 60 })).status).toBe(401);
-    const once = slashCommandBody({ text: 'binance', team_id: A.teamId, channel_id: 'C0ELSEWHR1', response_url: fake.responseUrl('replayed') });
+    expect(
+      (await postToBolt(`${base}/slack/events`, body, SIGNING_SECRET, { timestampSec: Math.floor(Date.now() / 1000) - 6 * 60 })).status,
+    ).toBe(401);
+    const once = slashCommandBody({
+      text: 'binance',
+      team_id: A.teamId,
+      channel_id: 'C0ELSEWHR1',
+      response_url: fake.responseUrl('replayed'),
+    });
     const ts = Math.floor(Date.now() / 1000);
     expect((await postToBolt(`${base}/slack/events`, once, SIGNING_SECRET, { timestampSec: ts })).status).toBe(200);
     expect((await postToBolt(`${base}/slack/events`, once, SIGNING_SECRET, { timestampSec: ts })).status).toBe(401);
@@ -311,7 +399,10 @@ describe('Slack OAuth for many workspaces', () => {
     // the signature), as a request signed at another second does here; its trigger id, recorded
     // in the database by the replica that ran it, stops it there.
     expect((await postToBolt(`${base}/slack/events`, once, SIGNING_SECRET, { timestampSec: ts + 1 })).status).toBe(200);
-    await until(async () => (await (await fetch(`${base}/metrics`)).text()).includes('reason="replayed"} 2'), (seen) => seen);
+    await until(
+      async () => (await (await fetch(`${base}/metrics`)).text()).includes('reason="replayed"} 2'),
+      (seen) => seen,
+    );
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/^polbot_slack_requests_refused_total\{reason="bad_signature"\} 1$/m);
     expect(metrics).toMatch(/^polbot_slack_requests_refused_total\{reason="stale"\} 1$/m);

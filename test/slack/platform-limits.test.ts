@@ -56,11 +56,18 @@ describe('a chart image Slack cannot download', () => {
     // A hosted chart (QuickChart) whose service nobody answers: Slack refuses the image block.
     const { reply } = await h.core.run('chart bitcoin 30d');
     if (reply.kind !== 'text') throw new Error(`expected a chart, got ${reply.kind}`);
-    const hosted = { ...reply, image: { kind: 'url' as const, url: 'http://127.0.0.1:9/chart.png', width: 800, height: 400, alt: 'PoL of Bitcoin over 30 days' } };
+    const hosted = {
+      ...reply,
+      image: { kind: 'url' as const, url: 'http://127.0.0.1:9/chart.png', width: 800, height: 400, alt: 'PoL of Bitcoin over 30 days' },
+    };
     await h.slack.postReply('C0NOIMAGE1', hosted);
 
     const [refused, posted] = h.fake.calls('chat.postMessage').filter((c) => c.args.channel === 'C0NOIMAGE1');
-    expect(refused?.response).toMatchObject({ ok: false, error: 'invalid_blocks', errors: [expect.stringMatching(/^\[ERROR\] downloading image failed \[json-pointer:\/blocks\/\d+\/image_url\]$/)] });
+    expect(refused?.response).toMatchObject({
+      ok: false,
+      error: 'invalid_blocks',
+      errors: [expect.stringMatching(/^\[ERROR\] downloading image failed \[json-pointer:\/blocks\/\d+\/image_url\]$/)],
+    });
     expect(posted?.response).toMatchObject({ ok: true });
     expect(headerOf(posted!.args)).toBe(reply.title);
     expect(blocksJson(posted!.args)).not.toContain('"type":"image"');

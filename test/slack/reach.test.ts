@@ -52,7 +52,12 @@ function clickStep(h: Harness, button: Button, from: RecordedCall): ReachStep {
       const channel = uniqueId('CREACH').toUpperCase();
       const responseId = uniqueId('reach-click');
       const ephemeral = from.method === 'response_url';
-      const response = await h.click(button.action_id, button.value, { channel, responseId, ephemeral, messageTs: (from.response as { ts?: string } | undefined)?.ts ?? '1763800000.000100' });
+      const response = await h.click(button.action_id, button.value, {
+        channel,
+        responseId,
+        ephemeral,
+        messageTs: (from.response as { ts?: string } | undefined)?.ts ?? '1763800000.000100',
+      });
       expect(response.status).toBe(200);
       return stepsFrom(h, await answerTo(h, channel, responseId));
     },

@@ -12,7 +12,9 @@ let opened: { authorization?: string }[] = [];
 beforeAll(async () => {
   h = await startHarness({
     mode: 'socket',
-    customRoutes: [{ path: '/healthz', method: 'GET', respond: async () => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' }) }],
+    customRoutes: [
+      { path: '/healthz', method: 'GET', respond: async () => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' }) },
+    ],
   });
   await h.fake.socket.waitForConnection();
   // Captured here: beforeEach clears the recorder.

@@ -28,7 +28,13 @@ async function withAdapter(
   extra: { digestAdmins?: string[] } = {},
 ): Promise<void> {
   const log = createLogger({ level: 'silent' });
-  const slack = await startSlack({ core, slack: { botToken: fake.botToken, signingSecret: SIGNING_SECRET, apiUrl: fake.url }, http, log, ...extra });
+  const slack = await startSlack({
+    core,
+    slack: { botToken: fake.botToken, signingSecret: SIGNING_SECRET, apiUrl: fake.url },
+    http,
+    log,
+    ...extra,
+  });
   try {
     await body(`http://127.0.0.1:${slack.port}/slack/events`, () => slack.stop());
   } finally {
@@ -64,9 +70,14 @@ describe('start-up', () => {
   });
 
   it('refuses a configuration with neither a signing secret nor an app token', async () => {
-    await expect(startSlack({ core: { run: async () => textReply('x') }, slack: { botToken: fake.botToken }, http, log: createLogger({ level: 'silent' }) })).rejects.toThrow(
-      /SLACK_SIGNING_SECRET \(HTTP mode\) or SLACK_APP_TOKEN \(Socket Mode\)/,
-    );
+    await expect(
+      startSlack({
+        core: { run: async () => textReply('x') },
+        slack: { botToken: fake.botToken },
+        http,
+        log: createLogger({ level: 'silent' }),
+      }),
+    ).rejects.toThrow(/SLACK_SIGNING_SECRET \(HTTP mode\) or SLACK_APP_TOKEN \(Socket Mode\)/);
   });
 });
 
@@ -120,10 +131,26 @@ describe('robustness', () => {
     await withAdapter(core, async (endpoint) => {
       await command(endpoint, 'help', 'caller');
     });
-    await withAdapter(core, async (endpoint) => command(endpoint, 'help', 'caller-2').then(() => undefined), { digestAdmins: ['U0SOMEONE1'] });
+    await withAdapter(core, async (endpoint) => command(endpoint, 'help', 'caller-2').then(() => undefined), {
+      digestAdmins: ['U0SOMEONE1'],
+    });
     expect(seen).toEqual([
-      { platform: 'slack', userId: 'U0FAKEUSR1', userName: 'fake.user', channelId: 'C0FAKECHN1', workspaceId: 'T0FAKE0001', canManageDigests: true },
-      { platform: 'slack', userId: 'U0FAKEUSR1', userName: 'fake.user', channelId: 'C0FAKECHN1', workspaceId: 'T0FAKE0001', canManageDigests: false },
+      {
+        platform: 'slack',
+        userId: 'U0FAKEUSR1',
+        userName: 'fake.user',
+        channelId: 'C0FAKECHN1',
+        workspaceId: 'T0FAKE0001',
+        canManageDigests: true,
+      },
+      {
+        platform: 'slack',
+        userId: 'U0FAKEUSR1',
+        userName: 'fake.user',
+        channelId: 'C0FAKECHN1',
+        workspaceId: 'T0FAKE0001',
+        canManageDigests: false,
+      },
     ]);
   });
 });

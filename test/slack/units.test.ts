@@ -16,7 +16,9 @@ import { demoCore } from '../helpers/core.js';
 
 describe('escaping', () => {
   it('turns Slack control characters into entities so nothing is parsed as a mention or link', () => {
-    expect(mrkdwn('<!channel> & <@U123> <https://evil.example|click>')).toBe('&lt;!channel&gt; &amp; &lt;@U123&gt; &lt;https://evil.example|click&gt;');
+    expect(mrkdwn('<!channel> & <@U123> <https://evil.example|click>')).toBe(
+      '&lt;!channel&gt; &amp; &lt;@U123&gt; &lt;https://evil.example|click&gt;',
+    );
     expect(mrkdwn('already &amp; escaped')).toBe('already &amp;amp; escaped');
   });
 
@@ -85,7 +87,9 @@ describe('request timestamps', () => {
         reached.push(req.url ?? '');
         res.end('inner');
       };
-      server = createServer(guardRequestAge(inner as never, { endpoints: ['/slack/events'], now: () => now, onReject: ({ reason }) => rejected.push(reason) }));
+      server = createServer(
+        guardRequestAge(inner as never, { endpoints: ['/slack/events'], now: () => now, onReject: ({ reason }) => rejected.push(reason) }),
+      );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
@@ -95,9 +99,17 @@ describe('request timestamps', () => {
     });
 
     it('answers 401 before the receiver sees a future-dated event, and lets other routes through', async () => {
-      const future = await fetch(`${base}/slack/events`, { method: 'POST', headers: { 'x-slack-request-timestamp': String(sec + 400) }, body: 'x=1' });
+      const future = await fetch(`${base}/slack/events`, {
+        method: 'POST',
+        headers: { 'x-slack-request-timestamp': String(sec + 400) },
+        body: 'x=1',
+      });
       const missing = await fetch(`${base}/slack/events`, { method: 'POST', body: 'x=1' });
-      const fine = await fetch(`${base}/slack/events`, { method: 'POST', headers: { 'x-slack-request-timestamp': String(sec) }, body: 'x=1' });
+      const fine = await fetch(`${base}/slack/events`, {
+        method: 'POST',
+        headers: { 'x-slack-request-timestamp': String(sec) },
+        body: 'x=1',
+      });
       const health = await fetch(`${base}/healthz`);
 
       expect([future.status, missing.status, fine.status, health.status]).toEqual([401, 401, 200, 200]);
@@ -109,10 +121,12 @@ describe('request timestamps', () => {
 });
 
 describe('placement', () => {
-  it('follows the reply\'s audience: cards, tables and charts to the channel; choices, errors, help and health to the person', async () => {
+  it("follows the reply's audience: cards, tables and charts to the channel; choices, errors, help and health to the person", async () => {
     const text = { kind: 'text' as const, text: 'x' };
     expect(placementOf({ command: 'card', reply: { kind: 'error', message: 'x' } })).toBe('ephemeral');
-    expect(placementOf({ command: 'card', reply: { kind: 'choice', reason: 'ambiguous', query: 'q', prompt: 'p', options: [] } })).toBe('ephemeral');
+    expect(placementOf({ command: 'card', reply: { kind: 'choice', reason: 'ambiguous', query: 'q', prompt: 'p', options: [] } })).toBe(
+      'ephemeral',
+    );
     expect(placementOf({ command: 'help', reply: { ...text, audience: 'asker' } })).toBe('ephemeral');
     // The core marks help and health as the asker's.
     const core = await demoCore();
@@ -155,7 +169,10 @@ describe('Bolt logger', () => {
     bolt.warn('suppressed by the Bolt level');
 
     const lines = capture.lines.map((l) => JSON.parse(l) as { level: number; msg: string; component: string; err?: { message: string } });
-    expect(lines.map((l) => l.msg)).toEqual(['API Call failed due to rate limiting. Will retry in 1 seconds.', '{"method":"chat.postMessage"}']);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'API Call failed due to rate limiting. Will retry in 1 seconds.',
+      '{"method":"chat.postMessage"}',
+    ]);
     expect(lines.every((l) => l.component === 'slack-sdk')).toBe(true);
     expect(lines[1]?.err?.message).toBe('boom');
     expect(bolt.getLevel()).toBe(LogLevel.ERROR);
@@ -167,7 +184,9 @@ describe('digest deliverer', () => {
     const failing = (code: string) => slackDeliverer({ postReply: () => Promise.reject(new SlackDeliveryError(code, 'C1')) });
     const reply = { kind: 'text' as const, text: 'digest' };
 
-    const gone = await failing('not_in_channel').post('C1', reply, 'k').catch((e: unknown) => e);
+    const gone = await failing('not_in_channel')
+      .post('C1', reply, 'k')
+      .catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(DeliveryError);
     expect(gone).toMatchObject({ permanent: true, scope: 'channel', reason: expect.stringContaining('/invite') });
     expect(toDeliveryError(new SlackDeliveryError('msg_too_long', 'C1'))).toMatchObject({ permanent: true, scope: 'message' });

@@ -90,9 +90,11 @@ export function interactionsRoute(opts: InteractionEndpointOptions): HttpRoute {
     seen.set(parsed.id, true);
 
     if (parsed.type === INTERACTION.ping) return json(res, 200, { type: 1 });
-    const answerable = parsed.type === INTERACTION.command || parsed.type === INTERACTION.component || parsed.type === INTERACTION.autocomplete;
+    const answerable =
+      parsed.type === INTERACTION.command || parsed.type === INTERACTION.component || parsed.type === INTERACTION.autocomplete;
     if (!answerable) return refuse(res, 'unknown_type', 400, 'unsupported interaction type');
-    if (!parsed.token || !parsed.data || !(parsed.user ?? parsed.member?.user)) return refuse(res, 'malformed', 400, 'incomplete interaction');
+    if (!parsed.token || !parsed.data || !(parsed.user ?? parsed.member?.user))
+      return refuse(res, 'malformed', 400, 'incomplete interaction');
     if (opts.stopping()) return json(res, 503, { error: 'shutting down' });
     await opts.answer(parsed as RawInteraction, res);
   };

@@ -77,7 +77,9 @@ export function discordOverHttp(options: DiscordHttpOptions): DiscordHttp {
     responses.hold(raw.id, raw.token, res);
     const fallback = raw.type === INTERACTION.autocomplete ? NO_CHOICES : APOLOGY;
     const late = setTimeout(() => {
-      void responses.answerIfOpen(raw.id, fallback).then((did) => did && log.warn({ type: raw.type, ms: deadlineMs }, 'discord interaction not answered in time; apologised'));
+      void responses
+        .answerIfOpen(raw.id, fallback)
+        .then((did) => did && log.warn({ type: raw.type, ms: deadlineMs }, 'discord interaction not answered in time; apologised'));
     }, deadlineMs);
     const work = (async () => {
       const interaction = build(client, raw, log);

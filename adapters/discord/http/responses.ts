@@ -13,7 +13,10 @@ interface Open {
 const noContent = (): ResponseLike => new Response(null, { status: 204 }) as unknown as ResponseLike;
 /** What Discord says to a callback for an interaction it no longer waits for. */
 const unknownInteraction = (): ResponseLike =>
-  new Response(JSON.stringify({ message: 'Unknown interaction', code: 10062 }), { status: 404, headers: { 'content-type': 'application/json' } }) as unknown as ResponseLike;
+  new Response(JSON.stringify({ message: 'Unknown interaction', code: 10062 }), {
+    status: 404,
+    headers: { 'content-type': 'application/json' },
+  }) as unknown as ResponseLike;
 
 /**
  * The initial responses of interactions that arrived over HTTP. discord.js sends an interaction's

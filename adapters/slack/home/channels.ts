@@ -39,7 +39,12 @@ export class ChannelMemberships {
     let cursor: string | undefined;
     try {
       for (let page = 0; page < MAX_PAGES; page++) {
-        const res = await client.users.conversations({ user: userId, types: 'public_channel,private_channel', limit: PAGE, ...(cursor ? { cursor } : {}) });
+        const res = await client.users.conversations({
+          user: userId,
+          types: 'public_channel,private_channel',
+          limit: PAGE,
+          ...(cursor ? { cursor } : {}),
+        });
         for (const c of res.channels ?? []) if (c.id) channels.add(c.id);
         cursor = res.response_metadata?.next_cursor || undefined;
         if (!cursor) return { ok: true, channels, truncated: false };

@@ -17,7 +17,16 @@ import { postToChannel, SlackDeliveryError, slackErrorCode } from '../delivery.j
 import { flat, mrkdwn, plain } from '../escape.js';
 import { clip, LIMITS } from '../limits.js';
 import { ChannelMemberships } from './channels.js';
-import { DATABASE_UNAVAILABLE, HOME_MANAGE_ACTION, HOME_SEARCH_ACTION, HOME_VIEW_ACTION, homeView, RECENT_SHOWN, type HomeModel, type RecentRow } from './view.js';
+import {
+  DATABASE_UNAVAILABLE,
+  HOME_MANAGE_ACTION,
+  HOME_SEARCH_ACTION,
+  HOME_VIEW_ACTION,
+  homeView,
+  RECENT_SHOWN,
+  type HomeModel,
+  type RecentRow,
+} from './view.js';
 
 /**
  * polbot's Home tab: the person's recent lookups, the digests and alert rules of the channels they
@@ -93,7 +102,9 @@ export function registerHome(app: App, o: HomeOptions): Home {
       const store = recentStore();
       if (reply.kind === 'card' && caller.platform === 'slack' && caller.workspaceId && store) {
         const owner = { platform: 'slack' as const, workspaceId: caller.workspaceId, userId: caller.userId };
-        void track(store.record(owner, reply.entity, now())).catch((err: unknown) => log.warn({ err }, 'slack home: a lookup could not be remembered'));
+        void track(store.record(owner, reply.entity, now())).catch((err: unknown) =>
+          log.warn({ err }, 'slack home: a lookup could not be remembered'),
+        );
       }
       return result;
     };
@@ -110,7 +121,12 @@ export function registerHome(app: App, o: HomeOptions): Home {
       rows?.map((r): RecentRow => {
         // Only what is cached already: opening Home never waits on the upstream.
         const seen = cache?.peek('polCurrent', r.kind, r.slug);
-        return seen ? { ...r, pol: { value: seen.data.pol, rating: seen.data.rating, fetchedAt: seen.meta.fetchedAt, simulated: seen.meta.simulated } } : r;
+        return seen
+          ? {
+              ...r,
+              pol: { value: seen.data.pol, rating: seen.data.rating, fetchedAt: seen.meta.fetchedAt, simulated: seen.meta.simulated },
+            }
+          : r;
       }) ?? null
     );
   }
@@ -123,7 +139,10 @@ export function registerHome(app: App, o: HomeOptions): Home {
     const member = await memberships.of(client, teamId, userId);
     if (!member.ok) return { canManage, channels: member, digests: [], alerts: [] };
     const channels = [...member.channels];
-    const [digestList, ruleList] = await Promise.all([digests ? digests.store.listChannels('slack', channels) : Promise.resolve<Digest[]>([]), alerts ? alerts.store.listChannels('slack', channels) : Promise.resolve<AlertRule[]>([])]);
+    const [digestList, ruleList] = await Promise.all([
+      digests ? digests.store.listChannels('slack', channels) : Promise.resolve<Digest[]>([]),
+      alerts ? alerts.store.listChannels('slack', channels) : Promise.resolve<AlertRule[]>([]),
+    ]);
     return { canManage, channels: { ok: true, truncated: member.truncated }, digests: digestList, alerts: ruleList };
   }
 
@@ -139,14 +158,19 @@ export function registerHome(app: App, o: HomeOptions): Home {
       const view = homeView({ now: now(), recent, manage, ...(notice ? { notice } : {}) });
       await client.views.publish({ user_id: userId, view });
     } catch (err) {
-      log.warn({ code: slackErrorCode(err) ?? 'unknown_error', err: slackErrorCode(err) ? undefined : err }, 'slack home: the Home tab could not be published');
+      log.warn(
+        { code: slackErrorCode(err) ?? 'unknown_error', err: slackErrorCode(err) ? undefined : err },
+        'slack home: the Home tab could not be published',
+      );
     }
   }
 
   /** The answer to a click, shown at the top of Home: the reply as any surface renders it, without its buttons. */
   const noticeOf = (result: RunResult, extra?: string): Block[] => {
     const blocks = renderReply(result.reply).blocks.filter((b) => b.type === 'header' || b.type === 'section' || b.type === 'context');
-    return extra ? [...blocks.slice(0, 3), { type: 'context', elements: [{ type: 'mrkdwn', text: clip(extra, LIMITS.contextText) }] }] : blocks;
+    return extra
+      ? [...blocks.slice(0, 3), { type: 'context', elements: [{ type: 'mrkdwn', text: clip(extra, LIMITS.contextText) }] }]
+      : blocks;
   };
   const noticeText = (text: string): Block[] => [{ type: 'section', text: { type: 'mrkdwn', text: clip(text, LIMITS.sectionText) } }];
 
@@ -179,11 +203,19 @@ export function registerHome(app: App, o: HomeOptions): Home {
       log.warn({ code: slackErrorCode(err) ?? 'unknown_error' }, 'slack home: the conversation with the person could not be opened');
     }
     if (!dm) {
-      await publish(client, teamId, user.id, noticeText(':warning: polbot could not open its Messages tab with you just now. Please try again, or type `/pol` with the name in any channel.'));
+      await publish(
+        client,
+        teamId,
+        user.id,
+        noticeText(
+          ':warning: polbot could not open its Messages tab with you just now. Please try again, or type `/pol` with the name in any channel.',
+        ),
+      );
       return;
     }
     const work = run(command, o.callerOf(user.id, dm, { userName: user.name, teamId }));
-    if (!(await within(work, o.progressMs ?? 1_000))) await publish(client, teamId, user.id, noticeText(`:hourglass_flowing_sand: Looking up… the card will be in your Messages tab.`));
+    if (!(await within(work, o.progressMs ?? 1_000)))
+      await publish(client, teamId, user.id, noticeText(`:hourglass_flowing_sand: Looking up… the card will be in your Messages tab.`));
     const result = await work;
     if (audienceOf(result.reply) !== 'channel') {
       await publish(client, teamId, user.id, noticeOf(result));
@@ -198,7 +230,12 @@ export function registerHome(app: App, o: HomeOptions): Home {
     } catch (err) {
       const code = err instanceof SlackDeliveryError ? err.code : 'unknown_error';
       log.warn({ code }, 'slack home: the card could not be posted to the person');
-      await publish(client, teamId, user.id, noticeText(`:warning: ${what} could not be sent to your Messages tab (Slack said \`${mrkdwn(code)}\`). Please try again.`));
+      await publish(
+        client,
+        teamId,
+        user.id,
+        noticeText(`:warning: ${what} could not be sent to your Messages tab (Slack said \`${mrkdwn(code)}\`). Please try again.`),
+      );
     }
   }
 
@@ -210,7 +247,12 @@ export function registerHome(app: App, o: HomeOptions): Home {
     // The view may be older than a change of membership: the rule is the channel's, as it is now.
     const member = await memberships.of(client, teamId, user.id);
     if (!member.ok || !member.channels.has(channel)) {
-      await publish(client, teamId, user.id, noticeText(`:warning: You are not in <#${channel}> any more, so its digests and alert rules are managed by its members.`));
+      await publish(
+        client,
+        teamId,
+        user.id,
+        noticeText(`:warning: You are not in <#${channel}> any more, so its digests and alert rules are managed by its members.`),
+      );
       return;
     }
     const result = await run(command, o.callerOf(user.id, channel, { userName: user.name, teamId }));
@@ -221,7 +263,8 @@ export function registerHome(app: App, o: HomeOptions): Home {
     // The channel hears of it as it would from `/pol digest pause` typed there.
     const told = await postToChannel(client, log, channel, result.reply).then(
       () => `Also posted in <#${channel}>.`,
-      (err: unknown) => `<#${channel}> could not be told (Slack said \`${mrkdwn(err instanceof SlackDeliveryError ? err.code : 'unknown_error')}\`).`,
+      (err: unknown) =>
+        `<#${channel}> could not be told (Slack said \`${mrkdwn(err instanceof SlackDeliveryError ? err.code : 'unknown_error')}\`).`,
     );
     await publish(client, teamId, user.id, noticeOf(result, told));
   }
@@ -264,11 +307,21 @@ export function registerHome(app: App, o: HomeOptions): Home {
     const typed = flat(String(payload.value ?? '')).slice(0, 60);
     const refs = typed && core.suggest ? core.suggest(typed, SUGGESTIONS) : [];
     const options = refs
-      .map((r) => ({ text: { type: 'plain_text' as const, text: clip(plain(flat(`${r.name}${r.ticker ? ` (${r.ticker})` : ''} · ${r.kind}`)), LIMITS.optionText) }, value: `${r.kind}:${r.slug}` }))
+      .map((r) => ({
+        text: {
+          type: 'plain_text' as const,
+          text: clip(plain(flat(`${r.name}${r.ticker ? ` (${r.ticker})` : ''} · ${r.kind}`)), LIMITS.optionText),
+        },
+        value: `${r.kind}:${r.slug}`,
+      }))
       .filter((opt) => opt.value.length <= LIMITS.optionValue);
     // Without a list of exchanges (the tool server alone), a typed slug is how an exchange is named.
     const slug = typed.toLowerCase();
-    if (core.canList?.('exchange') === false && /^[a-z0-9][a-z0-9_-]{0,60}$/.test(slug) && !options.some((opt) => opt.value === `exchange:${slug}`)) {
+    if (
+      core.canList?.('exchange') === false &&
+      /^[a-z0-9][a-z0-9_-]{0,60}$/.test(slug) &&
+      !options.some((opt) => opt.value === `exchange:${slug}`)
+    ) {
       options.unshift({ text: { type: 'plain_text', text: clip(`${slug} · exchange`, LIMITS.optionText) }, value: `exchange:${slug}` });
     }
     await ack({ options: options.slice(0, SUGGESTIONS) });

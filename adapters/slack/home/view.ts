@@ -55,7 +55,10 @@ export interface HomeModel {
 const md = (text: string): types.MrkdwnElement => ({ type: 'mrkdwn', text: text.trim() ? text : '—' });
 const section = (text: string): types.SectionBlock => ({ type: 'section', text: md(clip(text, LIMITS.sectionText)) });
 const context = (text: string): types.ContextBlock => ({ type: 'context', elements: [md(clip(text, LIMITS.contextText))] });
-const header = (text: string): types.HeaderBlock => ({ type: 'header', text: { type: 'plain_text', text: clip(plain(flat(text)), LIMITS.headerText), emoji: true } });
+const header = (text: string): types.HeaderBlock => ({
+  type: 'header',
+  text: { type: 'plain_text', text: clip(plain(flat(text)), LIMITS.headerText), emoji: true },
+});
 const divider: types.DividerBlock = { type: 'divider' };
 const label = (text: string): types.PlainTextElement => ({ type: 'plain_text', text, emoji: true });
 
@@ -67,10 +70,17 @@ function ago(msValue: number): string {
 
 function recentBlocks(rows: readonly RecentRow[] | null): Block[] {
   const blocks: Block[] = [header('Your recent lookups')];
-  if (rows === null) return [...blocks, context('Your recent lookups could not be read just now. They come back when the database answers again.')];
-  if (rows.length === 0) return [...blocks, context('Nothing yet. Type a name above, or `/pol binance` in any channel: the projects and exchanges you look up are listed here.')];
+  if (rows === null)
+    return [...blocks, context('Your recent lookups could not be read just now. They come back when the database answers again.')];
+  if (rows.length === 0)
+    return [
+      ...blocks,
+      context('Nothing yet. Type a name above, or `/pol binance` in any channel: the projects and exchanges you look up are listed here.'),
+    ];
   rows.slice(0, RECENT_SHOWN).forEach((r, i) => {
-    const glance = r.pol ? `PoL ${pol(r.pol.value)} · ${rating(r.pol.rating)} · fetched ${ago(r.pol.fetchedAt)}${r.pol.simulated ? ' · simulated' : ''}` : '';
+    const glance = r.pol
+      ? `PoL ${pol(r.pol.value)} · ${rating(r.pol.rating)} · fetched ${ago(r.pol.fetchedAt)}${r.pol.simulated ? ' · simulated' : ''}`
+      : '';
     blocks.push({
       type: 'section',
       text: md(clip(`*${mrkdwn(flat(r.name))}* · ${r.kind}${glance ? `\n${glance}` : ''}`, LIMITS.sectionText)),
@@ -99,7 +109,10 @@ function digestText(d: Digest, now: number): string {
 }
 
 function ruleText(r: AlertRule): string {
-  const state = r.state === 'paused' ? `:double_vertical_bar: Paused${r.stateReason ? `: ${mrkdwn(flat(r.stateReason.replace(/^paused: /, '')))}` : ''}` : 'Active';
+  const state =
+    r.state === 'paused'
+      ? `:double_vertical_bar: Paused${r.stateReason ? `: ${mrkdwn(flat(r.stateReason.replace(/^paused: /, '')))}` : ''}`
+      : 'Active';
   return `*Alert rule #${r.id}* in <#${r.channelId}> · when ${mrkdwn(flat(r.conditionText))} · every ${durationText(r.everySec)}\n${mrkdwn(flat(namesSummary(r.entities)))}\n${state}`;
 }
 
@@ -114,7 +127,13 @@ function manageButtons(next: () => string, channelId: string, what: string, id: 
     type: 'actions',
     elements: [
       paused
-        ? { type: 'button', text: label('Resume'), style: 'primary', action_id: next(), value: manageValue(channelId, `${what} resume ${id}`) }
+        ? {
+            type: 'button',
+            text: label('Resume'),
+            style: 'primary',
+            action_id: next(),
+            value: manageValue(channelId, `${what} resume ${id}`),
+          }
         : { type: 'button', text: label('Pause'), action_id: next(), value: manageValue(channelId, `${what} pause ${id}`) },
       {
         type: 'button',
@@ -124,7 +143,11 @@ function manageButtons(next: () => string, channelId: string, what: string, id: 
         value: manageValue(channelId, `${what} remove ${id}`),
         confirm: {
           title: label(`Remove ${noun}?`),
-          text: label(what === 'digest' ? 'It stops for the whole channel and cannot be brought back.' : 'It is no longer checked, for the whole channel, and its alerts are deleted.'),
+          text: label(
+            what === 'digest'
+              ? 'It stops for the whole channel and cannot be brought back.'
+              : 'It is no longer checked, for the whole channel, and its alerts are deleted.',
+          ),
           confirm: label('Remove'),
           deny: label('Keep it'),
           style: 'danger',
@@ -138,7 +161,10 @@ function manageButtons(next: () => string, channelId: string, what: string, id: 
 function moreLine(hidden: readonly { channelId: string }[], noun: string, command: string): Block[] {
   if (hidden.length === 0) return [];
   const channels = [...new Set(hidden.map((h) => h.channelId))];
-  const shown = channels.slice(0, 10).map((c) => `<#${c}>`).join(', ');
+  const shown = channels
+    .slice(0, 10)
+    .map((c) => `<#${c}>`)
+    .join(', ');
   const rest = channels.length > 10 ? ` and ${channels.length - 10} more channels` : '';
   return [context(`…and ${hidden.length} more ${noun} in ${shown}${rest}: \`/pol ${command}\` in a channel lists all of its own.`)];
 }
@@ -159,7 +185,9 @@ function manageBlocks(m: NonNullable<HomeModel['manage']>, now: number, budget: 
   if (digests.length === 0 && rules.length === 0) {
     return [
       ...blocks,
-      context('None in the channels you are in. Add one in a channel with `/pol digest add bitcoin, ethereum daily at 09:00` or `/pol alert add binance when pol above 5%`.'),
+      context(
+        'None in the channels you are in. Add one in a channel with `/pol digest add bitcoin, ethereum daily at 09:00` or `/pol alert add binance when pol above 5%`.',
+      ),
     ];
   }
   blocks.push(
@@ -169,7 +197,8 @@ function manageBlocks(m: NonNullable<HomeModel['manage']>, now: number, budget: 
         : 'Only this workspace’s digest admins can pause, resume or remove them.',
     ),
   );
-  if (m.channels.truncated) blocks.push(context('You are in more channels than polbot reads at once; some channels’ digests may be missing here.'));
+  if (m.channels.truncated)
+    blocks.push(context('You are in more channels than polbot reads at once; some channels’ digests may be missing here.'));
   // Each item takes a section, and its buttons an actions block; two blocks stay for "…and N more".
   const perItem = m.canManage ? 2 : 1;
   const room = Math.max(0, Math.floor((budget - blocks.length - 2) / perItem));
@@ -196,7 +225,9 @@ const NOTICE_BLOCKS = 4;
 export function homeView(model: HomeModel): types.HomeView {
   // Slack shows the app's name above the tab already; what the last click did comes first.
   const top: Block[] = [];
-  const notice = (model.notice ?? []).filter((b) => b.type === 'header' || b.type === 'section' || b.type === 'context').slice(0, NOTICE_BLOCKS);
+  const notice = (model.notice ?? [])
+    .filter((b) => b.type === 'header' || b.type === 'section' || b.type === 'context')
+    .slice(0, NOTICE_BLOCKS);
   if (notice.length) top.push(...notice, divider);
   top.push(
     {

@@ -44,5 +44,7 @@ export type MainMessage =
  * burst queued behind chart drawing would not keep.
  */
 export function acknowledgedOnArrival(body: Record<string, unknown>): boolean {
-  return typeof body.command === 'string' || body.type === 'block_actions' || body.type === 'message_action' || body.type === 'event_callback';
+  return (
+    typeof body.command === 'string' || body.type === 'block_actions' || body.type === 'message_action' || body.type === 'event_callback'
+  );
 }

@@ -155,7 +155,13 @@ export class IngressReceiver implements Receiver {
         const ack = async (response?: unknown): Promise<void> => {
           if (id !== undefined) reply({ op: 'ack', id, ...(response !== undefined ? { response } : {}) });
         };
-        const event = { body, ack, customProperties: {}, ...(retryNum !== undefined ? { retryNum } : {}), ...(retryReason !== undefined ? { retryReason } : {}) };
+        const event = {
+          body,
+          ack,
+          customProperties: {},
+          ...(retryNum !== undefined ? { retryNum } : {}),
+          ...(retryReason !== undefined ? { retryReason } : {}),
+        };
         app.processEvent(event).then(
           () => id !== undefined && reply({ op: 'settled', id }),
           (err: unknown) => {

@@ -174,7 +174,14 @@ function onRouteRequest(req: IncomingMessage, res: ServerResponse): void {
     return answer(res, 404);
   }
   const forwarded = request(
-    { host: '127.0.0.1', port: settings.routesPort, method: req.method, path: req.url, headers: { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress ?? '' }, agent: toMain },
+    {
+      host: '127.0.0.1',
+      port: settings.routesPort,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress ?? '' },
+      agent: toMain,
+    },
     (from) => {
       res.writeHead(from.statusCode ?? 502, from.headers);
       from.pipe(res);
@@ -244,5 +251,7 @@ port.on('message', (message: MainMessage) => {
   }
 });
 
-server.once('error', (err: NodeJS.ErrnoException) => send({ op: 'start-failed', message: err.message, ...(err.code ? { code: err.code } : {}) }));
+server.once('error', (err: NodeJS.ErrnoException) =>
+  send({ op: 'start-failed', message: err.message, ...(err.code ? { code: err.code } : {}) }),
+);
 server.listen(settings.port, settings.host, () => send({ op: 'listening', port: (server.address() as AddressInfo).port }));

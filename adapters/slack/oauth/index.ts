@@ -34,7 +34,11 @@ export interface SlackOAuth {
 }
 
 export function scopeOfInstallation(installation: Installation): InstallScope {
-  return { teamId: installation.team?.id ?? null, enterpriseId: installation.enterprise?.id ?? null, orgWide: installation.isEnterpriseInstall === true };
+  return {
+    teamId: installation.team?.id ?? null,
+    enterpriseId: installation.enterprise?.id ?? null,
+    orgWide: installation.isEnterpriseInstall === true,
+  };
 }
 
 /**
@@ -44,7 +48,10 @@ export function scopeOfInstallation(installation: Installation): InstallScope {
  */
 function installerLogger(log: Logger) {
   const base = boltLogger(log);
-  return { ...base, error: (...msg: unknown[]) => (msg.some((m) => m instanceof SlackOAuthError) ? base.debug(...msg) : base.error(...msg)) };
+  return {
+    ...base,
+    error: (...msg: unknown[]) => (msg.some((m) => m instanceof SlackOAuthError) ? base.debug(...msg) : base.error(...msg)),
+  };
 }
 
 function sendPage(res: ServerResponse, status: number, html: string): void {

@@ -9,7 +9,11 @@ export interface WorkspaceRef {
 }
 
 /** The key of an installation: an organisation-wide install answers for every workspace of the organisation. */
-function installationKey(q: { isEnterpriseInstall?: boolean; enterpriseId?: string | undefined; teamId?: string | undefined }): string | null {
+function installationKey(q: {
+  isEnterpriseInstall?: boolean;
+  enterpriseId?: string | undefined;
+  teamId?: string | undefined;
+}): string | null {
   if (q.isEnterpriseInstall && q.enterpriseId) return `E:${q.enterpriseId}`;
   return q.teamId ? `T:${q.teamId}` : null;
 }
@@ -35,7 +39,9 @@ export class SealedInstallationStore implements InstallationStore {
   async checkKey(): Promise<void> {
     const [row] = await this.db.query<{ sealed: string }>('SELECT sealed FROM sealing_key_check WHERE id = 1');
     if (!row) {
-      await this.db.query('INSERT INTO sealing_key_check (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [this.sealer.seal(KEY_CHECK_TEXT, 'key-check')]);
+      await this.db.query('INSERT INTO sealing_key_check (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [
+        this.sealer.seal(KEY_CHECK_TEXT, 'key-check'),
+      ]);
       return this.checkKey();
     }
     try {
@@ -43,17 +49,31 @@ export class SealedInstallationStore implements InstallationStore {
     } catch (err) {
       if (!(err instanceof SealError)) throw err;
     }
-    throw new SealError('POLBOT_ENCRYPTION_KEY: it is not the key the stored Slack installations were encrypted with (restore the earlier key, or clear the slack_installations and sealing_key_check tables and install again)');
+    throw new SealError(
+      'POLBOT_ENCRYPTION_KEY: it is not the key the stored Slack installations were encrypted with (restore the earlier key, or clear the slack_installations and sealing_key_check tables and install again)',
+    );
   }
 
   async storeInstallation(installation: Installation): Promise<void> {
-    const key = installationKey({ isEnterpriseInstall: installation.isEnterpriseInstall === true, enterpriseId: installation.enterprise?.id, teamId: installation.team?.id });
+    const key = installationKey({
+      isEnterpriseInstall: installation.isEnterpriseInstall === true,
+      enterpriseId: installation.enterprise?.id,
+      teamId: installation.team?.id,
+    });
     if (!key) throw new Error('the installation names neither a workspace nor an organisation');
     await this.db.query(
       `INSERT INTO slack_installations (installation_key, enterprise_id, team_id, is_enterprise_install, sealed, installed_by, installed_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (installation_key) DO UPDATE SET sealed = EXCLUDED.sealed, installed_by = EXCLUDED.installed_by, installed_at = EXCLUDED.installed_at`,
-      [key, installation.enterprise?.id ?? null, installation.team?.id ?? null, installation.isEnterpriseInstall === true, this.sealer.seal(JSON.stringify(installation), key), installation.user?.id ?? null, new Date(this.clock()).toISOString()],
+      [
+        key,
+        installation.enterprise?.id ?? null,
+        installation.team?.id ?? null,
+        installation.isEnterpriseInstall === true,
+        this.sealer.seal(JSON.stringify(installation), key),
+        installation.user?.id ?? null,
+        new Date(this.clock()).toISOString(),
+      ],
     );
   }
 
@@ -64,7 +84,11 @@ export class SealedInstallationStore implements InstallationStore {
   }
 
   /** The installation that answers for `query`, or null: the workspace's own, else its organisation's. */
-  async find(query: { isEnterpriseInstall?: boolean; enterpriseId?: string | undefined; teamId?: string | undefined }): Promise<Installation | null> {
+  async find(query: {
+    isEnterpriseInstall?: boolean;
+    enterpriseId?: string | undefined;
+    teamId?: string | undefined;
+  }): Promise<Installation | null> {
     const keys = [installationKey(query), query.enterpriseId ? `E:${query.enterpriseId}` : null].filter((k): k is string => k !== null);
     for (const key of [...new Set(keys)]) {
       const [row] = await this.db.query<{ sealed: string }>('SELECT sealed FROM slack_installations WHERE installation_key = $1', [key]);
@@ -81,7 +105,9 @@ export class SealedInstallationStore implements InstallationStore {
   async remove(query: { isEnterpriseInstall?: boolean; enterpriseId?: string | undefined; teamId?: string | undefined }): Promise<boolean> {
     const key = installationKey(query);
     if (!key) return false;
-    return (await this.db.query('DELETE FROM slack_installations WHERE installation_key = $1 RETURNING installation_key', [key])).length > 0;
+    return (
+      (await this.db.query('DELETE FROM slack_installations WHERE installation_key = $1 RETURNING installation_key', [key])).length > 0
+    );
   }
 
   async count(): Promise<number> {

@@ -28,8 +28,13 @@ export function installPage(authorizeUrl: string): string {
 
 export function installedPage(teamName: string | undefined, resumed: number): string {
   const where = teamName ? `to ${escapeHtml(teamName)}` : 'to your workspace';
-  const back = resumed ? `<p>polbot had been here before: the ${resumed === 1 ? 'digest or alert rule' : `${resumed} digests and alert rules`} it had paused ${resumed === 1 ? 'runs' : 'run'} again, and their channels have been told.</p>` : '';
-  return page('polbot is installed', `<p>polbot was added ${where}.</p><p>Invite it to a channel with <code>/invite @polbot</code>, then type <code>/pol help</code>.</p>${back}<p>You can close this page.</p>`);
+  const back = resumed
+    ? `<p>polbot had been here before: the ${resumed === 1 ? 'digest or alert rule' : `${resumed} digests and alert rules`} it had paused ${resumed === 1 ? 'runs' : 'run'} again, and their channels have been told.</p>`
+    : '';
+  return page(
+    'polbot is installed',
+    `<p>polbot was added ${where}.</p><p>Invite it to a channel with <code>/invite @polbot</code>, then type <code>/pol help</code>.</p>${back}<p>You can close this page.</p>`,
+  );
 }
 
 export interface FailurePage {
@@ -50,10 +55,19 @@ export function failurePage(code: string | undefined, message: string): FailureP
     return { status: 400, html: page('The install could not be finished', `<p>${why}</p>${START_AGAIN}`) };
   }
   if (code === 'slack_oauth_authorization_error' && /cancel/i.test(message)) {
-    return { status: 200, html: page('polbot was not added', `<p>The install was cancelled in Slack; nothing was changed.</p>${START_AGAIN}`) };
+    return {
+      status: 200,
+      html: page('polbot was not added', `<p>The install was cancelled in Slack; nothing was changed.</p>${START_AGAIN}`),
+    };
   }
   if (code === 'slack_oauth_missing_code') {
     return { status: 400, html: page('The install could not be finished', `<p>Slack's answer was missing its code.</p>${START_AGAIN}`) };
   }
-  return { status: 502, html: page('The install could not be finished', `<p>Slack did not confirm the install, or it could not be saved. Nothing was added.</p>${START_AGAIN}`) };
+  return {
+    status: 502,
+    html: page(
+      'The install could not be finished',
+      `<p>Slack did not confirm the install, or it could not be saved. Nothing was added.</p>${START_AGAIN}`,
+    ),
+  };
 }

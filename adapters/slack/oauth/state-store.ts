@@ -34,8 +34,13 @@ export class OneTimeStateStore implements StateStore {
     const hash = createHash('sha256').update(state).digest('base64url');
     const at = new Date(this.clock());
     // Older than any state that could still verify: forgotten.
-    await this.db.query('DELETE FROM slack_oauth_states_used WHERE used_at < $1', [new Date(at.getTime() - 2 * STATE_TTL_SECONDS * 1000).toISOString()]);
-    const fresh = await this.db.query('INSERT INTO slack_oauth_states_used (state_hash, used_at) VALUES ($1, $2) ON CONFLICT (state_hash) DO NOTHING RETURNING state_hash', [hash, at.toISOString()]);
+    await this.db.query('DELETE FROM slack_oauth_states_used WHERE used_at < $1', [
+      new Date(at.getTime() - 2 * STATE_TTL_SECONDS * 1000).toISOString(),
+    ]);
+    const fresh = await this.db.query(
+      'INSERT INTO slack_oauth_states_used (state_hash, used_at) VALUES ($1, $2) ON CONFLICT (state_hash) DO NOTHING RETURNING state_hash',
+      [hash, at.toISOString()],
+    );
     if (fresh.length === 0) throw new InvalidStateError('The state value was already used');
     return options;
   }

@@ -73,7 +73,11 @@ export class McpConnection {
     }
     const limit = Math.max(this.o.connectTimeoutMs ?? CHILD_START_MS, this.o.command ? CHILD_START_MS : 0);
     try {
-      await withinOrThrow(client.connect(transport), limit, () => new McpError(ErrorCode.RequestTimeout, `MCP handshake took longer than ${limit} ms`));
+      await withinOrThrow(
+        client.connect(transport),
+        limit,
+        () => new McpError(ErrorCode.RequestTimeout, `MCP handshake took longer than ${limit} ms`),
+      );
       return client;
     } catch (err) {
       // Closing aborts the handshake's requests (or ends the child), so nothing of it lingers.

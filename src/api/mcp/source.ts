@@ -21,7 +21,6 @@ export interface McpSourceOptions extends McpConnectionOptions {
   onCall?: (route: string) => void;
 }
 
-
 interface ToolResult {
   structuredContent?: unknown;
   content?: unknown;
@@ -53,7 +52,12 @@ export class McpSource implements DataSource {
   }
 
   /** Calls one tool, reconnecting and retrying after transport failures, and maps its structured content. */
-  private async tool<T extends z.ZodType, R>(name: string, args: Record<string, unknown>, schema: T, map: (parsed: z.output<T>) => R): Promise<Fetched<R>> {
+  private async tool<T extends z.ZodType, R>(
+    name: string,
+    args: Record<string, unknown>,
+    schema: T,
+    map: (parsed: z.output<T>) => R,
+  ): Promise<Fetched<R>> {
     const route = `mcp ${name}`;
     if ('slug' in args) assertSlug(String(args.slug), route);
     const result = await this.call(name, args, this.o.maxAttempts);
@@ -100,7 +104,9 @@ export class McpSource implements DataSource {
 
   list(kind: D.EntityKind): Promise<Fetched<D.EntityRef[]>> {
     if (kind === 'exchange') return this.viaRest('list', 'the exchange list')(kind);
-    return this.tool('get_projects_list', {}, S.projectsList, (b) => readableRows(b.projects).map((p) => ({ kind: 'project' as const, slug: p.slug, name: p.name })));
+    return this.tool('get_projects_list', {}, S.projectsList, (b) =>
+      readableRows(b.projects).map((p) => ({ kind: 'project' as const, slug: p.slug, name: p.name })),
+    );
   }
 
   search(kind: D.EntityKind, text: string) {
@@ -122,10 +128,19 @@ export class McpSource implements DataSource {
 
   resolveProject(query: string): Promise<Fetched<D.ProjectResolution | null>> {
     return this.tool('resolve_project_slug', { query }, S.resolution, (b): D.ProjectResolution => {
-      const matches = b.matches.map((m) => ({ kind: 'project' as const, slug: m.slug, name: m.name, ...(m.ticker ? { ticker: m.ticker } : {}) }));
+      const matches = b.matches.map((m) => ({
+        kind: 'project' as const,
+        slug: m.slug,
+        name: m.name,
+        ...(m.ticker ? { ticker: m.ticker } : {}),
+      }));
       const resolved =
         b.status === 'resolved' && b.resolvedSlug
-          ? (matches.find((m) => m.slug === b.resolvedSlug) ?? { kind: 'project' as const, slug: b.resolvedSlug, name: b.resolvedName ?? b.resolvedSlug })
+          ? (matches.find((m) => m.slug === b.resolvedSlug) ?? {
+              kind: 'project' as const,
+              slug: b.resolvedSlug,
+              name: b.resolvedName ?? b.resolvedSlug,
+            })
           : undefined;
       // "resolved" without a slug is not a resolution we can act on: treat it as ambiguous.
       const status = b.status === 'resolved' && !resolved ? 'ambiguous' : b.status;
@@ -264,37 +279,57 @@ export class McpSource implements DataSource {
 
   registration(slug: string) {
     const tool = 'get_project_public_registration';
-    return this.tool(tool, { slug: slug }, S.registration, (b): D.Registration => ({
-      publicRegistration: b.isPublicRegistrationPresent,
-      jurisdictionTier: b.jurisdictionQuality,
-    }));
+    return this.tool(
+      tool,
+      { slug: slug },
+      S.registration,
+      (b): D.Registration => ({
+        publicRegistration: b.isPublicRegistrationPresent,
+        jurisdictionTier: b.jurisdictionQuality,
+      }),
+    );
   }
 
   certifications(slug: string) {
     const tool = 'get_project_certifications';
-    return this.tool(tool, { slug: slug }, S.certifications, (b): D.Certifications => ({
-      iso27001: b.isIso27001Present,
-      ccss: b.isCcssPresent,
-      ccssLevel: b.ccssLevel,
-      soc2: b.isSoc2Present,
-    }));
+    return this.tool(
+      tool,
+      { slug: slug },
+      S.certifications,
+      (b): D.Certifications => ({
+        iso27001: b.isIso27001Present,
+        ccss: b.isCcssPresent,
+        ccssLevel: b.ccssLevel,
+        soc2: b.isSoc2Present,
+      }),
+    );
   }
 
   team(slug: string) {
     const tool = 'get_project_team_track_record';
-    return this.tool(tool, { slug: slug }, S.team, (b): D.TeamRecord => ({
-      educationRelevant: b.isEducationRelevant,
-      workExperienceRelevant: b.isWorkExperienceRelevant,
-      businessExperienceRelevant: b.isBusinessExperienceRelevant,
-    }));
+    return this.tool(
+      tool,
+      { slug: slug },
+      S.team,
+      (b): D.TeamRecord => ({
+        educationRelevant: b.isEducationRelevant,
+        workExperienceRelevant: b.isWorkExperienceRelevant,
+        businessExperienceRelevant: b.isBusinessExperienceRelevant,
+      }),
+    );
   }
 
   githubActivity(slug: string) {
     const tool = 'get_project_github_activity';
-    return this.tool(tool, { slug: slug }, S.github, (b): D.GithubActivity => ({
-      commitsCount7d: b.commitsCount7d,
-      heatmap: b.heatmap,
-    }));
+    return this.tool(
+      tool,
+      { slug: slug },
+      S.github,
+      (b): D.GithubActivity => ({
+        commitsCount7d: b.commitsCount7d,
+        heatmap: b.heatmap,
+      }),
+    );
   }
 
   age(slug: string) {
@@ -304,12 +339,17 @@ export class McpSource implements DataSource {
 
   marketData(slug: string) {
     const tool = 'get_project_market_data';
-    return this.tool(tool, { slug: slug }, S.marketData, (b): D.MarketData => ({
-      price: b.price,
-      marketCap: b.marketCap,
-      ...(b.volume24h !== null ? { volume24h: b.volume24h } : {}),
-      ...(b.priceChange24h !== null ? { priceChange24h: b.priceChange24h } : {}),
-    }));
+    return this.tool(
+      tool,
+      { slug: slug },
+      S.marketData,
+      (b): D.MarketData => ({
+        price: b.price,
+        marketCap: b.marketCap,
+        ...(b.volume24h !== null ? { volume24h: b.volume24h } : {}),
+        ...(b.priceChange24h !== null ? { priceChange24h: b.priceChange24h } : {}),
+      }),
+    );
   }
 
   voiceProsCons(slug: string) {
@@ -371,7 +411,9 @@ export class McpSource implements DataSource {
 function textOf(result: ToolResult): string {
   if (!Array.isArray(result.content)) return '';
   return result.content
-    .map((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : ''))
+    .map((c) =>
+      c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : '',
+    )
     .join(' ')
     .trim();
 }

@@ -138,7 +138,9 @@ export class HttpClient {
       } catch {
         throw badResponse(route, `malformed JSON (${text.length} bytes)`);
       }
-      const simulated = res.headers['x-simulated'] === 'true' || (typeof body === 'object' && body !== null && (body as { simulated?: unknown }).simulated === true);
+      const simulated =
+        res.headers['x-simulated'] === 'true' ||
+        (typeof body === 'object' && body !== null && (body as { simulated?: unknown }).simulated === true);
       return { body, simulated };
     } finally {
       this.o.onExchange?.({ route, status, durationMs: performance.now() - started });
@@ -166,7 +168,11 @@ export class HttpClient {
     return this.exchange(next.pathname + next.search, route, signal, redirects + 1);
   }
 
-  private async readBody(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, route: string, signal: AbortSignal): Promise<string> {
+  private async readBody(
+    body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+    route: string,
+    signal: AbortSignal,
+  ): Promise<string> {
     const chunks: Buffer[] = [];
     let size = 0;
     try {

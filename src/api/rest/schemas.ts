@@ -13,7 +13,6 @@ export const entityList = z.object({
   items: rows(z.object({ slug, name, ticker: z.string().optional() })),
 });
 
-
 export const polPoint = z.object({ timestamp: required('timestamp'), pol: required('pol') });
 export const polCurrent = z.object({ pol: required('pol'), rating: required('rating'), timestamp: optional('timestamp') });
 /** Chart points are drawn whole or skipped, one by one. */
@@ -43,7 +42,12 @@ export const byMetric = z.object({
 
 export const metricPoint = z.object({ timestamp: required('timestamp'), metrics: z.record(z.string(), required('score')) });
 
-export const indexPol = z.object({ pol: required('pol'), rating: required('rating'), entities: optional('count'), timestamp: optional('timestamp') });
+export const indexPol = z.object({
+  pol: required('pol'),
+  rating: required('rating'),
+  entities: optional('count'),
+  timestamp: optional('timestamp'),
+});
 
 export const marketData = z.object({
   price: optional('amount'),
@@ -86,7 +90,11 @@ export const exchangeRecord = z.object({
  * Paging figures are not risk data: one that cannot be read is left unknown (null) rather than
  * costing the page of rows it came with.
  */
-const pageFigure = num.nullable().optional().catch(null).transform((v) => v ?? null);
+const pageFigure = num
+  .nullable()
+  .optional()
+  .catch(null)
+  .transform((v) => v ?? null);
 const page = {
   page: pageFigure,
   page_size: pageFigure,
@@ -144,7 +152,16 @@ function ratingEntry(kind: EntityKind, item: unknown): RatingEntry {
     };
   }
   const p = item as z.output<typeof projectRatingItem>;
-  return { kind, rank: p.rank, slug: p.slug, name: p.name, ...(p.ticker ? { ticker: p.ticker } : {}), pol: p.pol, rating: p.rating, marketCap: p.marketCap };
+  return {
+    kind,
+    rank: p.rank,
+    slug: p.slug,
+    name: p.name,
+    ...(p.ticker ? { ticker: p.ticker } : {}),
+    pol: p.pol,
+    rating: p.rating,
+    marketCap: p.marketCap,
+  };
 }
 
 export const ratingsPage = (kind: EntityKind) => z.object({ items: ratingItems(kind), ...page });
@@ -155,7 +172,10 @@ export const ratingParameters = z.object({
   sort_direction: z
     .union([z.object({ values: z.array(z.string()).optional(), default: z.enum(['ASC', 'DESC']).optional() }), z.array(z.string())])
     .optional(),
-  filters: z.array(z.object({ name: z.string(), type: z.string(), values: z.array(z.string()).optional() })).optional().default([]),
+  filters: z
+    .array(z.object({ name: z.string(), type: z.string(), values: z.array(z.string()).optional() }))
+    .optional()
+    .default([]),
 });
 
 export const ratingTokens = z.object({ items: rows(z.object({ id: num, name, ticker: z.string() })) });
@@ -230,7 +250,9 @@ export const lostFunds = z.object({
       cause: z.string().optional().default(''),
     }),
   ),
-  byYear: rows(z.object({ year: num, amountUsd: required('amount'), incidents: required('count') }), { strict: true }).optional().default([]),
+  byYear: rows(z.object({ year: num, amountUsd: required('amount'), incidents: required('count') }), { strict: true })
+    .optional()
+    .default([]),
 });
 
 export const transparencyStats = z.object({
@@ -247,7 +269,6 @@ export const projectSecurity = z.object({
     .optional()
     .default({ isIso27001Present: null, isCcssPresent: null, ccssLevel: null, isSoc2Present: null }),
 });
-
 
 export const projectReputational = z.object({
   mmRedFlags: findings,
@@ -276,9 +297,15 @@ export const projectOperational = z.object({
 
 /** Any project section: its score and the facts only the section carries. */
 export const projectSection = z.object({
-  score: qualityScore.nullable().optional().catch(null).transform((v) => v ?? null),
+  score: qualityScore
+    .nullable()
+    .optional()
+    .catch(null)
+    .transform((v) => v ?? null),
   voiceScore: optional('score'),
-  audits: rows(z.object({ auditor: z.string().min(1), date: optStr })).optional().default([]),
+  audits: rows(z.object({ auditor: z.string().min(1), date: optStr }))
+    .optional()
+    .default([]),
   inflationRate: optional('change'),
 });
 

@@ -84,17 +84,24 @@ export class RestSource implements DataSource {
 
   record(kind: D.EntityKind, slug: string): Promise<Fetched<D.EntityRecord>> {
     if (kind === 'project') {
-      return this.get(SERVICE.project, '/v1/{slug}', slug, {}, S.projectRecord, (p): D.ProjectRecord => ({
-        kind: 'project',
-        slug: p.slug,
-        name: p.name,
-        ...(p.ticker ? { ticker: p.ticker } : {}),
-        ...(p.category ? { category: p.category } : {}),
-        chains: p.chains,
-        ...(p.website ? { website: p.website } : {}),
-        ...(p.launchedAt ? { launchedAt: p.launchedAt } : {}),
-        ...(p.marketData ? { market: marketOf(p.marketData) } : {}),
-      }));
+      return this.get(
+        SERVICE.project,
+        '/v1/{slug}',
+        slug,
+        {},
+        S.projectRecord,
+        (p): D.ProjectRecord => ({
+          kind: 'project',
+          slug: p.slug,
+          name: p.name,
+          ...(p.ticker ? { ticker: p.ticker } : {}),
+          ...(p.category ? { category: p.category } : {}),
+          chains: p.chains,
+          ...(p.website ? { website: p.website } : {}),
+          ...(p.launchedAt ? { launchedAt: p.launchedAt } : {}),
+          ...(p.marketData ? { market: marketOf(p.marketData) } : {}),
+        }),
+      );
     }
     return this.get(SERVICE.exchange, '/v1/{slug}', slug, {}, S.exchangeRecord, exchangeRecordOf);
   }
@@ -127,17 +134,22 @@ export class RestSource implements DataSource {
   }
 
   byCategoryHistory(kind: D.EntityKind, slug: string, from: number, to: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category/history', slug, { from, to }, S.points(S.categoryPoint), (b) => readableRows(b.points));
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category/history', slug, { from, to }, S.points(S.categoryPoint), (b) =>
+      readableRows(b.points),
+    );
   }
 
   byCategoryChart(kind: D.EntityKind, slug: string, days?: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category/history/chart', slug, { days }, S.points(S.categoryPoint), (b) => readableRows(b.points));
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_category/history/chart', slug, { days }, S.points(S.categoryPoint), (b) =>
+      readableRows(b.points),
+    );
   }
 
   async categoryScore(kind: D.EntityKind, slug: string, category: string): Promise<Fetched<D.QualityScore>> {
     const all = await this.byCategory(kind, slug);
     const found = all.data.categories.find((c) => c.category === category);
-    if (!found) throw new UpstreamError('not_available', `${SERVICE[kind]} /v1/{slug}/pol/by_category`, { detail: `no ${category} category` });
+    if (!found)
+      throw new UpstreamError('not_available', `${SERVICE[kind]} /v1/{slug}/pol/by_category`, { detail: `no ${category} category` });
     return { data: found.score, meta: all.meta };
   }
 
@@ -155,11 +167,15 @@ export class RestSource implements DataSource {
   }
 
   byMetricHistory(kind: D.EntityKind, slug: string, from: number, to: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric/history', slug, { from, to }, S.points(S.metricPoint), (b) => readableRows(b.points));
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric/history', slug, { from, to }, S.points(S.metricPoint), (b) =>
+      readableRows(b.points),
+    );
   }
 
   byMetricChart(kind: D.EntityKind, slug: string, days?: number) {
-    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric/history/chart', slug, { days }, S.points(S.metricPoint), (b) => readableRows(b.points));
+    return this.get(SERVICE[kind], '/v1/{slug}/pol/by_metric/history/chart', slug, { days }, S.points(S.metricPoint), (b) =>
+      readableRows(b.points),
+    );
   }
 
   indexPol(kind: D.EntityKind) {
@@ -224,40 +240,68 @@ export class RestSource implements DataSource {
   }
 
   exchangeTransparency(slug: string) {
-    return this.get('exchanges_data', '/v1/{slug}/transparency', slug, {}, S.exchangeTransparency, (b): D.ExchangeTransparency => ({
-      ...(b.score ? { score: b.score } : {}),
-      proofOfReserves: b.isProofOfReservesPresent,
-      auditor: b.auditor,
-      lastAuditAt: b.lastAuditAt,
-      teamPublic: b.isTeamPublic,
-      orderBookPublic: b.isOrderBookPublic,
-    }));
+    return this.get(
+      'exchanges_data',
+      '/v1/{slug}/transparency',
+      slug,
+      {},
+      S.exchangeTransparency,
+      (b): D.ExchangeTransparency => ({
+        ...(b.score ? { score: b.score } : {}),
+        proofOfReserves: b.isProofOfReservesPresent,
+        auditor: b.auditor,
+        lastAuditAt: b.lastAuditAt,
+        teamPublic: b.isTeamPublic,
+        orderBookPublic: b.isOrderBookPublic,
+      }),
+    );
   }
 
   exchangeSecurity(slug: string) {
-    return this.get('exchanges_data', '/v1/{slug}/security', slug, {}, S.exchangeSecurity, (b): D.ExchangeSecurity => ({
-      ...(b.score ? { score: b.score } : {}),
-      bugBounty: b.isBugBountyPresent,
-      bugBountyMaxUsd: b.bugBountyMaxUsd,
-      penetrationTesting: b.isPenetrationTestingPresent,
-      lastPenetrationTestAt: b.lastPenetrationTestAt,
-      iso27001: b.isIso27001Present,
-      soc2: b.isSoc2Present,
-    }));
+    return this.get(
+      'exchanges_data',
+      '/v1/{slug}/security',
+      slug,
+      {},
+      S.exchangeSecurity,
+      (b): D.ExchangeSecurity => ({
+        ...(b.score ? { score: b.score } : {}),
+        bugBounty: b.isBugBountyPresent,
+        bugBountyMaxUsd: b.bugBountyMaxUsd,
+        penetrationTesting: b.isPenetrationTestingPresent,
+        lastPenetrationTestAt: b.lastPenetrationTestAt,
+        iso27001: b.isIso27001Present,
+        soc2: b.isSoc2Present,
+      }),
+    );
   }
 
   exchangeSolvency(slug: string) {
-    return this.get('exchanges_data', '/v1/{slug}/solvency', slug, {}, S.exchangeSolvency, (b): D.ExchangeSolvency => ({
-      ...(b.score ? { score: b.score } : {}),
-      proofOfReserves: b.isProofOfReservesPresent,
-      reservesUsd: b.reservesUsd,
-      liabilitiesUsd: b.liabilitiesUsd,
-      reserveRatio: b.reserveRatio,
-    }));
+    return this.get(
+      'exchanges_data',
+      '/v1/{slug}/solvency',
+      slug,
+      {},
+      S.exchangeSolvency,
+      (b): D.ExchangeSolvency => ({
+        ...(b.score ? { score: b.score } : {}),
+        proofOfReserves: b.isProofOfReservesPresent,
+        reservesUsd: b.reservesUsd,
+        liabilitiesUsd: b.liabilitiesUsd,
+        reserveRatio: b.reserveRatio,
+      }),
+    );
   }
 
   liabilitiesReservesChart(slug: string, days?: number) {
-    return this.get('exchanges_data', '/v1/{slug}/solvency/liabilities_reserves/history/chart', slug, { days }, S.points(S.reservesPoint), (b) => readableRows(b.points));
+    return this.get(
+      'exchanges_data',
+      '/v1/{slug}/solvency/liabilities_reserves/history/chart',
+      slug,
+      { days },
+      S.points(S.reservesPoint),
+      (b) => readableRows(b.points),
+    );
   }
 
   listedAssets(slug: string, query: D.ListedAssetsQuery = {}) {
@@ -289,22 +333,36 @@ export class RestSource implements DataSource {
   }
 
   dashboard(slug: string) {
-    return this.get('exchanges_data', '/v1/dashboard/{slug}', slug, {}, S.dashboard, (b): D.ExchangeDashboard => ({
-      record: exchangeRecordOf(b),
-      pol: b.pol,
-      rating: b.rating,
-      categories: readableRows(b.categories).map(categoryOf),
-      reserves: b.reserves ?? null,
-      listedAssetsCount: b.listedAssetsCount,
-    }));
+    return this.get(
+      'exchanges_data',
+      '/v1/dashboard/{slug}',
+      slug,
+      {},
+      S.dashboard,
+      (b): D.ExchangeDashboard => ({
+        record: exchangeRecordOf(b),
+        pol: b.pol,
+        rating: b.rating,
+        categories: readableRows(b.categories).map(categoryOf),
+        reserves: b.reserves ?? null,
+        listedAssetsCount: b.listedAssetsCount,
+      }),
+    );
   }
 
   lostFunds() {
-    return this.get('exchanges_data', '/v1/lost_funds', undefined, {}, S.lostFunds, (b): D.LostFunds => ({
-      totalUsd: b.totalUsd,
-      incidents: readableRows(b.incidents).map((i) => ({ ...i, slug: i.slug ?? null })),
-      byYear: readableRows(b.byYear),
-    }));
+    return this.get(
+      'exchanges_data',
+      '/v1/lost_funds',
+      undefined,
+      {},
+      S.lostFunds,
+      (b): D.LostFunds => ({
+        totalUsd: b.totalUsd,
+        incidents: readableRows(b.incidents).map((i) => ({ ...i, slug: i.slug ?? null })),
+        byYear: readableRows(b.byYear),
+      }),
+    );
   }
 
   transparencyStats() {
@@ -312,53 +370,102 @@ export class RestSource implements DataSource {
   }
 
   redFlags(slug: string) {
-    return this.get('projects_data', '/v1/{slug}/reputational', slug, {}, S.projectReputational, (b): D.RedFlags => ({
-      marketMaker: b.mmRedFlags,
-      investor: b.investorRedFlags,
-    }));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/reputational',
+      slug,
+      {},
+      S.projectReputational,
+      (b): D.RedFlags => ({
+        marketMaker: b.mmRedFlags,
+        investor: b.investorRedFlags,
+      }),
+    );
   }
 
   socialFraud(slug: string) {
-    return this.get('projects_data', '/v1/{slug}/reputational', slug, {}, S.projectReputational, (b): D.SocialSignals => ({ metrics: b.social }));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/reputational',
+      slug,
+      {},
+      S.projectReputational,
+      (b): D.SocialSignals => ({ metrics: b.social }),
+    );
   }
 
   registration(slug: string) {
-    return this.get('projects_data', '/v1/{slug}/regulatory', slug, {}, S.projectRegulatory, (b): D.Registration => ({
-      publicRegistration: b.isPublicRegistrationPresent,
-      jurisdictionTier: b.jurisdictionQuality,
-      ...(b.jurisdiction ? { jurisdiction: b.jurisdiction } : {}),
-    }));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/regulatory',
+      slug,
+      {},
+      S.projectRegulatory,
+      (b): D.Registration => ({
+        publicRegistration: b.isPublicRegistrationPresent,
+        jurisdictionTier: b.jurisdictionQuality,
+        ...(b.jurisdiction ? { jurisdiction: b.jurisdiction } : {}),
+      }),
+    );
   }
 
   certifications(slug: string) {
-    return this.get('projects_data', '/v1/{slug}/security', slug, {}, S.projectSecurity, (b): D.Certifications => ({
-      iso27001: b.certifications.isIso27001Present,
-      ccss: b.certifications.isCcssPresent,
-      ccssLevel: b.certifications.ccssLevel,
-      soc2: b.certifications.isSoc2Present,
-    }));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/security',
+      slug,
+      {},
+      S.projectSecurity,
+      (b): D.Certifications => ({
+        iso27001: b.certifications.isIso27001Present,
+        ccss: b.certifications.isCcssPresent,
+        ccssLevel: b.certifications.ccssLevel,
+        soc2: b.certifications.isSoc2Present,
+      }),
+    );
   }
 
   team(slug: string) {
-    return this.get('projects_data', '/v1/{slug}/operational', slug, {}, S.projectOperational, (b): D.TeamRecord => ({
-      educationRelevant: b.team.isEducationRelevant,
-      workExperienceRelevant: b.team.isWorkExperienceRelevant,
-      businessExperienceRelevant: b.team.isBusinessExperienceRelevant,
-    }));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/operational',
+      slug,
+      {},
+      S.projectOperational,
+      (b): D.TeamRecord => ({
+        educationRelevant: b.team.isEducationRelevant,
+        workExperienceRelevant: b.team.isWorkExperienceRelevant,
+        businessExperienceRelevant: b.team.isBusinessExperienceRelevant,
+      }),
+    );
   }
 
   githubActivity(slug: string) {
-    return this.get('projects_data', '/v1/{slug}/operational', slug, {}, S.projectOperational, (b): D.GithubActivity => ({
-      commitsCount7d: b.github.commitsCount7d,
-      heatmap: b.github.heatmap,
-    }));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/operational',
+      slug,
+      {},
+      S.projectOperational,
+      (b): D.GithubActivity => ({
+        commitsCount7d: b.github.commitsCount7d,
+        heatmap: b.github.heatmap,
+      }),
+    );
   }
 
   age(slug: string) {
-    return this.get('projects_data', '/v1/{slug}/operational', slug, {}, S.projectOperational, (b): D.ProjectAge => ({
-      projectLaunchedAt: b.projectLaunchedAt,
-      protocolLaunchedAt: b.protocolLaunchedAt,
-    }));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/operational',
+      slug,
+      {},
+      S.projectOperational,
+      (b): D.ProjectAge => ({
+        projectLaunchedAt: b.projectLaunchedAt,
+        protocolLaunchedAt: b.protocolLaunchedAt,
+      }),
+    );
   }
 
   marketData(slug: string) {
@@ -366,7 +473,14 @@ export class RestSource implements DataSource {
   }
 
   voiceProsCons(slug: string) {
-    return this.get('projects_data', '/v1/{slug}/proof_of_voice', slug, {}, S.proofOfVoice, (b): D.VoiceProsCons => ({ pros: b.pros, cons: b.cons }));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/proof_of_voice',
+      slug,
+      {},
+      S.proofOfVoice,
+      (b): D.VoiceProsCons => ({ pros: b.pros, cons: b.cons }),
+    );
   }
 
   voiceReviews(slug: string) {
@@ -374,20 +488,41 @@ export class RestSource implements DataSource {
   }
 
   voiceChart(slug: string, days?: number) {
-    return this.get('projects_data', '/v1/{slug}/proof_of_voice/history/chart', slug, { days }, S.points(S.valuePoint('score', required('score'))), (b) => readableRows(b.points));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/proof_of_voice/history/chart',
+      slug,
+      { days },
+      S.points(S.valuePoint('score', required('score'))),
+      (b) => readableRows(b.points),
+    );
   }
 
   inflationChart(slug: string, days?: number) {
-    return this.get('projects_data', '/v1/{slug}/financial/inflation/history/chart', slug, { days }, S.points(S.valuePoint('inflation', required('change'))), (b) => readableRows(b.points));
+    return this.get(
+      'projects_data',
+      '/v1/{slug}/financial/inflation/history/chart',
+      slug,
+      { days },
+      S.points(S.valuePoint('inflation', required('change'))),
+      (b) => readableRows(b.points),
+    );
   }
 
   projectSection(slug: string, section: D.ProjectSection) {
-    return this.get('projects_data', `/v1/{slug}/${section}`, slug, {}, S.projectSection, (b): D.ProjectSectionFacts => ({
-      score: b.score,
-      voiceScore: b.voiceScore,
-      audits: readableRows(b.audits),
-      inflationRate: b.inflationRate,
-    }));
+    return this.get(
+      'projects_data',
+      `/v1/{slug}/${section}`,
+      slug,
+      {},
+      S.projectSection,
+      (b): D.ProjectSectionFacts => ({
+        score: b.score,
+        voiceScore: b.voiceScore,
+        audits: readableRows(b.audits),
+        inflationRate: b.inflationRate,
+      }),
+    );
   }
 
   /** Both services must be healthy; each one's checks are reported. */
@@ -396,7 +531,9 @@ export class RestSource implements DataSource {
       (['projects_data', 'exchanges_data'] as const).map(async (service) => {
         try {
           // A 503 from health is an answer ("checks failing"), not a failure worth retrying.
-          return await this.get(service, '/v1/health', undefined, {}, S.health, (b) => ({ service, healthy: statusFromHealth(b.status) }), { retry: false });
+          return await this.get(service, '/v1/health', undefined, {}, S.health, (b) => ({ service, healthy: statusFromHealth(b.status) }), {
+            retry: false,
+          });
         } catch (err) {
           if (err instanceof UpstreamError && err.status === 503) {
             return { data: { service, healthy: false }, meta: { source: 'rest' as const, fetchedAt: Date.now(), simulated: false } };

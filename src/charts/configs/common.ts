@@ -1,5 +1,13 @@
 import type { ChartConfiguration, ChartDataset, Plugin, Tick } from 'chart.js';
-import { cleanText, formatUsd, logPercentTick, percentTick, percentUnitTick, rangeLabel, roundLogTicks as roundLogTickValues } from '../format.js';
+import {
+  cleanText,
+  formatUsd,
+  logPercentTick,
+  percentTick,
+  percentUnitTick,
+  rangeLabel,
+  roundLogTicks as roundLogTickValues,
+} from '../format.js';
 import { localOnly, portable } from '../portable.js';
 import { align, cleanSamples, dateLabels, thin, type Aligned } from '../series.js';
 
@@ -159,7 +167,11 @@ export function singleSeriesChart<P>(points: readonly P[], opts: ChartTextOption
   });
   const unit = spec.unit ?? '';
   const change = samples.length > 1 ? `from ${spec.format(first)} to ${spec.format(last)}${unit}` : `${spec.format(last)}${unit}`;
-  return { config, alt: `${subject}: ${change}${spec.altNote}.${ref ? ` Dashed: ${ref.label}.` : ''}${altSuffix(opts.simulated)}`, empty: false };
+  return {
+    config,
+    alt: `${subject}: ${change}${spec.altNote}.${ref ? ` Dashed: ${ref.label}.` : ''}${altSuffix(opts.simulated)}`,
+    empty: false,
+  };
 }
 
 /** "Bitcoin · PoL, 90 days", or the caller's own title; always one plain line of at most ~80 chars. */
@@ -230,7 +242,10 @@ const ROUND_LOG_TICKS_SOURCE = `function (axis) {
   axis.ticks = out.map(function (v) { return { value: v, major: false }; });
 }`;
 
-export const percentTickCallback = portable((value: number | string, _index: number, ticks: Tick[]) => percentTick(Number(value), ticks), PERCENT_TICK_SOURCE);
+export const percentTickCallback = portable(
+  (value: number | string, _index: number, ticks: Tick[]) => percentTick(Number(value), ticks),
+  PERCENT_TICK_SOURCE,
+);
 export const percentUnitTickCallback = portable(
   (value: number | string, _index: number, ticks: Tick[]) => percentUnitTick(Number(value), ticks),
   PERCENT_UNIT_TICK_SOURCE,
@@ -243,7 +258,10 @@ export const roundLogTicks = portable((axis: { ticks: Tick[]; min: number; max: 
 }, ROUND_LOG_TICKS_SOURCE);
 
 /** Padding around the data so lines do not touch the frame, kept inside [lo, hi] when given. */
-export function paddedBounds(values: readonly (number | null)[][], clamp: { lo?: number; hi?: number } = {}): { suggestedMin?: number; suggestedMax?: number } {
+export function paddedBounds(
+  values: readonly (number | null)[][],
+  clamp: { lo?: number; hi?: number } = {},
+): { suggestedMin?: number; suggestedMax?: number } {
   let lo = Infinity;
   let hi = -Infinity;
   for (const row of values) {
@@ -286,7 +304,14 @@ export function still() {
 }
 
 export function titlePlugin(title: string) {
-  return { display: title.length > 0, text: title, align: 'start' as const, color: INK.title, font: { size: 17, weight: 600 }, padding: { top: 0, bottom: 4 } };
+  return {
+    display: title.length > 0,
+    text: title,
+    align: 'start' as const,
+    color: INK.title,
+    font: { size: 17, weight: 600 },
+    padding: { top: 0, bottom: 4 },
+  };
 }
 
 /** The line under the title: what the chart measures, which way is better, the simulated-data mark. */

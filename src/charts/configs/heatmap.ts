@@ -1,5 +1,18 @@
 import { portable } from '../portable.js';
-import { altSuffix, background, chartHeading, INK, noDataChart, still, subtitlePlugin, subtitleText, tickFont, titlePlugin, type BuiltChart, type ChartTextOptions } from './common.js';
+import {
+  altSuffix,
+  background,
+  chartHeading,
+  INK,
+  noDataChart,
+  still,
+  subtitlePlugin,
+  subtitleText,
+  tickFont,
+  titlePlugin,
+  type BuiltChart,
+  type ChartTextOptions,
+} from './common.js';
 
 /**
  * A project's GitHub activity as the familiar grid: one column a week (oldest on the left), one
@@ -64,13 +77,40 @@ export function describeHeatmapChart(weeks: readonly (readonly number[])[], opts
         layout,
         plugins: {
           title: titlePlugin(title),
-          subtitle: subtitlePlugin(subtitleText([`Commits a day over the last ${weeksLabel}: ${total} in all, ${most} on the busiest day; darker is more`], opts.simulated)),
+          subtitle: subtitlePlugin(
+            subtitleText(
+              [`Commits a day over the last ${weeksLabel}: ${total} in all, ${most} on the busiest day; darker is more`],
+              opts.simulated,
+            ),
+          ),
           legend: { display: false },
           tooltip: { enabled: false },
         },
         scales: {
-          x: { type: 'linear', min: -1, max: clean.length, grid: { display: false }, border: { display: false }, ticks: { stepSize: 1, maxTicksLimit: clean.length + 2, autoSkip: false, maxRotation: 0, color: INK.muted, font: tickFont, callback: weekTick(clean.length) } },
-          y: { type: 'linear', min: -0.7, max: DAYS - 0.3, grid: { display: false }, border: { display: false }, ticks: { stepSize: 1, color: INK.muted, font: tickFont, callback: dayTick } },
+          x: {
+            type: 'linear',
+            min: -1,
+            max: clean.length,
+            grid: { display: false },
+            border: { display: false },
+            ticks: {
+              stepSize: 1,
+              maxTicksLimit: clean.length + 2,
+              autoSkip: false,
+              maxRotation: 0,
+              color: INK.muted,
+              font: tickFont,
+              callback: weekTick(clean.length),
+            },
+          },
+          y: {
+            type: 'linear',
+            min: -0.7,
+            max: DAYS - 0.3,
+            grid: { display: false },
+            border: { display: false },
+            ticks: { stepSize: 1, color: INK.muted, font: tickFont, callback: dayTick },
+          },
         },
       },
     },

@@ -14,12 +14,21 @@ export type { BuiltChart, ChartTextOptions } from './common.js';
 
 /** The config, alt text and emptiness of a spec, whichever renderer draws it. */
 export function describeChart(spec: ChartSpec, layout: { maxPoints?: number } = {}): BuiltChart {
-  const text = { range: spec.range, ...layout, ...(spec.title !== undefined ? { title: spec.title } : {}), ...(spec.simulated ? { simulated: true } : {}) };
+  const text = {
+    range: spec.range,
+    ...layout,
+    ...(spec.title !== undefined ? { title: spec.title } : {}),
+    ...(spec.simulated ? { simulated: true } : {}),
+  };
   switch (spec.kind) {
     case 'pol':
       return describePolChart(spec.points, { ...text, entityName: spec.entityName }, spec.line);
     case 'categories':
-      return describeCategoriesChart(spec.points, { ...text, entityName: spec.entityName, ...(spec.categories ? { categories: spec.categories } : {}) });
+      return describeCategoriesChart(spec.points, {
+        ...text,
+        entityName: spec.entityName,
+        ...(spec.categories ? { categories: spec.categories } : {}),
+      });
     case 'heatmap':
       return describeHeatmapChart(spec.weeks, { ...text, entityName: spec.entityName });
     case 'metrics':

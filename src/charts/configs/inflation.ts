@@ -19,7 +19,10 @@ export function describeInflationChart(points: readonly ValuePoint[], opts: Char
     format: formatPercentUnits,
     measure: 'Token inflation, % per year',
     dataset: { label: 'Inflation', borderColor: SERIES_COLOR.inflation, backgroundColor: SERIES_COLOR.inflation },
-    y: (aligned, first, last) => ({ ...paddedBounds(aligned.values, first >= 0 && last >= 0 ? { lo: 0 } : {}), ticks: { callback: percentUnitTickCallback } }),
+    y: (aligned, first, last) => ({
+      ...paddedBounds(aligned.values, first >= 0 && last >= 0 ? { lo: 0 } : {}),
+      ticks: { callback: percentUnitTickCallback },
+    }),
     altNote: '',
     unit: ' per year',
   });

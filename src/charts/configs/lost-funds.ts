@@ -1,5 +1,19 @@
 import { formatUsd } from '../format.js';
-import { altSuffix, background, INK, noDataChart, SERIES_COLOR, still, subtitlePlugin, subtitleText, tickFont, titlePlugin, usdTickCallback, type BuiltChart, type ChartTextOptions } from './common.js';
+import {
+  altSuffix,
+  background,
+  INK,
+  noDataChart,
+  SERIES_COLOR,
+  still,
+  subtitlePlugin,
+  subtitleText,
+  tickFont,
+  titlePlugin,
+  usdTickCallback,
+  type BuiltChart,
+  type ChartTextOptions,
+} from './common.js';
 
 /** One year of funds lost at exchanges: the amount in USD and how many incidents it came from. */
 export interface LostFundsYear {
@@ -23,27 +37,52 @@ export function describeLostFundsChart(years: readonly LostFundsYear[], opts: Ch
   const first = clean[0]!.year;
   const lastYear = clean[clean.length - 1]!.year;
   const span = Math.min(50, lastYear - first + 1);
-  const filled = Array.from({ length: span }, (_, i) => clean.find((y) => y.year === first + i) ?? { year: first + i, amountUsd: 0, incidents: 0 });
+  const filled = Array.from(
+    { length: span },
+    (_, i) => clean.find((y) => y.year === first + i) ?? { year: first + i, amountUsd: 0, incidents: 0 },
+  );
   const total = clean.reduce((s, y) => s + y.amountUsd, 0);
   const worst = clean.reduce((a, b) => (b.amountUsd > a.amountUsd ? b : a));
   const config = {
     type: 'bar' as const,
     data: {
       labels: filled.map((y) => String(y.year)),
-      datasets: [{ label: 'Lost, USD', data: filled.map((y) => y.amountUsd), backgroundColor: SERIES_COLOR.liabilities, borderWidth: 0, maxBarThickness: 48 }],
+      datasets: [
+        {
+          label: 'Lost, USD',
+          data: filled.map((y) => y.amountUsd),
+          backgroundColor: SERIES_COLOR.liabilities,
+          borderWidth: 0,
+          maxBarThickness: 48,
+        },
+      ],
     },
     plugins: [background],
     options: {
       ...still(),
       plugins: {
         title: titlePlugin(title),
-        subtitle: subtitlePlugin(subtitleText(['USD a year (lower is better)', `${formatUsd(total)} in ${first === lastYear ? first : `${first}–${lastYear}`}`, `worst ${worst.year}: ${formatUsd(worst.amountUsd)}`], opts.simulated)),
+        subtitle: subtitlePlugin(
+          subtitleText(
+            [
+              'USD a year (lower is better)',
+              `${formatUsd(total)} in ${first === lastYear ? first : `${first}–${lastYear}`}`,
+              `worst ${worst.year}: ${formatUsd(worst.amountUsd)}`,
+            ],
+            opts.simulated,
+          ),
+        ),
         legend: { display: false },
         tooltip: { enabled: false },
       },
       scales: {
         x: { grid: { display: false }, ticks: { color: INK.muted, font: tickFont, maxRotation: 0 } },
-        y: { beginAtZero: true, grid: { color: INK.grid }, border: { display: false }, ticks: { color: INK.muted, font: tickFont, callback: usdTickCallback } },
+        y: {
+          beginAtZero: true,
+          grid: { color: INK.grid },
+          border: { display: false },
+          ticks: { color: INK.muted, font: tickFont, callback: usdTickCallback },
+        },
       },
     },
   };

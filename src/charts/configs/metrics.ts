@@ -1,7 +1,16 @@
 import type { MetricPoint } from '../../api/domain.js';
 import { cleanText, formatScore } from '../format.js';
 import { align, cleanSamples } from '../series.js';
-import { altSuffix, chartHeading, lineChart, noDataChart, PALETTE, subtitleText, type BuiltChart, type ChartTextOptions } from './common.js';
+import {
+  altSuffix,
+  chartHeading,
+  lineChart,
+  noDataChart,
+  PALETTE,
+  subtitleText,
+  type BuiltChart,
+  type ChartTextOptions,
+} from './common.js';
 
 export interface MetricsOptions extends ChartTextOptions {
   /** The metrics to draw, by key, with the label to show; the caller picks the few that matter. */
@@ -26,5 +35,9 @@ export function describeMetricsChart(points: readonly MetricPoint[], opts: Metri
     maxPoints: opts.maxPoints,
   });
   const parts = series.map((s) => `${s.label} ${formatScore(s.samples[0]!.v)} to ${formatScore(s.samples[s.samples.length - 1]!.v)}`);
-  return { config, alt: `Metric quality scores of ${name} over ${range} (0 to 100, higher is better): ${parts.join('; ')}.${altSuffix(opts.simulated)}`, empty: false };
+  return {
+    config,
+    alt: `Metric quality scores of ${name} over ${range} (0 to 100, higher is better): ${parts.join('; ')}.${altSuffix(opts.simulated)}`,
+    empty: false,
+  };
 }

@@ -30,7 +30,12 @@ export function describeReservesChart(points: readonly ReservesPoint[], opts: Ch
   const config = lineChart({
     title,
     subtitle: subtitleText(
-      ['USD (reserves above liabilities is healthier)', r !== undefined && `reserves ${formatUsd(r)}`, l !== undefined && `liabilities ${formatUsd(l)}`, ratio],
+      [
+        'USD (reserves above liabilities is healthier)',
+        r !== undefined && `reserves ${formatUsd(r)}`,
+        l !== undefined && `liabilities ${formatUsd(l)}`,
+        ratio,
+      ],
       opts.simulated,
     ),
     aligned,
@@ -49,7 +54,11 @@ export function describeReservesChart(points: readonly ReservesPoint[], opts: Ch
     maxPoints: opts.maxPoints,
   });
   const describe = (label: string, s: typeof reserves) =>
-    s.length === 0 ? `${label} not reported` : s.length > 1 ? `${label} ${formatUsd(s[0]!.v)} to ${formatUsd(s[s.length - 1]!.v)}` : `${label} ${formatUsd(s[0]!.v)}`;
+    s.length === 0
+      ? `${label} not reported`
+      : s.length > 1
+        ? `${label} ${formatUsd(s[0]!.v)} to ${formatUsd(s[s.length - 1]!.v)}`
+        : `${label} ${formatUsd(s[0]!.v)}`;
   return {
     config,
     alt: `Reserves and liabilities of ${name} over ${range}: ${describe('reserves', reserves)}; ${describe('liabilities', liabilities)}${ratio ? ` (${ratio})` : ''}.${altSuffix(opts.simulated)}`,

@@ -11,7 +11,12 @@ export function describeVoiceChart(points: readonly ValuePoint[], opts: ChartTex
     value: (p) => p.value,
     format: formatScore,
     measure: 'Proof of Voice score, 0–100 (higher is better)',
-    dataset: { label: 'Proof of Voice', borderColor: SERIES_COLOR.voice, backgroundColor: withAlpha(SERIES_COLOR.voice, 0.08), fill: 'start' },
+    dataset: {
+      label: 'Proof of Voice',
+      borderColor: SERIES_COLOR.voice,
+      backgroundColor: withAlpha(SERIES_COLOR.voice, 0.08),
+      fill: 'start',
+    },
     y: () => ({ min: 0, max: 100, ticks: { stepSize: 20 } }),
     altNote: ' (0 to 100, higher is better)',
   });

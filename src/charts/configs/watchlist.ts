@@ -62,7 +62,12 @@ export function describeWatchlistChart(series: readonly WatchlistInput[], opts: 
       opts.simulated,
     ),
     aligned,
-    datasets: shown.map((s, i) => ({ label: s.name, borderColor: PALETTE[i]!, backgroundColor: PALETTE[i]!, borderWidth: shown.length > 6 ? 1.5 : 2 })),
+    datasets: shown.map((s, i) => ({
+      label: s.name,
+      borderColor: PALETTE[i]!,
+      backgroundColor: PALETTE[i]!,
+      borderWidth: shown.length > 6 ? 1.5 : 2,
+    })),
     y,
     legend: true,
     maxPoints: opts.maxPoints,

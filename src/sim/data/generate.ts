@@ -1,14 +1,7 @@
 import { EXCHANGES, EXTRA_TOKENS, PROJECTS, type ExchangeSeed, type ProjectSeed } from './catalog.js';
 import type { CategorySeries, Findings, LostFundsIncident, MetricDef, SimData, SimExchange, SimProject, SimToken } from './model.js';
 import { Rng } from './rng.js';
-import {
-  CONFIDENCES,
-  DAY,
-  EXCHANGE_CATEGORIES,
-  PROJECT_CATEGORIES,
-  polForScore,
-  round,
-} from './scales.js';
+import { CONFIDENCES, DAY, EXCHANGE_CATEGORIES, PROJECT_CATEGORIES, polForScore, round } from './scales.js';
 
 export const HISTORY_DAYS = 730;
 
@@ -49,7 +42,8 @@ const SYNTHETIC_CHAINS = ['Ethereum', 'Solana', 'Arbitrum', 'Base', 'BNB Chain',
 
 /** `synthetic-0001`, `Synthetic 0001`, `SYN0001`...: names no catalog entry shares a word with. */
 export function syntheticProjectSeeds(seed: number, count: number): ProjectSeed[] {
-  if (!Number.isInteger(count) || count < 0 || count > 100_000) throw new Error(`extraProjects must be an integer from 0 to 100000: ${count}`);
+  if (!Number.isInteger(count) || count < 0 || count > 100_000)
+    throw new Error(`extraProjects must be an integer from 0 to 100000: ${count}`);
   const rng = Rng.derive(seed, 'synthetic-projects');
   return Array.from({ length: count }, (_, i) => {
     const n = String(i + 1).padStart(4, '0');
@@ -320,7 +314,10 @@ function generateExchange(seed: number, e: ExchangeSeed, days: number[], tokens:
     },
     tradingVolume,
     tradingVolumeChange: round(rng.normal() * 12, 2),
-    listed: rng.sample(tokens, rng.int(20, tokens.length)).map((t) => t.id).sort((a, b) => a - b),
+    listed: rng
+      .sample(tokens, rng.int(20, tokens.length))
+      .map((t) => t.id)
+      .sort((a, b) => a - b),
     reserves,
     liabilities,
     security: {

@@ -19,7 +19,8 @@ export class Query {
     const n = Number(v);
     const { min, max } = opts;
     if ((min !== undefined && n < min) || (max !== undefined && n > max) || !Number.isSafeInteger(n)) {
-      const bounds = min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+      const bounds =
+        min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
       throw invalid(name, `'${name}' must be an integer ${bounds}`);
     }
     return n;

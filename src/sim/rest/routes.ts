@@ -54,9 +54,7 @@ function commonRoutes(service: Service): Route[] {
     r('/v1/ratings/parameters', (ctx) =>
       kind === 'exchange' ? listing.exchangeRatingParameters() : listing.projectRatingParameters(ctx.store),
     ),
-    r('/v1/{slug}', (ctx) =>
-      kind === 'exchange' ? exchanges.record(ctx.store, exchange(ctx)) : projects.record(ctx.store, project(ctx)),
-    ),
+    r('/v1/{slug}', (ctx) => (kind === 'exchange' ? exchanges.record(ctx.store, exchange(ctx)) : projects.record(ctx.store, project(ctx)))),
     r('/v1/{slug}/pol/current', (ctx) => entity.polCurrent(ctx.store, e(ctx))),
     r('/v1/{slug}/pol/history', (ctx) => {
       const { from, to } = ctx.query.range();

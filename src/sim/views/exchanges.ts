@@ -8,10 +8,13 @@ import { exchangeRatingItem, fold, paginate } from './listing.js';
 
 function rankOf(store: SimStore, e: SimExchange): number {
   const pol = e.pol[store.lastIndex]!;
-  return 1 + store.data.exchanges.filter((o) => {
-    const other = o.pol[store.lastIndex]!;
-    return other < pol || (other === pol && o.slug < e.slug);
-  }).length;
+  return (
+    1 +
+    store.data.exchanges.filter((o) => {
+      const other = o.pol[store.lastIndex]!;
+      return other < pol || (other === pol && o.slug < e.slug);
+    }).length
+  );
 }
 
 export function record(store: SimStore, e: SimExchange) {

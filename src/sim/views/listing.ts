@@ -143,7 +143,11 @@ export function exchangeRatings(store: SimStore, q: ExchangeRatingsQuery) {
   if (q.proofOfReserves !== undefined) rows = rows.filter((r) => r.e.markers.isProofOfReservesPresent === q.proofOfReserves);
   if (q.penetrationTesting !== undefined) rows = rows.filter((r) => r.e.markers.isPenetrationTestingPresent === q.penetrationTesting);
   if (q.listedTokens?.length) rows = rows.filter((r) => q.listedTokens!.every((id) => r.e.listed.includes(id)));
-  const items = sortBy(rows.map((r) => r.item), (i) => i[q.sortBy], q.direction);
+  const items = sortBy(
+    rows.map((r) => r.item),
+    (i) => i[q.sortBy],
+    q.direction,
+  );
   return paginate(items, q.page, q.pageSize);
 }
 
@@ -169,7 +173,11 @@ export function projectRatings(store: SimStore, q: ProjectRatingsQuery) {
       anyOf(q.chains, e.chains) &&
       anyOf(q.compliance, [e.compliance]),
   );
-  const items = sortBy(rows.map(({ e, rank }) => projectRatingItem(store, e, rank)), (i) => i[q.sortBy], q.direction);
+  const items = sortBy(
+    rows.map(({ e, rank }) => projectRatingItem(store, e, rank)),
+    (i) => i[q.sortBy],
+    q.direction,
+  );
   return paginate(items, q.page, q.pageSize);
 }
 
@@ -201,7 +209,11 @@ export function projectRatingParameters(store: SimStore) {
 }
 
 export function topRatings(store: SimStore) {
-  return { items: ranked(store, store.data.exchanges).slice(0, 10).map(({ e, rank }) => exchangeRatingItem(store, e, rank)) };
+  return {
+    items: ranked(store, store.data.exchanges)
+      .slice(0, 10)
+      .map(({ e, rank }) => exchangeRatingItem(store, e, rank)),
+  };
 }
 
 export function ratingTokens(store: SimStore, query: string | undefined) {

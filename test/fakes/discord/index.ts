@@ -29,7 +29,15 @@ import { type CallFilter, type RecordedCall, Recorder } from './recorder.js';
 import { type FailureSpec, type RateLimitSpec, RestApi } from './rest.js';
 import { World, userPayload } from './world.js';
 
-export type { AutocompleteInput, CommandInput, ComponentInput, HttpExchange, InteractionHandle, MessageCommandInput, RecordedCallback } from './interactions.js';
+export type {
+  AutocompleteInput,
+  CommandInput,
+  ComponentInput,
+  HttpExchange,
+  InteractionHandle,
+  MessageCommandInput,
+  RecordedCallback,
+} from './interactions.js';
 export type { RawPost, RawResponse, SignatureMode } from './outgoing.js';
 export type { CallFilter, RecordedCall, RecordedFile } from './recorder.js';
 export type { ConnectionRecord, GatewayEventKind, IdentifyRecord } from './gateway.js';

@@ -168,7 +168,13 @@ export class Interactions {
     const guildId = this.#guildId(input);
     const registered = this.deps.commands.findByName(input.name, guildId, 3);
     if (!registered) throw new Error(`fake Discord: no message command '${input.name}' is registered`);
-    const data = { id: registered.id, type: 3, name: input.name, target_id: input.message.id, resolved: { messages: { [input.message.id]: input.message } } };
+    const data = {
+      id: registered.id,
+      type: 3,
+      name: input.name,
+      target_id: input.message.id,
+      resolved: { messages: { [input.message.id]: input.message } },
+    };
     return this.#send(INTERACTION.applicationCommand, 3, data, { ...input, channelId: input.channelId ?? input.message.channel_id });
   }
 
@@ -277,13 +283,13 @@ export class Interactions {
       originalEdits: () => recorder.calls(isEdit),
       waitForEdit: (timeoutMs = 5_000, predicate = () => true) => recorder.waitFor((c) => isEdit(c) && predicate(c), timeoutMs),
       followups: () => recorder.calls(isFollowup),
-      waitForFollowup: (timeoutMs = 5_000, predicate = () => true) =>
-        recorder.waitFor((c) => isFollowup(c) && predicate(c), timeoutMs),
+      waitForFollowup: (timeoutMs = 5_000, predicate = () => true) => recorder.waitFor((c) => isFollowup(c) && predicate(c), timeoutMs),
       original: () => {
         const messageId = this.byToken.get(token)?.originalMessageId;
         return messageId ? world.messages.get(messageId) : undefined;
       },
-      httpResponse: () => this.byToken.get(token)?.http ?? Promise.reject(new Error('fake Discord: this interaction went over the gateway')),
+      httpResponse: () =>
+        this.byToken.get(token)?.http ?? Promise.reject(new Error('fake Discord: this interaction went over the gateway')),
       failure: () => this.byToken.get(token)?.failure,
     };
   }

@@ -69,9 +69,13 @@ export class OutgoingInteractions {
     const ping = () => ({ id: snowflake(), application_id: this.deps.applicationId, type: 1, token: `ping-${randomUUID()}`, version: 1 });
     const good = await this.post(url, { body: ping() });
     const pong = good.status === 200 ? safeJson(good.bytes) : undefined;
-    if ((pong as { type?: unknown } | undefined)?.type !== 1) throw new Error(`fake Discord: the interactions endpoint URL did not answer a PING with a PONG (HTTP ${good.status})`);
+    if ((pong as { type?: unknown } | undefined)?.type !== 1)
+      throw new Error(`fake Discord: the interactions endpoint URL did not answer a PING with a PONG (HTTP ${good.status})`);
     const bad = await this.post(url, { body: ping(), signature: 'invalid' });
-    if (bad.status !== 401) throw new Error(`fake Discord: the interactions endpoint URL accepted a request with a bad signature (HTTP ${bad.status}); it must answer 401`);
+    if (bad.status !== 401)
+      throw new Error(
+        `fake Discord: the interactions endpoint URL accepted a request with a bad signature (HTTP ${bad.status}); it must answer 401`,
+      );
     this.endpoint = url;
   }
 
@@ -81,7 +85,10 @@ export class OutgoingInteractions {
     if (!target) throw new Error('fake Discord: no interactions endpoint URL is set');
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
     const timestamp = String(req.timestamp ?? Math.floor(this.deps.now() / 1000));
-    const headers: Record<string, string> = { 'content-type': req.contentType ?? 'application/json', 'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)' };
+    const headers: Record<string, string> = {
+      'content-type': req.contentType ?? 'application/json',
+      'user-agent': 'Discord-Interactions/1.0 (+https://discord.com)',
+    };
     const mode = req.signature ?? 'valid';
     if (mode !== 'none') {
       const key = mode === 'valid' ? this.#keys.privateKey : this.#otherKey;
@@ -94,7 +101,13 @@ export class OutgoingInteractions {
     try {
       const res = await fetch(target, { method: 'POST', headers, body, signal });
       const bytes = Buffer.from(await res.arrayBuffer());
-      return { status: res.status, contentType: res.headers.get('content-type') ?? '', bytes, ms: performance.now() - started, timedOut: false };
+      return {
+        status: res.status,
+        contentType: res.headers.get('content-type') ?? '',
+        bytes,
+        ms: performance.now() - started,
+        timedOut: false,
+      };
     } catch (err) {
       if (!signal.aborted) throw err;
       return { status: 0, contentType: '', bytes: Buffer.alloc(0), ms: performance.now() - started, timedOut: true };

@@ -24,9 +24,7 @@ export interface RecordedCall {
   via?: 'http-response';
 }
 
-export type CallFilter =
-  | ((call: RecordedCall) => boolean)
-  | { method?: string; route?: string; path?: string | RegExp };
+export type CallFilter = ((call: RecordedCall) => boolean) | { method?: string; route?: string; path?: string | RegExp };
 
 function toPredicate(filter: CallFilter | undefined): (call: RecordedCall) => boolean {
   if (filter === undefined) return () => true;
@@ -34,8 +32,7 @@ function toPredicate(filter: CallFilter | undefined): (call: RecordedCall) => bo
   return (call) =>
     (filter.method === undefined || call.method === filter.method.toUpperCase()) &&
     (filter.route === undefined || call.route === filter.route) &&
-    (filter.path === undefined ||
-      (typeof filter.path === 'string' ? call.path === filter.path : filter.path.test(call.path)));
+    (filter.path === undefined || (typeof filter.path === 'string' ? call.path === filter.path : filter.path.test(call.path)));
 }
 
 interface Waiter {

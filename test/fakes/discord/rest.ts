@@ -14,18 +14,7 @@ import {
   threadExists,
   unknownMessage,
 } from './errors.js';
-import {
-  type Ctx,
-  type Handler,
-  type Reply,
-  decodeSegments,
-  error,
-  flattenHeaders,
-  json,
-  noContent,
-  readBody,
-  send,
-} from './http.js';
+import { type Ctx, type Handler, type Reply, decodeSegments, error, flattenHeaders, json, noContent, readBody, send } from './http.js';
 import type { Interactions } from './interactions.js';
 import { BodyParseError, parseBody } from './multipart.js';
 import type { RecordedCall, RecordedFile, Recorder } from './recorder.js';
@@ -309,7 +298,8 @@ export class RestApi {
       const message = this.#channelMessage(c);
       if (!message) return error(unknownMessage());
       const name = (c.body as { name?: unknown } | undefined)?.name;
-      if (typeof name !== 'string' || name.length < 1 || name.length > 100) return error(invalidForm(fieldError('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.')));
+      if (typeof name !== 'string' || name.length < 1 || name.length > 100)
+        return error(invalidForm(fieldError('name', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.')));
       if (deps.world.channels.has(message.id)) return error(threadExists());
       return json(201, deps.world.channelPayload(deps.world.startThread(message, name)));
     });
@@ -357,7 +347,9 @@ export class RestApi {
       if (invalid) return error(invalid);
       const key = `${(cmd as { type?: number }).type ?? 1}:${(cmd as { name: string }).name}`;
       if (seen.has(key)) {
-        return error(invalidForm(fieldError(`${i}.name`, 'APPLICATION_COMMANDS_DUPLICATE_NAME', 'Application command names must be unique')));
+        return error(
+          invalidForm(fieldError(`${i}.name`, 'APPLICATION_COMMANDS_DUPLICATE_NAME', 'Application command names must be unique')),
+        );
       }
       seen.add(key);
     }

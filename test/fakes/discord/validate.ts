@@ -31,8 +31,7 @@ export const LIMITS = {
   placeholder: 150,
 } as const;
 
-const max = (path: string, limit: number) =>
-  invalidForm(fieldError(path, 'BASE_TYPE_MAX_LENGTH', `Must be ${limit} or fewer in length.`));
+const max = (path: string, limit: number) => invalidForm(fieldError(path, 'BASE_TYPE_MAX_LENGTH', `Must be ${limit} or fewer in length.`));
 
 export function validateMessage(body: MessageBody | undefined, files: RecordedFile[], isEdit: boolean): ApiError | null {
   const b = body ?? {};
@@ -111,7 +110,9 @@ interface CommandLike {
 export function validateCommand(cmd: CommandLike, path: string): ApiError | null {
   const chatInput = cmd.type === undefined || cmd.type === 1;
   // A user or message command's name is shown as written: capitals and spaces allowed, 1 to 32.
-  const validName = typeof cmd.name === 'string' && (chatInput ? NAME.test(cmd.name) && cmd.name === cmd.name.toLowerCase() : /^.{1,32}$/u.test(cmd.name) && cmd.name.trim() === cmd.name);
+  const validName =
+    typeof cmd.name === 'string' &&
+    (chatInput ? NAME.test(cmd.name) && cmd.name === cmd.name.toLowerCase() : /^.{1,32}$/u.test(cmd.name) && cmd.name.trim() === cmd.name);
   if (!validName) {
     return invalidForm(fieldError(`${path}.name`, 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid'));
   }
@@ -133,7 +134,11 @@ function validateOptions(options: CommandLike[], path: string): ApiError | null 
     if (error) return error;
     if (opt.required === true && seenOptional) {
       return invalidForm(
-        fieldError(`${path}.${i}.required`, 'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID', 'Required options must be placed before non-required options'),
+        fieldError(
+          `${path}.${i}.required`,
+          'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID',
+          'Required options must be placed before non-required options',
+        ),
       );
     }
     if (opt.required !== true && opt.type !== 1 && opt.type !== 2) seenOptional = true;
@@ -162,7 +167,9 @@ export function componentError(components: unknown): ApiError | null {
     const inner = row.components as unknown[];
     const selects = inner.filter((c) => isJson(c) && c.type !== 2).length;
     if (inner.length > LIMITS.rowButtons || (selects > 0 && inner.length > 1)) {
-      return invalidForm(fieldError(`${path}.components`, 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'The specified component exceeds the maximum width'));
+      return invalidForm(
+        fieldError(`${path}.components`, 'COMPONENT_LAYOUT_WIDTH_EXCEEDED', 'The specified component exceeds the maximum width'),
+      );
     }
     for (const [j, c] of inner.entries()) {
       const at = `${path}.components.${j}`;
@@ -170,18 +177,21 @@ export function componentError(components: unknown): ApiError | null {
       const id = c.custom_id;
       if (c.type !== 2 || c.style !== 5) {
         if (typeof id !== 'string' || id.length < 1 || id.length > LIMITS.customId) return max(`${at}.custom_id`, LIMITS.customId);
-        if (ids.has(id)) return invalidForm(fieldError(`${at}.custom_id`, 'COMPONENT_CUSTOM_ID_DUPLICATED', 'Component custom id cannot be duplicated'));
+        if (ids.has(id))
+          return invalidForm(fieldError(`${at}.custom_id`, 'COMPONENT_CUSTOM_ID_DUPLICATED', 'Component custom id cannot be duplicated'));
         ids.add(id);
       }
       if (c.type === 2 && typeof c.label === 'string' && c.label.length > LIMITS.buttonLabel) return max(`${at}.label`, LIMITS.buttonLabel);
-      if (c.placeholder !== undefined && (typeof c.placeholder !== 'string' || c.placeholder.length > LIMITS.placeholder)) return max(`${at}.placeholder`, LIMITS.placeholder);
+      if (c.placeholder !== undefined && (typeof c.placeholder !== 'string' || c.placeholder.length > LIMITS.placeholder))
+        return max(`${at}.placeholder`, LIMITS.placeholder);
       if (Array.isArray(c.options)) {
         if (c.options.length > LIMITS.selectOptions) return max(`${at}.options`, LIMITS.selectOptions);
         for (const [k, o] of c.options.entries()) {
           const opt = isJson(o) ? o : {};
           for (const key of ['label', 'value'] as const) {
             const v = opt[key];
-            if (typeof v !== 'string' || v.length < 1 || v.length > LIMITS.optionText) return max(`${at}.options.${k}.${key}`, LIMITS.optionText);
+            if (typeof v !== 'string' || v.length < 1 || v.length > LIMITS.optionText)
+              return max(`${at}.options.${k}.${key}`, LIMITS.optionText);
           }
         }
       }

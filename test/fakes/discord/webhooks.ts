@@ -64,14 +64,24 @@ export class InteractionEndpoints {
     if (state.acknowledged) return error(alreadyAcknowledged());
     // Over HTTP, a response that came too late or was refused failed the interaction for good.
     if (state.failure) return error(unknownInteraction());
-    return this.respond(state, (c.body ?? {}) as { type?: number; data?: Record<string, unknown> }, c.files, c.query.get('with_response') === 'true');
+    return this.respond(
+      state,
+      (c.body ?? {}) as { type?: number; data?: Record<string, unknown> },
+      c.files,
+      c.query.get('with_response') === 'true',
+    );
   }
 
   /**
    * An interaction's initial response, however it came: the `/callback` request, or the body of
    * the HTTP response to the interaction (checked by the same rules, and allowed once).
    */
-  respond(state: InteractionState, response: { type?: number; data?: Record<string, unknown> }, files: RecordedFile[], withResponse = false): Reply {
+  respond(
+    state: InteractionState,
+    response: { type?: number; data?: Record<string, unknown> },
+    files: RecordedFile[],
+    withResponse = false,
+  ): Reply {
     const { world } = this.deps;
     const { type, data } = response;
     const allowed: Record<number, number[]> = {

@@ -5,16 +5,7 @@ import type { IncomingMessage } from 'node:http';
  * are decoded: guessing from a leading `[` would turn a message text such as
  * "[1,2]" into an array.
  */
-const JSON_ARGUMENTS = new Set([
-  'attachments',
-  'blocks',
-  'file_uploads',
-  'files',
-  'metadata',
-  'unfurls',
-  'user_auth_blocks',
-  'view',
-]);
+const JSON_ARGUMENTS = new Set(['attachments', 'blocks', 'file_uploads', 'files', 'metadata', 'unfurls', 'user_auth_blocks', 'view']);
 
 export interface FilePart {
   field: string;

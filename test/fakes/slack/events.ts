@@ -25,7 +25,9 @@ function envelope(input: InstallEventInput, event: Record<string, unknown>): str
     type: 'event_callback',
     event_id: input.eventId ?? newEventId(),
     event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ enterprise_id: input.enterpriseId ?? null, team_id: input.teamId, user_id: 'U0BOT', is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      { enterprise_id: input.enterpriseId ?? null, team_id: input.teamId, user_id: 'U0BOT', is_bot: true, is_enterprise_install: false },
+    ],
     is_ext_shared_channel: false,
   });
 }
@@ -35,5 +37,8 @@ export function appUninstalledBody(input: InstallEventInput): string {
 }
 
 export function tokensRevokedBody(input: InstallEventInput & { botUserIds?: string[]; userIds?: string[] }): string {
-  return envelope(input, { type: 'tokens_revoked', tokens: { ...(input.userIds ? { oauth: input.userIds } : {}), ...(input.botUserIds ? { bot: input.botUserIds } : {}) } });
+  return envelope(input, {
+    type: 'tokens_revoked',
+    tokens: { ...(input.userIds ? { oauth: input.userIds } : {}), ...(input.botUserIds ? { bot: input.botUserIds } : {}) },
+  });
 }

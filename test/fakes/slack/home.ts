@@ -93,7 +93,11 @@ export function viewErrors(view: Obj): string[] {
   if (blocks.length > VIEW_LIMITS.blocks) err('/blocks', `no more than ${VIEW_LIMITS.blocks} items allowed`);
   // The limits every block has (text lengths, selects, action ids), as for a message, bar the count.
   for (const e of blockErrors(blocks, VIEW_LIMITS.blocks)) errors.push(e.replace('[json-pointer:/blocks', '[json-pointer:/view/blocks'));
-  for (const [field, max] of [['private_metadata', VIEW_LIMITS.privateMetadata], ['callback_id', VIEW_LIMITS.callbackId], ['external_id', VIEW_LIMITS.externalId]] as const) {
+  for (const [field, max] of [
+    ['private_metadata', VIEW_LIMITS.privateMetadata],
+    ['callback_id', VIEW_LIMITS.callbackId],
+    ['external_id', VIEW_LIMITS.externalId],
+  ] as const) {
     const v = view[field];
     if (v !== undefined && (typeof v !== 'string' || v.length > max)) err(`/${field}`, `must be less than ${max + 1} characters`);
   }
@@ -106,25 +110,35 @@ export function viewErrors(view: Obj): string[] {
       blockIds.add(b.block_id);
     }
     const text = (v: unknown, pointer: string, kinds: readonly string[] = ['plain_text', 'mrkdwn']) => {
-      if (!isObj(v) || typeof v.text !== 'string' || !kinds.includes(String(v.type))) return err(pointer, `must be a text object of type ${kinds.join(' or ')}`);
+      if (!isObj(v) || typeof v.text !== 'string' || !kinds.includes(String(v.type)))
+        return err(pointer, `must be a text object of type ${kinds.join(' or ')}`);
       if (v.text.length === 0) err(`${pointer}/text`, 'must be more than 0 characters');
     };
     const element = (e: unknown, pointer: string) => {
       if (!isObj(e)) return err(pointer, 'must be an object');
       if (e.type === 'button') {
         text(e.text, `${pointer}/text`, ['plain_text']);
-        if (typeof e.value === 'string' && e.value.length > VIEW_LIMITS.buttonValue) err(`${pointer}/value`, `must be less than ${VIEW_LIMITS.buttonValue + 1} characters`);
-        if (typeof e.url === 'string' && e.url.length > VIEW_LIMITS.buttonUrl) err(`${pointer}/url`, `must be less than ${VIEW_LIMITS.buttonUrl + 1} characters`);
-        if (e.style !== undefined && e.style !== 'primary' && e.style !== 'danger') err(`${pointer}/style`, 'must be one of: primary, danger');
+        if (typeof e.value === 'string' && e.value.length > VIEW_LIMITS.buttonValue)
+          err(`${pointer}/value`, `must be less than ${VIEW_LIMITS.buttonValue + 1} characters`);
+        if (typeof e.url === 'string' && e.url.length > VIEW_LIMITS.buttonUrl)
+          err(`${pointer}/url`, `must be less than ${VIEW_LIMITS.buttonUrl + 1} characters`);
+        if (e.style !== undefined && e.style !== 'primary' && e.style !== 'danger')
+          err(`${pointer}/style`, 'must be one of: primary, danger');
       }
       if (e.type === 'external_select') {
         text(e.placeholder, `${pointer}/placeholder`, ['plain_text']);
-        if (e.min_query_length !== undefined && !(Number.isInteger(e.min_query_length) && Number(e.min_query_length) >= 0)) err(`${pointer}/min_query_length`, 'must be a non-negative integer');
+        if (e.min_query_length !== undefined && !(Number.isInteger(e.min_query_length) && Number(e.min_query_length) >= 0))
+          err(`${pointer}/min_query_length`, 'must be a non-negative integer');
       }
       if (e.confirm !== undefined) {
         const c = e.confirm;
         if (!isObj(c)) return err(`${pointer}/confirm`, 'must be an object');
-        for (const [field, max] of [['title', VIEW_LIMITS.confirmTitle], ['text', VIEW_LIMITS.confirmText], ['confirm', VIEW_LIMITS.confirmButton], ['deny', VIEW_LIMITS.confirmButton]] as const) {
+        for (const [field, max] of [
+          ['title', VIEW_LIMITS.confirmTitle],
+          ['text', VIEW_LIMITS.confirmText],
+          ['confirm', VIEW_LIMITS.confirmButton],
+          ['deny', VIEW_LIMITS.confirmButton],
+        ] as const) {
           text(c[field], `${pointer}/confirm/${field}`, field === 'text' ? ['plain_text', 'mrkdwn'] : ['plain_text']);
           const v = isObj(c[field]) ? (c[field] as Obj).text : undefined;
           if (typeof v === 'string' && v.length > max) err(`${pointer}/confirm/${field}/text`, `must be less than ${max + 1} characters`);
@@ -143,12 +157,14 @@ export function viewErrors(view: Obj): string[] {
         break;
       case 'context':
         if (!Array.isArray(b.elements) || b.elements.length === 0) err(`${at}/elements`, 'must provide at least 1 items');
-        else if (b.elements.length > VIEW_LIMITS.contextElements) err(`${at}/elements`, `no more than ${VIEW_LIMITS.contextElements} items allowed`);
+        else if (b.elements.length > VIEW_LIMITS.contextElements)
+          err(`${at}/elements`, `no more than ${VIEW_LIMITS.contextElements} items allowed`);
         else b.elements.forEach((e, j) => text(e, `${at}/elements/${j}`));
         break;
       case 'actions':
         if (!Array.isArray(b.elements) || b.elements.length === 0) err(`${at}/elements`, 'must provide at least 1 items');
-        else if (b.elements.length > VIEW_LIMITS.actionsElements) err(`${at}/elements`, `no more than ${VIEW_LIMITS.actionsElements} items allowed`);
+        else if (b.elements.length > VIEW_LIMITS.actionsElements)
+          err(`${at}/elements`, `no more than ${VIEW_LIMITS.actionsElements} items allowed`);
         else b.elements.forEach((e, j) => element(e, `${at}/elements/${j}`));
         break;
       case 'divider':
@@ -171,7 +187,11 @@ interface HomeApiContext {
   home: FakeHome;
 }
 
-const fail = (error: string, messages?: string[]): HomeBody => ({ ok: false, error, ...(messages ? { response_metadata: { messages } } : {}) });
+const fail = (error: string, messages?: string[]): HomeBody => ({
+  ok: false,
+  error,
+  ...(messages ? { response_metadata: { messages } } : {}),
+});
 
 /** `view` arrives as JSON text in a form field (how @slack/web-api sends it) or as an object. */
 function viewArg(raw: unknown): Obj | undefined {
@@ -185,7 +205,9 @@ function viewArg(raw: unknown): Obj | undefined {
   }
 }
 
-export const HOME_METHODS: Readonly<Record<string, { token: 'bot'; scopes?: readonly string[]; handle: (ctx: HomeApiContext) => HomeBody }>> = {
+export const HOME_METHODS: Readonly<
+  Record<string, { token: 'bot'; scopes?: readonly string[]; handle: (ctx: HomeApiContext) => HomeBody }>
+> = {
   'views.publish': {
     token: 'bot',
     handle: ({ args, identity, home }) => {
@@ -222,11 +244,22 @@ export const HOME_METHODS: Readonly<Record<string, { token: 'bot'; scopes?: read
       const all = home.channelsOf(user, types);
       // Slack's page: 100 unless asked, under 1,000; the cursor is where the next page starts.
       const limit = Math.min(999, Number(args.limit ?? 100) || 100);
-      const start = typeof args.cursor === 'string' && args.cursor ? Number(Buffer.from(args.cursor, 'base64').toString('utf8').replace(/^offset:/, '')) : 0;
+      const start =
+        typeof args.cursor === 'string' && args.cursor
+          ? Number(
+              Buffer.from(args.cursor, 'base64')
+                .toString('utf8')
+                .replace(/^offset:/, ''),
+            )
+          : 0;
       if (!Number.isInteger(start) || start < 0) return fail('invalid_cursor');
       const page = all.slice(start, start + limit);
       const next = start + limit < all.length ? Buffer.from(`offset:${start + limit}`).toString('base64') : '';
-      return { ok: true, channels: page.map((id) => ({ id, is_channel: true, is_member: true })), response_metadata: { next_cursor: next } };
+      return {
+        ok: true,
+        channels: page.map((id) => ({ id, is_channel: true, is_member: true })),
+        response_metadata: { next_cursor: next },
+      };
     },
   },
 };
@@ -244,22 +277,53 @@ export function appHomeOpenedBody(input: { user?: string; tab?: 'home' | 'messag
     token: VERIFICATION_TOKEN,
     team_id: input.team_id ?? DEFAULT_IDENTITY.teamId,
     api_app_id: DEFAULT_IDENTITY.appId,
-    event: { type: 'app_home_opened', user: input.user ?? DEFAULT_USER_ID, channel: input.channel ?? 'D00000000', tab: input.tab ?? 'home', event_ts: now.toFixed(6) },
+    event: {
+      type: 'app_home_opened',
+      user: input.user ?? DEFAULT_USER_ID,
+      channel: input.channel ?? 'D00000000',
+      tab: input.tab ?? 'home',
+      event_ts: now.toFixed(6),
+    },
     type: 'event_callback',
     event_id: eventId(),
     event_time: Math.floor(now),
-    authorizations: [{ enterprise_id: null, team_id: input.team_id ?? DEFAULT_IDENTITY.teamId, user_id: DEFAULT_IDENTITY.botUserId, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      {
+        enterprise_id: null,
+        team_id: input.team_id ?? DEFAULT_IDENTITY.teamId,
+        user_id: DEFAULT_IDENTITY.botUserId,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
     is_ext_shared_channel: false,
   });
 }
 
 function viewOf(view: Obj | undefined): Obj {
-  return { id: 'V00000000', team_id: DEFAULT_IDENTITY.teamId, type: 'home', blocks: [], private_metadata: '', callback_id: '', state: { values: {} }, hash: '0.0', app_id: DEFAULT_IDENTITY.appId, bot_id: DEFAULT_IDENTITY.botId, ...view };
+  return {
+    id: 'V00000000',
+    team_id: DEFAULT_IDENTITY.teamId,
+    type: 'home',
+    blocks: [],
+    private_metadata: '',
+    callback_id: '',
+    state: { values: {} },
+    hash: '0.0',
+    app_id: DEFAULT_IDENTITY.appId,
+    bot_id: DEFAULT_IDENTITY.botId,
+    ...view,
+  };
 }
 
 const userObject = (user: string | undefined) => {
   const id = user ?? DEFAULT_USER_ID;
-  return { id, username: id === DEFAULT_USER_ID ? DEFAULT_USER_NAME : id.toLowerCase(), name: id === DEFAULT_USER_ID ? DEFAULT_USER_NAME : id.toLowerCase(), team_id: DEFAULT_IDENTITY.teamId };
+  return {
+    id,
+    username: id === DEFAULT_USER_ID ? DEFAULT_USER_NAME : id.toLowerCase(),
+    name: id === DEFAULT_USER_ID ? DEFAULT_USER_NAME : id.toLowerCase(),
+    team_id: DEFAULT_IDENTITY.teamId,
+  };
 };
 
 /** A click in a Home tab: `block_actions` with the view as its container, and no channel or response_url. */

@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  DEFAULT_CHANNEL_ID,
-  DEFAULT_CHANNEL_NAME,
-  DEFAULT_IDENTITY,
-  DEFAULT_USER_ID,
-  DEFAULT_USER_NAME,
-} from './identity.js';
+import { DEFAULT_CHANNEL_ID, DEFAULT_CHANNEL_NAME, DEFAULT_IDENTITY, DEFAULT_USER_ID, DEFAULT_USER_NAME } from './identity.js';
 
 /** The deprecated verification token Slack still puts in every payload. */
 const VERIFICATION_TOKEN = 'fakeVerificationToken0000';
@@ -125,7 +119,13 @@ export function blockActionsBody(input: BlockActionsInput): string {
 }
 
 /** A message shortcut used on a message, as Slack posts it (`message_action`), form-encoded. */
-export function messageActionBody(input: { callback_id: string; message: { text: string; ts?: string; blocks?: unknown[] }; channel?: string; response_url: string; user?: string }): string {
+export function messageActionBody(input: {
+  callback_id: string;
+  message: { text: string; ts?: string; blocks?: unknown[] };
+  channel?: string;
+  response_url: string;
+  user?: string;
+}): string {
   const channel = input.channel ?? DEFAULT_CHANNEL_ID;
   const ts = input.message.ts ?? actionTs();
   const payload = {

@@ -49,9 +49,11 @@ export function blockErrors(blocks: readonly unknown[], maxBlocks: number = BLOC
   const actionIds = new Set<string>();
   const element = (e: unknown, pointer: string) => {
     if (!isObj(e)) return;
-    if (e.type === 'button' && textOf(e.text).length > BLOCK_LIMITS.buttonText) err(`${pointer}/text/text`, `must be less than ${BLOCK_LIMITS.buttonText + 1} characters`);
+    if (e.type === 'button' && textOf(e.text).length > BLOCK_LIMITS.buttonText)
+      err(`${pointer}/text/text`, `must be less than ${BLOCK_LIMITS.buttonText + 1} characters`);
     if (e.type === 'static_select') selectErrors(e, pointer, err);
-    if (e.type === 'external_select' && textOf(e.placeholder).length > BLOCK_LIMITS.placeholderText) err(`${pointer}/placeholder/text`, `must be less than ${BLOCK_LIMITS.placeholderText + 1} characters`);
+    if (e.type === 'external_select' && textOf(e.placeholder).length > BLOCK_LIMITS.placeholderText)
+      err(`${pointer}/placeholder/text`, `must be less than ${BLOCK_LIMITS.placeholderText + 1} characters`);
     if (typeof e.action_id === 'string') {
       if (actionIds.has(e.action_id)) err(`${pointer}/action_id`, 'action_id already exists');
       actionIds.add(e.action_id);
@@ -60,11 +62,15 @@ export function blockErrors(blocks: readonly unknown[], maxBlocks: number = BLOC
   blocks.forEach((b, i) => {
     const at = `/blocks/${i}`;
     if (!isObj(b)) return;
-    if (typeof b.block_id === 'string' && b.block_id.length > BLOCK_LIMITS.blockId) err(`${at}/block_id`, `must be less than ${BLOCK_LIMITS.blockId + 1} characters`);
-    if (b.type === 'header' && textOf(b.text).length > BLOCK_LIMITS.headerText) err(`${at}/text/text`, `must be less than ${BLOCK_LIMITS.headerText + 1} characters`);
+    if (typeof b.block_id === 'string' && b.block_id.length > BLOCK_LIMITS.blockId)
+      err(`${at}/block_id`, `must be less than ${BLOCK_LIMITS.blockId + 1} characters`);
+    if (b.type === 'header' && textOf(b.text).length > BLOCK_LIMITS.headerText)
+      err(`${at}/text/text`, `must be less than ${BLOCK_LIMITS.headerText + 1} characters`);
     if (b.type === 'section') {
-      if (textOf(b.text).length > BLOCK_LIMITS.sectionText) err(`${at}/text/text`, `must be less than ${BLOCK_LIMITS.sectionText + 1} characters`);
-      if (Array.isArray(b.fields) && b.fields.length > BLOCK_LIMITS.sectionFields) err(`${at}/fields`, `no more than ${BLOCK_LIMITS.sectionFields} items allowed`);
+      if (textOf(b.text).length > BLOCK_LIMITS.sectionText)
+        err(`${at}/text/text`, `must be less than ${BLOCK_LIMITS.sectionText + 1} characters`);
+      if (Array.isArray(b.fields) && b.fields.length > BLOCK_LIMITS.sectionFields)
+        err(`${at}/fields`, `no more than ${BLOCK_LIMITS.sectionFields} items allowed`);
       element(b.accessory, `${at}/accessory`);
     }
     if (b.type === 'actions' && Array.isArray(b.elements)) b.elements.forEach((e, j) => element(e, `${at}/elements/${j}`));
@@ -74,25 +80,33 @@ export function blockErrors(blocks: readonly unknown[], maxBlocks: number = BLOC
 
 /** A static select: a placeholder, 1 to 100 options of short text and value, and an initial option that is one of them. */
 function selectErrors(e: Obj, pointer: string, err: (pointer: string, what: string) => void): void {
-  if (textOf(e.placeholder).length > BLOCK_LIMITS.placeholderText) err(`${pointer}/placeholder/text`, `must be less than ${BLOCK_LIMITS.placeholderText + 1} characters`);
+  if (textOf(e.placeholder).length > BLOCK_LIMITS.placeholderText)
+    err(`${pointer}/placeholder/text`, `must be less than ${BLOCK_LIMITS.placeholderText + 1} characters`);
   const options = Array.isArray(e.options) ? e.options : [];
   if (options.length === 0) err(`${pointer}/options`, 'must provide at least 1 items');
   if (options.length > BLOCK_LIMITS.selectOptions) err(`${pointer}/options`, `no more than ${BLOCK_LIMITS.selectOptions} items allowed`);
   const values = new Set<string>();
   options.forEach((o, k) => {
     if (!isObj(o)) return err(`${pointer}/options/${k}`, 'must be an object');
-    if (textOf(o.text).length > BLOCK_LIMITS.optionText) err(`${pointer}/options/${k}/text/text`, `must be less than ${BLOCK_LIMITS.optionText + 1} characters`);
-    if (typeof o.value !== 'string' || o.value.length > BLOCK_LIMITS.optionValue) err(`${pointer}/options/${k}/value`, `must be less than ${BLOCK_LIMITS.optionValue + 1} characters`);
+    if (textOf(o.text).length > BLOCK_LIMITS.optionText)
+      err(`${pointer}/options/${k}/text/text`, `must be less than ${BLOCK_LIMITS.optionText + 1} characters`);
+    if (typeof o.value !== 'string' || o.value.length > BLOCK_LIMITS.optionValue)
+      err(`${pointer}/options/${k}/value`, `must be less than ${BLOCK_LIMITS.optionValue + 1} characters`);
     else values.add(o.value);
   });
-  if (e.initial_option !== undefined && !(isObj(e.initial_option) && typeof e.initial_option.value === 'string' && values.has(e.initial_option.value))) {
+  if (
+    e.initial_option !== undefined &&
+    !(isObj(e.initial_option) && typeof e.initial_option.value === 'string' && values.has(e.initial_option.value))
+  ) {
     err(`${pointer}/initial_option`, 'must match one of the provided options');
   }
 }
 
 /** Image blocks' URLs, with their pointers. */
 export function imageUrls(blocks: readonly unknown[]): { pointer: string; url: string }[] {
-  return blocks.flatMap((b, i) => (isObj(b) && b.type === 'image' && typeof b.image_url === 'string' ? [{ pointer: `/blocks/${i}/image_url`, url: b.image_url }] : []));
+  return blocks.flatMap((b, i) =>
+    isObj(b) && b.type === 'image' && typeof b.image_url === 'string' ? [{ pointer: `/blocks/${i}/image_url`, url: b.image_url }] : [],
+  );
 }
 
 /**

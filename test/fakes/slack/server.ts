@@ -6,14 +6,7 @@ import { FailurePlan, type FailOptions, type PlannedFailure, type RateLimitOptio
 import { FileStore, type UploadRecord } from './files.js';
 import { FakeWorkspaces, type OAuthClient, type WorkspaceSpec } from './workspaces.js';
 import { FakeHome } from './home.js';
-import {
-  DEFAULT_APP_TOKEN,
-  DEFAULT_BOT_TOKEN,
-  DEFAULT_IDENTITY,
-  createIdSequence,
-  createTsClock,
-  type FakeIdentity,
-} from './identity.js';
+import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN, DEFAULT_IDENTITY, createIdSequence, createTsClock, type FakeIdentity } from './identity.js';
 import { CallRecorder, type CallPredicate, type RecordedCall } from './recorder.js';
 import { FakeSocketMode, type SocketModeControls } from './socket-mode.js';
 import { blockErrors, blocksOf, imageUrls, MESSAGE_METHODS, RateTiers, ResponseUrls, undownloadable } from './rules.js';
@@ -96,7 +89,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   secretWatch.secret(botToken, 'fake Slack bot token');
   secretWatch.secret(appToken, 'fake Slack app-level token');
   const identity: FakeIdentity = { ...DEFAULT_IDENTITY, ...options.identity };
-  const granted = options.scopes ?? ['commands', 'chat:write', 'files:write', 'channels:history', 'groups:history', 'im:write', 'channels:read', 'groups:read'];
+  const granted = options.scopes ?? [
+    'commands',
+    'chat:write',
+    'files:write',
+    'channels:history',
+    'groups:history',
+    'im:write',
+    'channels:read',
+    'groups:read',
+  ];
   const scopes = granted.join(',');
   const recorder = new CallRecorder();
   const failures = new FailurePlan();
@@ -153,7 +155,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (planned) return [fromPlan(planned), args];
     if (!spec) return [json(200, { ok: false, error: 'unknown_method', req_method: method }), args];
     if (spec.scopes && !spec.scopes.some((s) => granted.includes(s))) {
-      return [json(200, { ok: false, error: 'missing_scope', needed: spec.scopes.join(','), provided: scopes }, { 'x-oauth-scopes': scopes }), args];
+      return [
+        json(200, { ok: false, error: 'missing_scope', needed: spec.scopes.join(','), provided: scopes }, { 'x-oauth-scopes': scopes }),
+        args,
+      ];
     }
     // Each token acts as its own workspace, and reaches only that workspace's channels.
     const caller = workspaces.ofToken(bearer(req) ?? stringArg(args.token))?.identity ?? identity;
@@ -328,7 +333,9 @@ function watchRequest(req: IncomingMessage, body: string): void {
   const { line, headers } = requestHead(req);
   // The token exchange carries the app's client secret in its form body by design, as other calls
   // carry their token in the Authorization header; that one field is the credential, not a leak.
-  const shown = req.url?.startsWith('/api/oauth.v2.access') ? body.replace(/(^|&)client_secret=[^&]*/, '$1client_secret=(credential)') : body;
+  const shown = req.url?.startsWith('/api/oauth.v2.access')
+    ? body.replace(/(^|&)client_secret=[^&]*/, '$1client_secret=(credential)')
+    : body;
   secretWatch.payload(`fake Slack ${line}`, `${headers}\n\n${shown}`);
 }
 

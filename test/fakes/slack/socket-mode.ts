@@ -170,8 +170,7 @@ export class FakeSocketMode {
   private accept(ws: WebSocket): void {
     this.open.push(ws);
     this.opened += 1;
-    const pinger =
-      this.options.pingIntervalMs > 0 ? setInterval(() => ws.ping(), this.options.pingIntervalMs) : undefined;
+    const pinger = this.options.pingIntervalMs > 0 ? setInterval(() => ws.ping(), this.options.pingIntervalMs) : undefined;
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('close', () => {
       clearInterval(pinger);

@@ -37,13 +37,7 @@ export const slugInput = {
 
 export const daysInput = {
   ...slugInput,
-  days: z
-    .number()
-    .int()
-    .min(1)
-    .max(365)
-    .optional()
-    .describe('Number of most recent days (1 to 365); omit for the whole history'),
+  days: z.number().int().min(1).max(365).optional().describe('Number of most recent days (1 to 365); omit for the whole history'),
 };
 
 /** Every structured body says it is simulated, like every REST body does. */
@@ -71,10 +65,7 @@ export function wrongShape(): CallToolResult {
  * client that passes a display name instead of a confirmed slug fails here as it would upstream.
  */
 export function findProject(ctx: ToolContext, slug: string): SimProject | CallToolResult {
-  return (
-    ctx.store.project(slug) ??
-    toolError(`No project with slug '${slug}'. Use resolve_project_slug to find the slug.`)
-  );
+  return ctx.store.project(slug) ?? toolError(`No project with slug '${slug}'. Use resolve_project_slug to find the slug.`);
 }
 
 export function findExchange(ctx: ToolContext, slug: string): SimExchange | CallToolResult {

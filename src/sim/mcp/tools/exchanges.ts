@@ -3,7 +3,4 @@ import type { ToolDef } from './common.js';
 import { dynamicTool, scoreTool } from './scores.js';
 
 /** The only exchange tools are scores: no tool resolves exchange slugs. */
-export const exchangeTools: ToolDef[] = [
-  ...EXCHANGE_CATEGORIES.map((c) => scoreTool('exchange', c)),
-  dynamicTool('exchange'),
-];
+export const exchangeTools: ToolDef[] = [...EXCHANGE_CATEGORIES.map((c) => scoreTool('exchange', c)), dynamicTool('exchange')];

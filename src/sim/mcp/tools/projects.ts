@@ -2,17 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SimProject } from '../../data/model.js';
 import type { SimStore } from '../../data/store.js';
 import * as views from '../../views/projects.js';
-import {
-  describeFindings,
-  defineTool,
-  entityLabel,
-  findProject,
-  isResult,
-  ok,
-  slugInput,
-  yesNo,
-  type ToolDef,
-} from './common.js';
+import { describeFindings, defineTool, entityLabel, findProject, isResult, ok, slugInput, yesNo, type ToolDef } from './common.js';
 
 /** Project section tools. Each reads the REST section body named in the tool document. */
 
@@ -112,7 +102,9 @@ export const projectTools: ToolDef[] = [
     (store, p) => {
       const social = views.reputational(store, p).social;
       return {
-        text: `social metrics: ${Object.entries(social).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+        text: `social metrics: ${Object.entries(social)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}.`,
         fields: { social },
       };
     },

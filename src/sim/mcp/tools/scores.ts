@@ -93,7 +93,4 @@ function summarizePoints(e: SimEntity, points: Record<string, unknown>[], catego
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-export const projectScoreTools: ToolDef[] = [
-  ...PROJECT_CATEGORIES.map((c) => scoreTool('project', c)),
-  dynamicTool('project'),
-];
+export const projectScoreTools: ToolDef[] = [...PROJECT_CATEGORIES.map((c) => scoreTool('project', c)), dynamicTool('project')];
