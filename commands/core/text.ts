@@ -156,8 +156,9 @@ export class TextGrammar {
     // Choice words come after the main argument; peel them off the end.
     while (words.length > 0) {
       const w = words[words.length - 1]!.toLowerCase();
-      // A quoted word is a name as typed, never a choice nor a near miss of one ("voice" the project).
-      if (/^["“]/.test(w)) break;
+      // A quoted word is a name as typed, never a choice nor a near miss of one ("voice" the project),
+      // and so is the last word of a quoted name ("chart voice" is one name, not a chart of voice).
+      if (/^["“]|["”]$/.test(w)) break;
       const option = choices.find((o) => args[o.name] === undefined && choiceWord(o, w) !== undefined);
       if (option) {
         args[option.name] = choiceWord(option, w)!;

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openPglite, openPostgres, type Db } from '../../src/digest/db.js';
-import { createPostgresDatabase, type EngineName } from '../digest/helpers.js';
+import { createPostgresDatabase, type EngineName } from './digest/helpers.js';
 import { secretWatch } from './secret-watch.js';
 
 /**

@@ -8,13 +8,13 @@ import type { IncomingMessage } from 'node:http';
  * catches the ones nobody thought of.
  */
 
-/** Fixed secrets of the suite that no fake hands out (see test/security/secret-check.test.ts for the drift check). */
+/** Fixed secrets of the suite that no fake hands out (see test/integration/security/secret-check.test.ts for the drift check). */
 export const FIXED_SECRETS: readonly { value: string; label: string }[] = [
   // DEMO_API_KEY in src/sim/server.ts: every demo-mode simulator, in-process or in a child.
   { value: 'svc_demo_simulated_upstream', label: 'upstream API key (simulator default)' },
-  // SIGNING_SECRET in test/slack/harness.ts; the Slack adapter tests configure it in HTTP mode.
+  // SIGNING_SECRET in test/helpers/slack/harness.ts; the Slack adapter tests configure it in HTTP mode.
   { value: 'slack-adapter-test-signing-secret-7f3a', label: 'Slack signing secret (adapter tests)' },
-  // test/digest/adapters.test.ts configures it but never signs with it.
+  // the digest delivery tests configure it but never signs with it.
   { value: 'digest-adapter-test-secret', label: 'Slack signing secret (digest adapter tests)' },
 ];
 

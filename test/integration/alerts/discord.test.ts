@@ -1,0 +1,181 @@
+import type { APIMessage } from 'discord.js';
+import { PermissionFlagsBits } from 'discord.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discordAlertDeliverer } from '../../../adapters/discord/alert-deliverer.js';
+import { AlertService } from '../../../src/alerts/service.js';
+import { AlertStore } from '../../../src/alerts/store.js';
+import { openPglite, type Db } from '../../../src/digest/db.js';
+import { migrate } from '../../../src/digest/migrations.js';
+import { startStack, type Stack } from '../../helpers/discord.js';
+
+/**
+ * Alerts end to end in Discord: the real discord.js client against the fake Discord, the product's
+ * alert service and deliverer, a PGlite store, and the simulator moved over its admin route. A
+ * server manager adds a rule with /pol-alert; a crossing posts exactly one message; its buttons
+ * edit that same message; a further crossing goes in a thread started on it; a level that falls
+ * back closes the incident by itself.
+ */
+
+const MANAGER = String(PermissionFlagsBits.ManageGuild | PermissionFlagsBits.UseApplicationCommands | PermissionFlagsBits.SendMessages);
+let stack: Stack;
+let db: Db;
+let service: AlertService;
+
+beforeAll(async () => {
+  stack = await startStack({ RATE_LIMIT_PER_USER: '0' });
+  db = await openPglite();
+  await migrate(db);
+  service = new AlertService({
+    store: new AlertStore(db),
+    deps: stack.core.ctx,
+    deliverers: [discordAlertDeliverer(stack.handle)],
+    complete: stack.core.complete,
+    leaseMs: 60_000,
+  });
+  stack.core.ctx.alerts = service;
+});
+afterAll(async () => {
+  await stack.close();
+  await db.close();
+});
+
+async function move(body: Record<string, unknown>): Promise<void> {
+  const sim = stack.core.upstream.sim!;
+  const res = await fetch(`${sim.url}/_sim/move`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sim.apiKey },
+    body: JSON.stringify(body),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  stack.core.upstream.source.cache.clear();
+  await db.query('UPDATE alert_rules SET next_check = now()');
+}
+
+const posted = (channelId: string) =>
+  stack.fake
+    .calls((c) => c.method === 'POST' && c.path === `/channels/${channelId}/messages` && c.status === 200)
+    .map((c) => c.body as Record<string, unknown>);
+const titleOf = (body: Record<string, unknown>) => ((body.embeds as { title?: string }[] | undefined)?.[0]?.title ?? '').toString();
+const alertPosts = (channelId: string) => posted(channelId).filter((b) => /Alert:|\d alerts:/.test(titleOf(b)));
+const edits = (channelId: string, id: string) =>
+  stack.fake.calls((c) => c.method === 'PATCH' && c.path === `/channels/${channelId}/messages/${id}` && c.status === 200);
+
+interface Button {
+  type: number;
+  label?: string;
+  custom_id?: string;
+}
+const buttonsOf = (m: { components?: unknown }) =>
+  ((m.components ?? []) as { components: Button[] }[]).flatMap((row) => row.components).filter((c) => c.type === 2);
+
+async function click(
+  channelId: string,
+  messageId: string,
+  label: string,
+  user = { username: 'dana', globalName: 'Dana' },
+): Promise<Record<string, unknown>> {
+  const message = stack.fake.messages(channelId).find((m) => m.id === messageId) as APIMessage;
+  const button = buttonsOf(message).find((b) => b.label === label);
+  expect(button, `no ${label} button on the message`).toBeDefined();
+  const before = edits(channelId, messageId).length;
+  const h = stack.fake.sendComponent({
+    custom_id: button!.custom_id!,
+    component_type: 2,
+    message,
+    user,
+    guildId: stack.discord.guildId,
+    channelId,
+  });
+  await h.waitForEdit(8_000);
+  const deadline = Date.now() + 8_000;
+  while (edits(channelId, messageId).length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return edits(channelId, messageId).at(-1)!.body as Record<string, unknown>;
+}
+
+async function addRule(options: Record<string, string>): Promise<number> {
+  const h = stack.fake.sendCommand({
+    name: 'pol-alert',
+    subcommand: 'add',
+    options,
+    memberPermissions: MANAGER,
+    channelId: stack.channelId,
+  });
+  const answer = JSON.stringify(await h.waitForEdit(10_000).then((c) => c.body));
+  const m = /Alert rule #(\d+) added/.exec(answer);
+  expect(m, answer.slice(0, 400)).not.toBeNull();
+  return Number(m![1]);
+}
+
+describe('alerts in Discord', () => {
+  it('posts one message per incident, edits it in place for each step, follows up in a thread, and closes when the level falls back', async () => {
+    const channel = stack.channelId;
+    const start = stack.core.upstream.sim!.store.exchange('bybit')!.pol.at(-1)!;
+    const line = Math.round((start + 0.03) * 1000) / 10;
+    const id = await addRule({ names: 'bybit', when: `pol above ${line}%`, cooldown: 'none' });
+    expect((await service.store.getInChannel(id, 'discord', channel))?.workspaceId).toBe(stack.discord.guildId);
+
+    await service.tick();
+    expect(alertPosts(channel)).toHaveLength(0);
+    await move({ kind: 'exchange', slug: 'bybit', pol: (line + 1) / 100 });
+    expect((await service.tick()).posted).toBe(1);
+    expect(alertPosts(channel)).toHaveLength(1);
+    const message = stack.fake.messages(channel).find((m) => m.embeds[0]?.title === '🔔 Alert: Bybit')!;
+    expect(message).toBeDefined();
+    // The chart of the last 30 days is attached, and the embed shows it.
+    expect(message.attachments.map((a) => a.filename)).toEqual([expect.stringMatching(/\.png$/)]);
+    expect(message.embeds[0]!.image?.url).toMatch(/^attachment:\/\//);
+    expect(JSON.stringify(message.embeds[0])).toContain(`${(line + 1).toFixed(1)}%`);
+    expect(buttonsOf(message).map((b) => b.label)).toEqual(['Acknowledge', 'Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
+
+    // Still above at the next check: nothing new.
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    expect((await service.tick()).posted).toBe(0);
+
+    const acknowledged = await click(channel, message.id, 'Acknowledge');
+    expect(JSON.stringify(acknowledged)).toContain('Acknowledged by Dana');
+    expect(buttonsOf(acknowledged).map((b) => b.label)).toEqual(['Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
+    // The edit keeps the chart: no new files, the embed still points at the attachment.
+    expect(stack.fake.messages(channel).find((m) => m.id === message.id)!.attachments).toHaveLength(1);
+
+    await move({ kind: 'exchange', slug: 'bybit', pol: (line + 3) / 100 });
+    expect((await service.tick()).followups).toBe(1);
+    const thread = stack.fake.calls((c) => c.method === 'POST' && c.path === `/channels/${channel}/messages/${message.id}/threads`);
+    expect(thread.map((c) => c.status)).toEqual([201]);
+    const inThread = posted(message.id);
+    expect(inThread).toHaveLength(1);
+    expect(JSON.stringify(inThread[0])).toContain(`to ${(line + 3).toFixed(1)}%`);
+    expect(alertPosts(channel)).toHaveLength(1);
+
+    const snoozed = await click(channel, message.id, 'Snooze 24h', { username: 'lee', globalName: 'Lee' });
+    expect(JSON.stringify(snoozed)).toMatch(/Snoozed by Lee until \d+ \w+ \d\d:\d\d UTC \(acknowledged by Dana\)/);
+
+    // The level falls back: the message says so, the thread hears it, the incident closes.
+    await move({ kind: 'exchange', slug: 'bybit', pol: start });
+    const cleared = await service.tick();
+    expect(cleared.check.events.map((e) => e.type)).toEqual(['cleared']);
+    const last = edits(channel, message.id).at(-1)!.body as Record<string, unknown>;
+    expect(JSON.stringify(last)).toContain('Cleared by itself at');
+    expect(buttonsOf(last).map((b) => b.label)).toEqual(['View card']);
+    expect(posted(message.id)).toHaveLength(2);
+    expect(alertPosts(channel)).toHaveLength(1);
+  });
+
+  it('lets anyone in the channel resolve from the button, and keeps rule management to server managers', async () => {
+    const channel = stack.channelId;
+    await addRule({ names: 'kucoin', when: 'downgrade' });
+    await service.tick();
+    await move({ kind: 'exchange', slug: 'kucoin', rating: 'CC' });
+    expect((await service.tick()).posted).toBe(1);
+    const message = stack.fake.messages(channel).find((m) => m.embeds[0]?.title === '🔔 Alert: KuCoin')!;
+    const resolved = await click(channel, message.id, 'Resolve', { username: 'sam', globalName: 'Sam' });
+    expect(JSON.stringify(resolved)).toMatch(/Resolved by Sam at/);
+    expect((resolved.embeds as { title: string }[])[0]!.title).toBe('✅ Alert: KuCoin');
+
+    // Rule management is /pol-alert, which Discord offers only to members who can manage the
+    // server; the buttons above were for everyone.
+    expect(() => stack.fake.sendCommand({ name: 'pol-alert', subcommand: 'remove', options: { id: 1 }, channelId: channel })).toThrow(
+      /not available to a member/,
+    );
+    expect(await service.store.listChannel('discord', channel)).toHaveLength(2);
+  });
+});

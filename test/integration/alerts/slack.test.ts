@@ -1,0 +1,417 @@
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { slackAlertDeliverer } from '../../../adapters/slack/alert-deliverer.js';
+import { AlertService } from '../../../src/alerts/service.js';
+import { AlertStore } from '../../../src/alerts/store.js';
+import { openPglite, type Db } from '../../../src/digest/db.js';
+import { migrate } from '../../../src/digest/migrations.js';
+import type { RecordedCall } from '../../fakes/slack/index.js';
+import { blocksJson, headerOf, quiesce, startHarness, type Harness } from '../../helpers/slack/harness.js';
+
+/**
+ * Alerts end to end in Slack: the real Bolt app against the fake Slack, the product's alert
+ * service and deliverer, a PGlite store, and the simulator moved over its admin route. A rule is
+ * added by slash command; a crossing posts exactly one message; its buttons (clicked as signed
+ * block_actions) redraw that same message with chat.update; a further crossing lands in its thread;
+ * a level that falls back closes the incident by itself.
+ */
+
+const CHANNEL = 'CALERTS01';
+/** How long to wait for the fake Slack to see a request: generous, for a loaded machine. */
+const WAIT = 10_000;
+let h: Harness;
+let db: Db;
+let service: AlertService;
+
+beforeAll(async () => {
+  h = await startHarness();
+  db = await openPglite();
+  await migrate(db);
+  service = new AlertService({
+    store: new AlertStore(db),
+    deps: h.core.ctx,
+    deliverers: [slackAlertDeliverer(h.slack)],
+    complete: h.core.complete,
+    leaseMs: 60_000,
+  });
+  h.core.ctx.alerts = service;
+});
+afterAll(async () => {
+  await quiesce(h);
+  await h.close();
+  await db.close();
+});
+
+/** Moves the simulator as the upstream would move, over HTTP, and makes every rule due now. */
+async function move(body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${h.sim.url}/_sim/move`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': h.sim.apiKey },
+    body: JSON.stringify(body),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  h.core.upstream.source.cache.clear();
+  await db.query('UPDATE alert_rules SET next_check = now()');
+}
+
+const posts = (channel: string) => h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel && c.status === 200);
+const topLevel = (channel: string) => posts(channel).filter((c) => !c.args.thread_ts);
+const alertMessages = (channel: string) => topLevel(channel).filter((c) => /Alert:|\d alerts:/.test(headerOf(c.args) ?? ''));
+const updatesOf = (ts: string) => h.fake.calls('chat.update').filter((c) => c.args.ts === ts);
+
+interface Button {
+  action_id: string;
+  value: string;
+  text: { text: string };
+}
+function buttons(call: RecordedCall): Button[] {
+  const blocks = (call.args.blocks ?? []) as { type: string; elements?: Button[] }[];
+  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+}
+
+async function click(message: RecordedCall, label: string, ts: string, channel = CHANNEL): Promise<RecordedCall> {
+  const before = updatesOf(ts).length;
+  const button = buttons(updatesOf(ts).at(-1) ?? message).find((b) => b.text.text === label);
+  expect(button, `no ${label} button`).toBeDefined();
+  await h.click(button!.action_id, button!.value, { channel, messageTs: ts });
+  return h.fake.waitFor('chat.update', (c) => c.args.ts === ts && updatesOf(ts).indexOf(c) >= before, WAIT);
+}
+
+async function addRule(text: string, channel = CHANNEL): Promise<number> {
+  const seen = new Set(h.fake.calls('chat.postMessage'));
+  await h.command(text, { channel });
+  const added = await h.fake.waitFor(
+    'chat.postMessage',
+    (c) => !seen.has(c) && c.args.channel === channel && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? ''),
+    WAIT,
+  );
+  return Number(/#(\d+)/.exec(headerOf(added.args)!)![1]);
+}
+
+describe('alerts in Slack', () => {
+  it('posts one message per incident, redraws it in place for each step, and follows up in its thread', async () => {
+    // Kraken's PoL in the simulator's dataset, before anything moves.
+    const start = h.sim.store.exchange('kraken')!.pol.at(-1)!;
+    expect(start).toBeLessThan(0.1);
+    const id = await addRule('alert add kraken when pol above 10% cooldown none');
+    expect((await service.store.getInChannel(id, 'slack', CHANNEL))?.condition).toEqual({ kind: 'pol_above', threshold: 0.1 });
+
+    // The first check records where Kraken stands: below the line, nothing posted.
+    expect((await service.tick()).check.rules).toBe(1);
+    expect(alertMessages(CHANNEL)).toHaveLength(0);
+
+    await move({ kind: 'exchange', slug: 'kraken', pol: 0.12 });
+    const fired = await service.tick();
+    expect(fired).toMatchObject({ posted: 1, check: { events: [{ type: 'opened' }] } });
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+    const message = alertMessages(CHANNEL)[0]!;
+    const ts = (message.response as { ts: string }).ts;
+    expect(headerOf(message.args)).toBe('🔔 Alert: Kraken');
+    const shown = blocksJson(message.args);
+    expect(shown).toContain('12.0%');
+    expect(shown).toContain('Open since');
+    expect(buttons(message).map((b) => [b.text.text, b.value])).toEqual([
+      ['Acknowledge', expect.stringMatching(/^alert ack \d+$/)],
+      ['Snooze 1h', expect.stringMatching(/^alert snooze \d+ 1h$/)],
+      ['Snooze 24h', expect.stringMatching(/^alert snooze \d+ 24h$/)],
+      ['Resolve', expect.stringMatching(/^alert resolve \d+$/)],
+      ['View card', 'exchange:kraken'],
+    ]);
+    // The chart of the last 30 days went with it.
+    await h.fake
+      .waitFor('files.completeUploadExternal', (c) => c.args.channel_id === CHANNEL || c.args.channels === CHANNEL, 8_000)
+      .catch(() => undefined);
+
+    // The condition still holds at the next check: no second message.
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    expect((await service.tick()).posted).toBe(0);
+    // Nor after a restart: a new service on the same store judges against what was stored.
+    const restarted = new AlertService({
+      store: new AlertStore(db),
+      deps: h.core.ctx,
+      deliverers: [slackAlertDeliverer(h.slack)],
+      complete: h.core.complete,
+    });
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    expect((await restarted.tick()).posted).toBe(0);
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+
+    const acknowledged = await click(message, 'Acknowledge', ts);
+    expect(blocksJson(acknowledged.args)).toMatch(/Acknowledged by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
+    expect(buttons(acknowledged).map((b) => b.text.text)).toEqual(['Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
+
+    // Worse again while open: a reply in the message's thread, never a new message.
+    await move({ kind: 'exchange', slug: 'kraken', pol: 0.15 });
+    expect((await service.tick()).followups).toBe(1);
+    const reply = posts(CHANNEL).at(-1)!;
+    expect(reply.args.thread_ts).toBe(ts);
+    expect(blocksJson(reply.args)).toContain('from 12.0% to 15.0%');
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+
+    const snoozed = await click(message, 'Snooze 1h', ts);
+    expect(blocksJson(snoozed.args)).toMatch(/Snoozed by fake\.user until \d+ \w+ \d\d:\d\d UTC/);
+    // Snoozed: a further worsening is recorded, not posted.
+    await move({ kind: 'exchange', slug: 'kraken', pol: 0.18 });
+    const quiet = await service.tick();
+    expect(quiet.followups).toBe(0);
+    expect(posts(CHANNEL).filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
+
+    const resolved = await click(message, 'Resolve', ts);
+    expect(blocksJson(resolved.args)).toMatch(/Resolved by fake\.user at/);
+    expect(headerOf(resolved.args)).toBe('✅ Alert: Kraken');
+    expect(buttons(resolved).map((b) => b.text.text)).toEqual(['View card']);
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+
+    // Someone resolving it again is told privately that it is closed; the message is left as it is.
+    const updates = h.fake.calls('chat.update').length;
+    const [incident] = await db.query<{ id: number }>('SELECT id FROM alert_incidents ORDER BY id DESC LIMIT 1');
+    await h.command(`alert resolve ${incident!.id}`, { channel: CHANNEL, responseId: 'resolve-again' });
+    const told = await h.fake.waitFor('response_url', (c) => c.id === 'resolve-again', WAIT);
+    expect(String(told.args.text)).toMatch(/closed already: Resolved by fake\.user/);
+    expect(h.fake.calls('chat.update')).toHaveLength(updates);
+
+    // Removed, the rule is checked no more: Kraken still above the line posts nothing.
+    await h.command(`alert remove ${id}`, { channel: CHANNEL });
+    await h.fake.waitFor('chat.postMessage', (c) => headerOf(c.args) === `Alert rule #${id} removed`, WAIT);
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    expect((await service.tick()).check.rules).toBe(0);
+  });
+
+  it('closes an incident by itself when its level falls back, saying so in the message and its thread', async () => {
+    const channel = 'CALERTS02';
+    const start = h.sim.store.exchange('okx')!.pol.at(-1)!;
+    const id = await addRule(`alert add okx when pol above ${((start + 0.03) * 100).toFixed(1)}%`, channel);
+    await service.tick();
+    await move({ kind: 'exchange', slug: 'okx', pol: start + 0.05 });
+    expect((await service.tick()).posted).toBe(1);
+    const ts = (alertMessages(channel)[0]!.response as { ts: string }).ts;
+
+    await move({ kind: 'exchange', slug: 'okx', pol: start });
+    const cleared = await service.tick();
+    expect(cleared.check.events.map((e) => e.type)).toEqual(['cleared']);
+    const redrawn = updatesOf(ts).at(-1)!;
+    expect(headerOf(redrawn.args)).toBe('✅ Alert: OKX');
+    expect(blocksJson(redrawn.args)).toContain('Cleared by itself at');
+    expect(buttons(redrawn).map((b) => b.text.text)).toEqual(['View card']);
+    const thread = posts(channel).filter((c) => c.args.thread_ts === ts);
+    expect(thread).toHaveLength(1);
+    expect(headerOf(thread[0]!.args) ?? blocksJson(thread[0]!.args)).toMatch(/Cleared: OKX/);
+    expect(await service.store.openCounts('slack', channel)).toEqual(new Map());
+    expect(alertMessages(channel)).toHaveLength(1);
+    expect(id).toBeGreaterThan(0);
+  });
+
+  it('coalesces rules firing together in one channel into one message, whose buttons act on all of them', async () => {
+    const channel = 'CALERTS03';
+    await addRule('alert add aave when rating below BBB', channel);
+    await addRule('alert add uniswap when new red flag', channel);
+    await service.tick();
+    await move({ kind: 'project', slug: 'aave', rating: 'CCC' });
+    await move({ kind: 'project', slug: 'uniswap', redFlag: 'Team wallet moved 4% of supply' });
+    const together = await service.tick();
+    expect(together.check.events.map((e) => `${e.type} ${e.entity.slug}`).sort(), JSON.stringify(together.check)).toEqual([
+      'opened aave',
+      'opened uniswap',
+    ]);
+    expect(together.posted).toBe(1);
+    expect(alertMessages(channel)).toHaveLength(1);
+    const message = alertMessages(channel)[0]!;
+    const shown = blocksJson(message.args);
+    expect(headerOf(message.args)).toBe('🔔 2 alerts: Aave, Uniswap');
+    expect(shown).toContain('Aave');
+    expect(shown).toContain('Team wallet moved 4% of supply');
+    const ts = (message.response as { ts: string }).ts;
+    const acknowledged = await click(message, 'Acknowledge', ts, channel);
+    expect(blocksJson(acknowledged.args).match(/Acknowledged by fake\.user/g)).toHaveLength(2);
+  });
+
+  it('waits out Slack’s rate limit (429 with Retry-After) and still posts the alert once', async () => {
+    const channel = 'CALERTS07';
+    const start = h.sim.store.exchange('bitget')!.pol.at(-1)!;
+    await addRule(`alert add bitget when pol above ${((start + 0.02) * 100).toFixed(1)}%`, channel);
+    await service.tick();
+    await move({ kind: 'exchange', slug: 'bitget', pol: start + 0.04 });
+    h.fake.rateLimitNext('chat.postMessage', { retryAfterSec: 1 });
+    const report = await service.tick();
+    expect(report).toMatchObject({ posted: 1, failed: 0 });
+    expect(h.fake.calls('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(1);
+    expect(alertMessages(channel).map((c) => headerOf(c.args))).toEqual(['🔔 Alert: Bitget']);
+  });
+
+  it('refuses what it cannot read: a bad condition with the grammar, a threshold out of its domain, an ambiguous name', async () => {
+    const ask = async (text: string, id: string) => {
+      await h.command(text, { channel: 'CALERTS04', responseId: id });
+      return h.fake.waitFor('response_url', (c) => c.id === id && !/Looking up/.test(String(c.args.text)), WAIT);
+    };
+    expect(String((await ask('alert add kraken when pol is high', 'bad-cond')).args.text)).toMatch(/not a condition I know.*pol above 5%/s);
+    expect(String((await ask('alert add kraken when pol above 150%', 'bad-pol')).args.text)).toMatch(/between 0% and 100%/);
+    expect(String((await ask('alert add aave when security below 200', 'bad-score')).args.text)).toMatch(/0 to 100/);
+    expect(String((await ask('alert add aave when rating below Q', 'bad-rating')).args.text)).toMatch(/not a rating/);
+    const ambiguous = await ask('alert add shiba when downgrade', 'ambiguous');
+    expect(blocksJson(ambiguous.args)).toContain('alert add project:shiba-inu when downgrade');
+    expect(await service.store.listChannel('slack', 'CALERTS04')).toEqual([]);
+  });
+});
+
+describe('alerts in Slack, held within limits', () => {
+  let quietDb: Db;
+  let quiet: AlertService;
+  beforeAll(async () => {
+    quietDb = await openPglite();
+    await migrate(quietDb);
+    quiet = new AlertService({
+      store: new AlertStore(quietDb),
+      deps: h.core.ctx,
+      deliverers: [slackAlertDeliverer(h.slack)],
+      complete: h.core.complete,
+      leaseMs: 60_000,
+      limits: { perChannelHour: 2 },
+    });
+  });
+  afterAll(async () => {
+    h.core.ctx.alerts = service;
+    await quietDb.close();
+  });
+
+  const dueNow = () => quietDb.query('UPDATE alert_rules SET next_check = now()');
+  async function rule(channel: string, slug: string, when: string): Promise<number> {
+    h.core.ctx.alerts = quiet;
+    return addRule(`alert add ${slug} when ${when}`, channel);
+  }
+
+  it('stops at the hourly ceiling with one notice, pauses the channel rules, and resumes them on request', async () => {
+    const channel = 'CALERTS05';
+    for (const slug of ['gemini', 'bitstamp', 'bitfinex']) await rule(channel, slug, 'any change');
+    await quiet.tick();
+    // Three checks, each moving one exchange: two messages, then the ceiling.
+    for (const [slug, pol] of [
+      ['gemini', 0.041],
+      ['bitstamp', 0.042],
+      ['bitfinex', 0.043],
+    ] as const) {
+      await move({ kind: 'exchange', slug, pol });
+      await dueNow();
+      await quiet.tick();
+    }
+    expect(alertMessages(channel).map((c) => headerOf(c.args))).toEqual(['🔔 Alert: Gemini', '🔔 Alert: Bitstamp']);
+    const notices = topLevel(channel).filter((c) => headerOf(c.args) === '⏸️ Alerts paused in this channel');
+    expect(notices).toHaveLength(1);
+    expect(blocksJson(notices[0]!.args)).toContain('2 alert messages in the last hour');
+    expect(blocksJson(notices[0]!.args)).toContain('Bitfinex');
+    expect(blocksJson(notices[0]!.args)).toContain('/pol alert resume all');
+    const rules = await quiet.store.listChannel('slack', channel);
+    expect(rules.map((r) => [r.state, r.stateReason])).toEqual([
+      ['paused', 'too many alerts in an hour'],
+      ['paused', 'too many alerts in an hour'],
+      ['paused', 'too many alerts in an hour'],
+    ]);
+    // Paused, nothing is checked or posted.
+    await move({ kind: 'exchange', slug: 'gemini', pol: 0.05 });
+    await dueNow();
+    expect((await quiet.tick()).check.rules).toBe(0);
+
+    await h.command('alert list', { channel, responseId: 'ceiling-list' });
+    const list = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''),
+      WAIT,
+    );
+    expect(blocksJson(list.args)).toContain(
+      'Paused (#1, #2, #3: too many alerts in an hour). Paused rules are not checked; fix the cause if one is given, then `/pol alert resume all`.',
+    );
+    await h.command('alert resume all', { channel });
+    await h.fake.waitFor('chat.postMessage', (c) => c.args.channel === channel && headerOf(c.args) === '3 alert rules resumed', WAIT);
+    expect((await quiet.store.listChannel('slack', channel)).every((r) => r.state === 'active')).toBe(true);
+  });
+
+  it('holds rules to their limits per channel and per workspace, saying which', async () => {
+    const strictDb = await openPglite();
+    await migrate(strictDb);
+    const strict = new AlertService({
+      store: new AlertStore(strictDb),
+      deps: h.core.ctx,
+      deliverers: [slackAlertDeliverer(h.slack)],
+      limits: { perChannel: 1, perWorkspace: 2 },
+    });
+    h.core.ctx.alerts = strict;
+    onTestFinished(() => strictDb.close());
+    await addRule('alert add kraken when downgrade', 'CALERTS09');
+    await h.command('alert add okx when downgrade', { channel: 'CALERTS09', responseId: 'channel-full' });
+    const full = await h.fake.waitFor('response_url', (c) => c.id === 'channel-full', WAIT);
+    expect(String(full.args.text)).toBe('This channel already has 1 alert rule, the most it can have.');
+    await addRule('alert add okx when downgrade', 'CALERTS10');
+    await h.command('alert add bybit when downgrade', { channel: 'CALERTS11', responseId: 'workspace-full' });
+    const workspace = await h.fake.waitFor('response_url', (c) => c.id === 'workspace-full', WAIT);
+    expect(String(workspace.args.text)).toBe('This workspace already has 2 alert rules across its channels, the most it can have.');
+    expect(await strict.store.listChannel('slack', 'CALERTS11')).toEqual([]);
+  });
+
+  it('pauses the rules of a channel that is gone, says why in the list, and loses nothing silently', async () => {
+    const channel = 'CALERTS06';
+    h.core.ctx.alerts = quiet;
+    await rule(channel, 'htx', 'any change');
+    await quiet.tick();
+    h.fake.failChannel(channel, 'is_archived');
+    try {
+      await move({ kind: 'exchange', slug: 'huobi', pol: 0.061 });
+      await dueNow();
+      const report = await quiet.tick();
+      expect(report).toMatchObject({ posted: 0, failed: 1 });
+    } finally {
+      h.fake.failChannel(channel, null);
+    }
+    const [r] = await quiet.store.listChannel('slack', channel);
+    expect(r).toMatchObject({ state: 'paused', stateReason: 'paused: the channel is archived' });
+    const [incident] = await quietDb.query<{ delivery_state: string; delivery_error: string }>(
+      `SELECT delivery_state, delivery_error FROM alert_incidents WHERE slug = 'huobi'`,
+    );
+    expect(incident).toEqual({ delivery_state: 'failed', delivery_error: 'the channel is archived' });
+    await h.command('alert list', { channel });
+    const list = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === channel && /^Alert rules in this channel/.test(headerOf(c.args) ?? ''),
+      WAIT,
+    );
+    expect(blocksJson(list.args)).toMatch(/Paused \(#\d+: the channel is archived\)/);
+  });
+});
+
+describe('alerts in Slack, many rules due at once', () => {
+  it('checks every due rule in one tick, a batch at a time', async () => {
+    const manyDb = await openPglite();
+    try {
+      await migrate(manyDb);
+      const store = new AlertStore(manyDb);
+      const many = new AlertService({
+        store,
+        deps: h.core.ctx,
+        deliverers: [slackAlertDeliverer(h.slack)],
+        complete: h.core.complete,
+        batch: 3,
+      });
+      for (let i = 0; i < 7; i++) {
+        const created = await store.create(
+          {
+            platform: 'slack',
+            workspaceId: 'T1',
+            channelId: 'CALERTS08',
+            entities: [{ kind: 'exchange', slug: 'kraken', name: 'Kraken' }],
+            condition: { kind: 'downgrade' },
+            conditionText: 'downgrade',
+            everySec: 300,
+            cooldownSec: 0,
+            createdBy: 'U1',
+          },
+          Date.now(),
+          { perChannel: 10, perWorkspace: 10 },
+        );
+        expect(created.ok).toBe(true);
+      }
+      expect((await many.tick()).check).toMatchObject({ rules: 7, entities: 3 });
+      expect(
+        (await manyDb.query<{ n: number }>('SELECT count(*)::int AS n FROM alert_rules WHERE last_checked_at IS NOT NULL'))[0]!.n,
+      ).toBe(7);
+    } finally {
+      await manyDb.close();
+    }
+  });
+});

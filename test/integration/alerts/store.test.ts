@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertStore, type NewRule } from '../../../src/alerts/store.js';
+import type { Reading } from '../../../src/alerts/evaluate.js';
+import { migrate } from '../../../src/digest/migrations.js';
+import { ENGINES, testDatabase, type TestDatabase } from '../../helpers/digest/helpers.js';
+
+/** Alert rules, what checks saw and incidents, on PGlite and on a real PostgreSQL with two replicas. */
+
+const NOW = Date.parse('2026-11-22T07:00:00Z');
+const MINUTE = 60_000;
+
+const rule = (channelId: string, overrides: Partial<NewRule> = {}): NewRule => ({
+  platform: 'slack',
+  workspaceId: 'T1',
+  channelId,
+  entities: [
+    { kind: 'exchange', slug: 'kraken', name: 'Kraken' },
+    { kind: 'project', slug: 'aave', name: 'Aave', ticker: 'AAVE' },
+  ],
+  condition: { kind: 'pol_above', threshold: 0.05 },
+  conditionText: 'pol above 5%',
+  everySec: 300,
+  cooldownSec: 3600,
+  createdBy: 'U1',
+  ...overrides,
+});
+
+const reading = (atMs: number, pol: number): Reading => ({ at: atMs / 1000, pol, rating: 'BBB', flags: [], categories: { security: 70 } });
+
+describe.each(ENGINES)('alert store on %s', (engine) => {
+  let database: TestDatabase;
+  let a: AlertStore;
+  let b: AlertStore;
+
+  beforeAll(async () => {
+    database = await testDatabase(engine);
+    const first = await database.connect();
+    await migrate(first);
+    a = new AlertStore(first);
+    b = new AlertStore(await database.connect());
+  });
+  afterAll(async () => {
+    await database.dispose();
+  });
+
+  it('keeps rules per channel, within the channel and workspace limits, and shows a rule only in its own channel', async () => {
+    const limits = { perChannel: 2, perWorkspace: 3 };
+    const first = await a.create(rule('C1'), NOW, limits);
+    expect(first).toMatchObject({ ok: true, rule: { channelId: 'C1', state: 'active', nextCheck: NOW, conditionText: 'pol above 5%' } });
+    expect((await a.create(rule('C1'), NOW, limits)).ok).toBe(true);
+    expect(await a.create(rule('C1'), NOW, limits)).toEqual({ ok: false, reason: 'channel_full', count: 2 });
+    expect((await a.create(rule('C2'), NOW, limits)).ok).toBe(true);
+    expect(await a.create(rule('C3'), NOW, limits)).toEqual({ ok: false, reason: 'workspace_full', count: 3 });
+    const id = first.ok ? first.rule.id : 0;
+    expect(await a.getInChannel(id, 'slack', 'C2')).toBeNull();
+    expect((await a.listChannel('slack', 'C1')).map((r) => r.id)).toContain(id);
+    expect(await a.pause(id, 'slack', 'C1', null)).toMatchObject({ state: 'paused' });
+    expect(await a.resume(id, 'slack', 'C1', NOW + MINUTE)).toMatchObject({ state: 'active', nextCheck: NOW + MINUTE });
+    expect(await a.pauseChannel('slack', 'C1', 'the channel was archived')).toBe(2);
+    expect((await a.listChannel('slack', 'C1')).map((r) => r.stateReason)).toEqual([
+      'the channel was archived',
+      'the channel was archived',
+    ]);
+    expect(await a.remove(id, 'slack', 'C2')).toBe(false);
+    expect(await a.remove(id, 'slack', 'C1')).toBe(true);
+  });
+
+  it('hands a due rule to one replica per check, and to another when the first one’s lease runs out', async () => {
+    const created = await a.create(rule('C10', { workspaceId: 'T10' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const id = created.rule.id;
+    const [x, y] = await Promise.all([
+      a.claimDue({ now: NOW, instance: 'r1', leaseMs: 6 * MINUTE, limit: 100 }),
+      b.claimDue({ now: NOW, instance: 'r2', leaseMs: 6 * MINUTE, limit: 100 }),
+    ]);
+    const claimedBy = [...x.map(() => 'r1'), ...y.map(() => 'r2')].filter((_, i) => [...x, ...y][i]!.id === id);
+    expect(claimedBy).toHaveLength(1);
+    const [claimed] = [...x, ...y].filter((r) => r.id === id);
+    expect(claimed!.nextCheck).toBe(NOW + 300_000);
+    // Nobody else may claim it while the lease holds, even once the next check is due.
+    expect((await b.claimDue({ now: NOW + 300_000, instance: 'r3', leaseMs: MINUTE, limit: 100 })).map((r) => r.id)).not.toContain(id);
+    // The holder died: after the lease, another replica takes it; the old holder's late write is refused.
+    const taken = await b.claimDue({ now: NOW + 400_000, instance: 'r3', leaseMs: MINUTE, limit: 100 });
+    expect(taken.map((r) => r.id)).toContain(id);
+    expect(
+      await a.recordCheck(id, claimedBy[0]!, NOW + 401_000, [
+        { kind: 'exchange', slug: 'kraken', reading: reading(NOW, 0.03), holds: false },
+      ]),
+    ).toBe(false);
+    expect(
+      await b.recordCheck(id, 'r3', NOW + 401_000, [
+        { kind: 'exchange', slug: 'kraken', reading: reading(NOW + 400_000, 0.03), holds: false },
+      ]),
+    ).toBe(true);
+  });
+
+  it('stores what each check saw, keeping earlier readings as history for windows', async () => {
+    const created = await a.create(rule('C20', { workspaceId: 'T20' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const id = created.rule.id;
+    for (const [i, pol] of [0.03, 0.04, 0.06].entries()) {
+      const now = NOW + i * 300_000;
+      await a.claimDue({ now, instance: 'r1', leaseMs: MINUTE, limit: 100 });
+      expect(
+        await a.recordCheck(id, 'r1', now, [{ kind: 'exchange', slug: 'kraken', reading: reading(now, pol), holds: pol >= 0.05 }]),
+      ).toBe(true);
+    }
+    const checks = await a.entityChecks(id);
+    const kraken = checks.find((c) => c.slug === 'kraken')!;
+    expect(kraken.reading?.pol).toBe(0.06);
+    expect(kraken.history.map((r) => r.pol)).toEqual([0.03, 0.04]);
+    expect(kraken.holds).toBe(true);
+    // Aave has not been seen yet.
+    expect(checks.find((c) => c.slug === 'aave')).toMatchObject({ reading: null, history: [], holds: null });
+  });
+
+  it('opens one incident per crossing, whichever replicas saw it', async () => {
+    const created = await a.create(rule('C30', { workspaceId: 'T30' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const id = created.rule.id;
+    const verdict = { holds: true, change: { from: '3.1%', to: '5.4%', trend: 'worse' as const } };
+    const opened = await Promise.all([a, b, a, b].map((s) => s.openIncident(id, 'exchange', 'kraken', verdict, NOW)));
+    expect(opened.filter((o) => o.opened)).toHaveLength(1);
+    expect(new Set(opened.map((o) => o.incident.id)).size).toBe(1);
+    expect(await a.openIncidents(id)).toEqual([
+      expect.objectContaining({ ruleId: id, kind: 'exchange', slug: 'kraken', status: 'open', verdict }),
+    ]);
+  });
+
+  it('moves an incident by people’s steps from its own channel only: acknowledge, snooze, resolve, then nothing more', async () => {
+    const created = await a.create(rule('C40', { workspaceId: 'T40' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const { incident } = await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW);
+    const here = { platform: 'slack' as const, channelId: 'C40' };
+    expect(await a.act(incident.id, { platform: 'slack', channelId: 'C41' }, { kind: 'acknowledge', by: 'U9' }, NOW)).toBeNull();
+    expect(await a.act(incident.id, here, { kind: 'acknowledge', by: 'U2' }, NOW + MINUTE)).toMatchObject({
+      status: 'acknowledged',
+      acknowledgedBy: 'U2',
+    });
+    expect(await b.act(incident.id, here, { kind: 'snooze', by: 'U3', until: NOW + 61 * MINUTE }, NOW + MINUTE)).toMatchObject({
+      status: 'snoozed',
+      snoozedUntil: NOW + 61 * MINUTE,
+      acknowledgedBy: 'U2',
+    });
+    await a.setMessageRef(incident.id, '1763800000.000100');
+    expect(await a.act(incident.id, here, { kind: 'resolve', by: 'U4' }, NOW + 2 * MINUTE)).toMatchObject({
+      status: 'resolved',
+      closedBy: 'U4',
+      closedAt: NOW + 2 * MINUTE,
+      messageRef: '1763800000.000100',
+    });
+    // Closed: a late click changes nothing, and the incident reads as it was left.
+    expect(await b.act(incident.id, here, { kind: 'acknowledge', by: 'U5' }, NOW + 3 * MINUTE)).toBeNull();
+    expect(await a.incidentInChannel(incident.id, 'slack', 'C40')).toMatchObject({
+      status: 'resolved',
+      closedBy: 'U4',
+      acknowledgedBy: 'U2',
+    });
+    // A new crossing may open a new incident once the last one is closed.
+    expect((await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW + 4 * MINUTE)).opened).toBe(true);
+  });
+
+  it('hands each new incident to one replica to post, keeps a renewed claim, and lets another take over a claim that lapsed', async () => {
+    const created = await a.create(rule('C50', { workspaceId: 'T50' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const { incident } = await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW);
+    const mine = (claimed: { incident: { id: number } }[]) => claimed.filter((c) => c.incident.id === incident.id);
+    const [x, y] = await Promise.all([claimDeliveryFor(a, 'r1'), claimDeliveryFor(b, 'r2')]);
+    expect(mine(x).length + mine(y).length).toBe(1);
+    const holder = mine(x).length ? 'r1' : 'r2';
+    const other = holder === 'r1' ? 'r2' : 'r1';
+    expect(mine([...x, ...y])[0]).toMatchObject({ incident: { id: incident.id }, rule: { channelId: 'C50' } });
+    // A long delivery renews its claim: nobody takes it meanwhile.
+    expect(await a.renewDelivery(incident.id, holder, NOW + 50_000, MINUTE)).toBe(true);
+    expect(mine(await b.claimUndelivered({ now: NOW + 70_000, instance: other, leaseMs: MINUTE, limit: 100 }))).toEqual([]);
+    // The holder dies: once its lease lapses another replica takes it, and the late write of the first is refused.
+    expect(mine(await b.claimUndelivered({ now: NOW + 200_000, instance: other, leaseMs: MINUTE, limit: 100 }))).toHaveLength(1);
+    expect(await a.delivered(incident.id, holder, 'stale-ts')).toBe(false);
+    expect(await b.delivered(incident.id, other, '1763800000.000200')).toBe(true);
+    expect(await a.incidentInChannel(incident.id, 'slack', 'C50')).toMatchObject({ messageRef: '1763800000.000200' });
+    // Delivered: never claimed again.
+    expect(mine(await a.claimUndelivered({ now: NOW + 900_000, instance: 'r9', leaseMs: MINUTE, limit: 100 }))).toEqual([]);
+  });
+
+  it('tries a delivery that failed for a while again after its lease, and gives up on one that cannot succeed', async () => {
+    const created = await a.create(rule('C60', { workspaceId: 'T60' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const first = (await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW)).incident;
+    const second = (await a.openIncident(created.rule.id, 'project', 'aave', { holds: true }, NOW)).incident;
+    const ids = (claimed: { incident: { id: number } }[]) =>
+      claimed
+        .map((c) => c.incident.id)
+        .filter((id) => id === first.id || id === second.id)
+        .sort();
+    expect(ids(await a.claimUndelivered({ now: NOW, instance: 'r1', leaseMs: MINUTE, limit: 100 }))).toEqual([first.id, second.id].sort());
+    expect(await a.deliveryFailed(first.id, 'r1', 'Slack did not accept the message; it will be retried', false)).toBe(true);
+    expect(await a.deliveryFailed(second.id, 'r1', 'the channel is archived', true)).toBe(true);
+    expect(ids(await b.claimUndelivered({ now: NOW + 2 * MINUTE, instance: 'r2', leaseMs: MINUTE, limit: 100 }))).toEqual([first.id]);
+  });
+
+  async function claimDeliveryFor(store: AlertStore, instance: string) {
+    return store.claimUndelivered({ now: NOW, instance, leaseMs: MINUTE, limit: 100 });
+  }
+});

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slackAlertDeliverer } from '../../../adapters/slack/alert-deliverer.js';
+import type { AlertDeliverer } from '../../../src/alerts/deliver.js';
+import { DeliveryError } from '../../../src/digest/deliver.js';
+import type { TextReply } from '../../../src/reply/model.js';
+import { headerOf, startHarness, type Harness } from '../../helpers/slack/harness.js';
+
+/** An alert in Slack is one message: posted, redrawn in place with chat.update, followed up in its thread. */
+
+let h: Harness;
+let deliverer: AlertDeliverer;
+
+beforeAll(async () => {
+  h = await startHarness();
+  deliverer = slackAlertDeliverer(h.slack);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const alert = (title: string, text: string): TextReply => ({ kind: 'text', title, text });
+
+describe('alerts through the Slack adapter', () => {
+  it('posts once, updates that same message in place, and follows up in its thread', async () => {
+    const ts = await deliverer.post('CALERT001', alert('Alert: Kraken', 'PoL 5.4% (was 3.1%, worse)'));
+    const posted = h.fake.calls('chat.postMessage').filter((c) => c.args.channel === 'CALERT001');
+    expect(posted).toHaveLength(1);
+    expect((posted[0]!.response as { ts: string }).ts).toBe(ts);
+
+    await deliverer.update('CALERT001', ts, alert('Alert: Kraken · acknowledged', 'Acknowledged by Dana at 09:14 UTC'));
+    const updated = h.fake.calls('chat.update').filter((c) => c.args.channel === 'CALERT001');
+    expect(updated).toHaveLength(1);
+    expect(updated[0]!.args.ts).toBe(ts);
+    expect(headerOf(updated[0]!.args)).toBe('Alert: Kraken · acknowledged');
+    // The channel still holds one message, now the updated one.
+    expect(await h.slack.hasRecentMessage('CALERT001', 'Acknowledged by Dana')).toBe(true);
+    expect(await h.slack.hasRecentMessage('CALERT001', 'was 3.1%')).toBe(false);
+
+    await deliverer.followUp('CALERT001', ts, alert('Again', 'PoL 6.1%'));
+    const followUp = h.fake
+      .calls('chat.postMessage')
+      .filter((c) => c.args.channel === 'CALERT001')
+      .at(-1)!;
+    expect(followUp.args.thread_ts).toBe(ts);
+  });
+
+  it('says plainly when the message is gone or the channel refuses, as a delivery error that will not pass by retrying', async () => {
+    const gone = await deliverer.update('CALERT002', '1763000000.000001', alert('x', 'y')).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(DeliveryError);
+    expect(gone).toMatchObject({ permanent: true, scope: 'message', reason: 'the message is gone from the channel (deleted)' });
+
+    h.fake.failChannel('CALERT003', 'is_archived');
+    const archived = await deliverer.post('CALERT003', alert('x', 'y')).catch((e: unknown) => e);
+    expect(archived).toMatchObject({ permanent: true, scope: 'channel', reason: 'the channel is archived' });
+  });
+});
