@@ -12,9 +12,9 @@ import type { Config } from '../src/config.js';
 import { createDigests, DeliveryError, type Deliverer, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
 import { createCore, type Core } from '../commands/core/core.js';
-import { Health, logStartupCheck } from '../src/app/health.js';
-import { createMetrics, type Metrics } from '../src/app/metrics.js';
-import { operationalRoutes, startRouteServer } from '../src/app/routes.js';
+import { Health, logStartupCheck } from '../src/ops/health.js';
+import { createMetrics, type Metrics } from '../src/ops/metrics.js';
+import { operationalRoutes, startRouteServer } from '../src/http/routes.js';
 
 export interface Bot {
   core: Core;

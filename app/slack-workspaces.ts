@@ -1,13 +1,13 @@
 import { createSlackOAuth, type SlackAdapter, type SlackOAuth, type WorkspaceEvents } from '../adapters/slack/index.js';
 import type { AlertStore } from '../src/alerts/store.js';
 import { ConfigError, type Config } from '../src/config.js';
-import type { Db } from '../src/digest/db.js';
+import type { Db } from '../src/db/connection.js';
 import type { DigestStore } from '../src/digest/store.js';
 import type { Logger } from '../src/log.js';
 import type { Reply } from '../src/reply/model.js';
 import { SealError } from '../src/secrets/seal.js';
-import { SeenEvents } from '../src/workspaces/events-seen.js';
-import { backNotice, WorkspaceLifecycle } from '../src/workspaces/lifecycle.js';
+import { SeenEvents } from '../adapters/slack/events-seen.js';
+import { backNotice, WorkspaceLifecycle } from '../src/installs/lifecycle.js';
 
 export interface SlackWorkspaces {
   /** Set when Slack runs through OAuth (SLACK_CLIENT_ID...). */
@@ -34,7 +34,7 @@ export interface SlackWorkspacesOptions {
  */
 export async function slackWorkspaces(o: SlackWorkspacesOptions): Promise<SlackWorkspaces> {
   const { log } = o;
-  const lifecycle = new WorkspaceLifecycle(o.digests, o.alerts);
+  const lifecycle = new WorkspaceLifecycle('slack', o.digests, o.alerts);
   const oauth = o.slack.oauth
     ? createSlackOAuth({
         oauth: o.slack.oauth,

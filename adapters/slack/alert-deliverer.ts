@@ -2,7 +2,7 @@ import type { AlertDeliverer } from '../../src/alerts/deliver.js';
 import { DeliveryError, delivering } from '../../src/digest/deliver.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { Posted } from './delivery.js';
-import type { WorkspaceRef } from '../../src/workspaces/workspace.js';
+import type { WorkspaceRef } from '../../src/workspace.js';
 import { toDeliveryError } from './digest-deliverer.js';
 
 /**

@@ -13,11 +13,11 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/kit/context.js';
 import type { RunResult } from '../../commands/core/run.js';
-import type { HttpRoute } from '../../src/app/routes.js';
+import type { HttpRoute } from '../../src/http/routes.js';
 import type { Action } from '../../src/reply/model.js';
-import { slackCanManageDigests } from '../../src/digest/permissions.js';
+import { slackCanManageDigests } from './permissions.js';
 import type { Logger } from '../../src/log.js';
-import type { InstallScope } from '../../src/workspaces/workspace.js';
+import type { InstallScope } from '../../src/workspace.js';
 import { within } from '../../src/time/within.js';
 import { typedText } from '../../src/reply/inline.js';
 import { ACTION_ID, CHOICE_ACTION_PREFIX, LOOKUP_BLOCK_PREFIX } from './blocks.js';

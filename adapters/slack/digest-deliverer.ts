@@ -1,7 +1,7 @@
 import { DeliveryError, delivering, type Deliverer } from '../../src/digest/deliver.js';
 import { SlackDeliveryError, type Posted } from './delivery.js';
 import type { Reply } from '../../src/reply/model.js';
-import type { WorkspaceRef } from '../../src/workspaces/workspace.js';
+import type { WorkspaceRef } from '../../src/workspace.js';
 
 /**
  * The digest scheduler's view of Slack: post a Reply into a channel, and say whether a failure is

@@ -1,11 +1,11 @@
 import { webApi } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import { carriesKey } from '../../src/alerts/deliver.js';
-import { startRouteServer, type HttpRoute } from '../../src/app/routes.js';
+import { startRouteServer, type HttpRoute } from '../../src/http/routes.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
-import type { WorkspaceRef } from '../../src/workspaces/workspace.js';
+import type { WorkspaceRef } from '../../src/workspace.js';
 import {
   buildApp,
   checkBotToken,

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { checkContract, newTap, type ContractRow, type Samples } from '../../src/api/contract-check.js';
 import { SOURCE_LABEL } from '../../src/api/diagnose.js';
 import type { DataSource } from '../../src/api/source.js';
-import { connectUpstream } from '../../src/app/upstream.js';
+import { connectUpstream } from '../../src/api/upstream.js';
 import { loadConfig } from '../../src/config.js';
 
 const HELP = `Usage: polbot doctor [--project SLUG] [--exchange SLUG] [--json]

@@ -1,6 +1,6 @@
 import { startConsole } from '../../adapters/console/repl.js';
 import { createCore, type Core } from '../../commands/core/core.js';
-import { Health, problemLines } from '../../src/app/health.js';
+import { Health, problemLines } from '../../src/ops/health.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger, type AppLogger } from '../../src/log.js';
 import { consoleBanner } from './banner.js';

@@ -32,8 +32,8 @@ import { categoriesFor, parseCondition, type Condition } from '../../src/alerts/
 import { AlertStore } from '../../src/alerts/store.js';
 import type { Reading } from '../../src/alerts/evaluate.js';
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
-import { openPglite } from '../../src/digest/db.js';
-import { migrate } from '../../src/digest/migrations.js';
+import { openPglite } from '../../src/db/connection.js';
+import { migrate } from '../../src/db/migrations.js';
 import { benchCore, clearCaches } from '../lib/polbot.js';
 import { profiled } from '../lib/profile.js';
 import type { SimHandle } from '../lib/sim.js';

@@ -1,7 +1,7 @@
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import { previewValue } from '../../src/api/rules.js';
-import type { Metrics } from '../../src/app/metrics.js';
-import { connectUpstream, type Upstream, type UpstreamHooks } from '../../src/app/upstream.js';
+import type { Metrics } from '../../src/ops/metrics.js';
+import { connectUpstream, type Upstream, type UpstreamHooks } from '../../src/api/upstream.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
 import { createChartRenderer } from '../../src/charts/index.js';
 import type { Config } from '../../src/config.js';
@@ -92,7 +92,7 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
   const charts = createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl });
   const ctx: CommandContext = { source: upstream.source, resolver: upstream.resolver, charts, now: options.now ?? Date.now };
   // Loaded only where limits apply: the console and `polbot ask` have none.
-  const limiter = config.rateLimits ? new (await import('../../src/app/rate-limit.js')).RateLimiter(config.rateLimits) : null;
+  const limiter = config.rateLimits ? new (await import('../../src/ops/rate-limit.js')).RateLimiter(config.rateLimits) : null;
   const registry = new Registry(COMMANDS);
 
   async function guarded(caller: Caller, work: () => Promise<RunResult>): Promise<RunResult> {

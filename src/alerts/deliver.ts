@@ -1,5 +1,5 @@
 import type { Reply } from '../reply/model.js';
-import type { WorkspaceRef } from '../workspaces/workspace.js';
+import type { WorkspaceRef } from '../workspace.js';
 
 /**
  * How an incident reaches its channel and stays one message: posted once, redrawn in place as
@@ -42,9 +42,3 @@ export function carriesKey(text: string, key: string): boolean {
   }
   return false;
 }
-
-/** The workspace whose token posts a rule's alerts. */
-export const workspaceOfRule = (rule: { workspaceId: string | null; enterpriseId: string | null }): WorkspaceRef => ({
-  teamId: rule.workspaceId,
-  enterpriseId: rule.enterpriseId,
-});

@@ -4,13 +4,13 @@ import type { EntityRef, PolPoint } from '../api/domain.js';
 import { settle } from '../api/settle.js';
 import type { DigestDeps } from '../digest/deps.js';
 import { asDeliveryError, DeliveryError } from '../digest/deliver.js';
-import type { Platform } from '../digest/store.js';
+import { workspaceOf, type Platform } from '../workspace.js';
 import type { Logger } from '../log.js';
 import { footerOf } from '../reply/footer.js';
 import { Ticker } from '../time/ticker.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
-import { alertKey, workspaceOfRule, type AlertDeliverer } from './deliver.js';
+import { alertKey, type AlertDeliverer } from './deliver.js';
 import { percentText } from './condition.js';
 import { demoMove, type DemoMove } from './demo.js';
 import { evaluate } from './evaluate.js';
@@ -218,7 +218,7 @@ export class AlertService {
       deliveryState: 'delivered',
       deliveryAttempts: 0,
     };
-    await deliverer.post(rule.channelId, await this.draw([{ incident, rule }], now, true), workspaceOfRule(rule));
+    await deliverer.post(rule.channelId, await this.draw([{ incident, rule }], now, true), workspaceOf(rule));
     if (!this.options.demo || rule.state !== 'active') return null;
     // A change is judged against the last check: the rule needs one before the move.
     if (rule.lastCheckedAt === null) await this.tick();
@@ -319,7 +319,7 @@ export class AlertService {
     for (const lead of new Set(again.map(leadOf))) {
       let ref: string | null;
       try {
-        ref = await deliverer.find(channelId, alertKey(lead), workspaceOfRule(entries[0]!.rule));
+        ref = await deliverer.find(channelId, alertKey(lead), workspaceOf(entries[0]!.rule));
       } catch (err) {
         throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, { permanent: false, cause: err });
       }
@@ -360,7 +360,7 @@ export class AlertService {
         log?.warn({ incidents: ids }, 'alert claims taken over before posting; not posted');
         return;
       }
-      const ref = await deliverer.post(channelId, reply, workspaceOfRule(entries[0]!.rule));
+      const ref = await deliverer.post(channelId, reply, workspaceOf(entries[0]!.rule));
       const recorded = await Promise.all(ids.map((id) => this.store.delivered(id, me, ref, now, id === lead ? null : lead)));
       report.posted++;
       report.lost += recorded.filter((ok) => !ok).length;
@@ -395,7 +395,7 @@ export class AlertService {
       ],
     };
     await deliverer
-      .post(channelId, this.options.complete ? this.options.complete(notice) : notice, workspaceOfRule(entries[0]!.rule))
+      .post(channelId, this.options.complete ? this.options.complete(notice) : notice, workspaceOf(entries[0]!.rule))
       .catch((err: unknown) => log?.warn({ reason: asDeliveryError(err).reason }, 'alert ceiling notice not delivered'));
   }
 
@@ -430,7 +430,7 @@ export class AlertService {
           rule.channelId,
           f.message.ref,
           followupMessage(f.kind, { incident, rule }, f.verdict, f.createdAt),
-          workspaceOfRule(rule),
+          workspaceOf(rule),
         );
         if (await this.store.followupSettled(f.id, me, 'done')) report.followups++;
         else report.lost++;
@@ -458,7 +458,7 @@ export class AlertService {
       lead.rule.channelId,
       lead.incident.messageRef,
       await this.draw(entries, this.clock(), false, false),
-      workspaceOfRule(lead.rule),
+      workspaceOf(lead.rule),
     );
   }
 

@@ -1,7 +1,7 @@
 import type { EntityKind, EntityRef } from '../api/domain.js';
-import { ms, msOrNull, type Db } from '../digest/db.js';
-import type { Platform } from '../digest/store.js';
-import { scopeCondition, UNINSTALLED_REASON, type InstallScope } from '../workspaces/workspace.js';
+import { LeaseQueue, ms, msOrNull, type Db } from '../db/index.js';
+import { scopeCondition } from '../db/scope.js';
+import { UNINSTALLED_REASON, type InstallScope, type Platform } from '../workspace.js';
 import type { Condition } from './condition.js';
 import type { Reading, Verdict } from './evaluate.js';
 
@@ -163,6 +163,28 @@ const at = (t: number) => new Date(t);
 /** A row read back through to_jsonb: timestamps come as ISO strings, which `ms` reads too. */
 const jsonRow = (v: unknown): Row => (typeof v === 'string' ? (JSON.parse(v) as Row) : (v as Row));
 const json = (v: unknown) => JSON.stringify(v);
+
+/** Incidents whose message is to be posted, claimed with leases. */
+const DELIVERIES = new LeaseQueue({
+  table: 'alert_incidents',
+  key: ['id'],
+  state: 'delivery_state',
+  holder: 'delivery_by',
+  lease: 'delivery_lease_until',
+  attempts: 'delivery_attempts',
+  reason: 'delivery_error',
+});
+
+/** What follows an incident's message (a further crossing, a clearing), claimed with leases. */
+const FOLLOWUPS = new LeaseQueue({
+  table: 'alert_followups',
+  key: ['id'],
+  state: 'state',
+  holder: 'claimed_by',
+  lease: 'lease_until',
+  attempts: 'attempts',
+  reason: 'error',
+});
 
 export class AlertStore {
   constructor(readonly db: Db) {}
@@ -545,18 +567,14 @@ export class AlertStore {
       // Only what this replica can post: one without Discord leaves Discord's alerts to another.
       const rows = await tx.query<Row>(
         `SELECT i.id FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
-          WHERE (i.delivery_state = 'pending' OR (i.delivery_state = 'claimed' AND i.delivery_lease_until <= $1))
+          WHERE ${DELIVERIES.claimable('i', '$1')}
             AND r.platform = ANY($3::text[])
           ORDER BY i.opened_at, i.id LIMIT $2 FOR UPDATE OF i SKIP LOCKED`,
         [at(opts.now), opts.limit, opts.platforms ?? ['slack', 'discord', 'console']],
       );
       const claimed: { incident: IncidentView; rule: AlertRule }[] = [];
       for (const r of rows) {
-        const [row] = await tx.query<Row>(
-          `UPDATE alert_incidents SET delivery_state = 'claimed', delivery_by = $2, delivery_lease_until = $3, delivery_attempts = delivery_attempts + 1
-            WHERE id = $1 RETURNING *`,
-          [r.id, opts.instance, at(opts.now + opts.leaseMs)],
-        );
+        const row = await DELIVERIES.take(tx, [r.id], opts.instance, opts.now + opts.leaseMs);
         const [rule] = await tx.query<Row>('SELECT * FROM alert_rules WHERE id = $1', [row!.rule_id]);
         claimed.push({ incident: toView(row!), rule: toRule(rule!) });
       }
@@ -569,11 +587,7 @@ export class AlertStore {
    * Retry-After) keeps its claim instead of letting another replica post the same alert.
    */
   async renewDelivery(id: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE alert_incidents SET delivery_lease_until = $3 WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
-      [id, instance, at(now + leaseMs)],
-    );
-    return rows.length > 0;
+    return DELIVERIES.renew(this.db, [id], instance, now + leaseMs);
   }
 
   /**
@@ -585,11 +599,7 @@ export class AlertStore {
    */
   async planMessage(ids: readonly number[], leadId: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const held = await tx.query(
-        `SELECT id FROM alert_incidents WHERE id = ANY($1::int[]) AND delivery_by = $2 AND delivery_state = 'claimed' FOR UPDATE`,
-        [ids, instance],
-      );
-      if (held.length !== new Set(ids).size) return false;
+      if ((await DELIVERIES.lockHeld(tx, ids, instance)) !== new Set(ids).size) return false;
       await tx.query(
         `UPDATE alert_incidents SET lead_id = CASE WHEN id = $2 THEN NULL ELSE $2 END, delivery_lease_until = $3 WHERE id = ANY($1::int[])`,
         [ids, leadId, at(now + leaseMs)],
@@ -603,21 +613,18 @@ export class AlertStore {
    * An incident coalesced into another's message records that message and its lead.
    */
   async delivered(id: number, instance: string, ref: string, now: number = Date.now(), leadId: number | null = null): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE alert_incidents SET delivery_state = 'delivered', message_ref = $3, delivered_at = $4, lead_id = $5, delivery_lease_until = NULL, delivery_error = NULL
-        WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
-      [id, instance, ref, at(now), leadId],
+    return DELIVERIES.fenced(
+      this.db,
+      [id],
+      instance,
+      `delivery_state = 'delivered', message_ref = $3, delivered_at = $4, lead_id = $5, delivery_lease_until = NULL, delivery_error = NULL`,
+      [ref, at(now), leadId],
     );
-    return rows.length > 0;
   }
 
   /** Held back by the channel's hourly ceiling: counted in the ceiling's summary, never posted. */
   async suppressed(id: number, instance: string): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE alert_incidents SET delivery_state = 'suppressed', delivery_lease_until = NULL WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
-      [id, instance],
-    );
-    return rows.length > 0;
+    return DELIVERIES.fenced(this.db, [id], instance, `delivery_state = 'suppressed', delivery_lease_until = NULL`);
   }
 
   /** Alert messages posted in a channel since a time (coalesced incidents share one), for the hourly ceiling. */
@@ -657,7 +664,7 @@ export class AlertStore {
            JOIN alert_incidents i ON i.id = f.incident_id
            JOIN alert_incidents m ON m.id = COALESCE(i.lead_id, i.id)
            JOIN alert_rules r ON r.id = i.rule_id
-          WHERE (f.state = 'pending' OR (f.state = 'claimed' AND f.lease_until <= $1))
+          WHERE ${FOLLOWUPS.claimable('f', '$1')}
             AND (m.delivery_state IN ('delivered', 'failed', 'suppressed') OR i.delivery_state IN ('failed', 'suppressed'))
             AND r.platform = ANY($3::text[])
           ORDER BY f.id LIMIT $2 FOR UPDATE OF f SKIP LOCKED`,
@@ -665,10 +672,7 @@ export class AlertStore {
       );
       const claimed: Followup[] = [];
       for (const r of rows) {
-        const [f] = await tx.query<Row>(
-          `UPDATE alert_followups SET state = 'claimed', claimed_by = $2, lease_until = $3, attempts = attempts + 1 WHERE id = $1 RETURNING *`,
-          [r.id, opts.instance, at(opts.now + opts.leaseMs)],
-        );
+        const f = await FOLLOWUPS.take(tx, [r.id], opts.instance, opts.now + opts.leaseMs);
         const [i] = await tx.query<Row>('SELECT * FROM alert_incidents WHERE id = $1', [f!.incident_id]);
         const incident = toView(i!);
         const [m] = await tx.query<Row>('SELECT * FROM alert_incidents WHERE id = $1', [incident.leadId ?? incident.id]);
@@ -694,30 +698,23 @@ export class AlertStore {
   }
 
   async renewFollowup(id: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE alert_followups SET lease_until = $3 WHERE id = $1 AND claimed_by = $2 AND state = 'claimed' RETURNING id`,
-      [id, instance, at(now + leaseMs)],
-    );
-    return rows.length > 0;
+    return FOLLOWUPS.renew(this.db, [id], instance, now + leaseMs);
   }
 
   /** Finishes a follow-up while still this replica's: done, skipped (snoozed, or no message to follow), failed, or back to claimed for a retry. */
   async followupSettled(id: number, instance: string, state: 'done' | 'skipped' | 'failed' | 'retry', error?: string): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE alert_followups SET state = $3, error = $4 WHERE id = $1 AND claimed_by = $2 AND state = 'claimed' RETURNING id`,
-      [id, instance, state === 'retry' ? 'claimed' : state, error?.slice(0, 300) ?? null],
-    );
-    return rows.length > 0;
+    return FOLLOWUPS.fenced(this.db, [id], instance, 'state = $3, error = $4', [
+      state === 'retry' ? 'claimed' : state,
+      error?.slice(0, 300) ?? null,
+    ]);
   }
 
   /** A failed delivery: tried again after the lease (transient) or given up on with its reason (permanent). */
   async deliveryFailed(id: number, instance: string, reason: string, permanent: boolean): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE alert_incidents SET delivery_state = $4, delivery_error = $3
-        WHERE id = $1 AND delivery_by = $2 AND delivery_state = 'claimed' RETURNING id`,
-      [id, instance, reason.slice(0, 300), permanent ? 'failed' : 'claimed'],
-    );
-    return rows.length > 0;
+    // A transient failure keeps the claim, which lapses with its lease and is then taken again.
+    return permanent
+      ? DELIVERIES.giveUp(this.db, [id], instance, reason.slice(0, 300))
+      : DELIVERIES.fenced(this.db, [id], instance, 'delivery_error = $3', [reason.slice(0, 300)]);
   }
 
   async openIncidents(ruleId: number): Promise<Incident[]> {

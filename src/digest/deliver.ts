@@ -1,5 +1,5 @@
 import { DelegateBackoff, handleWhen, retry } from 'cockatiel';
-import type { WorkspaceRef } from '../workspaces/workspace.js';
+import type { WorkspaceRef } from '../workspace.js';
 import type { Reply } from '../reply/model.js';
 
 /**

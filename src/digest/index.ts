@@ -2,9 +2,8 @@ import type { DigestDeps } from './deps.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ContentOptions } from './content.js';
-import { openDb, type Db } from './db.js';
+import { migrate, openDatabase, type Db } from '../db/index.js';
 import type { Deliverer } from './deliver.js';
-import { migrate } from './migrations.js';
 import { DigestScheduler, type SchedulerOptions } from './scheduler.js';
 import { createDigestService, type DigestLimits, type DigestService } from './service.js';
 import { DigestStore } from './store.js';
@@ -12,10 +11,7 @@ import { DigestStore } from './store.js';
 export { DeliveryError, type Deliverer } from './deliver.js';
 export { DigestScheduler, type TickReport } from './scheduler.js';
 export { DigestStore, type Digest, type Run } from './store.js';
-export { slackCanManageDigests } from './permissions.js';
 export type { DigestLimits, DigestService } from './service.js';
-export { openDb, type Db } from './db.js';
-export { migrate } from './migrations.js';
 
 export interface DigestsOptions {
   /** Where the store lives: DATABASE_URL (PostgreSQL) or PGlite under POLBOT_DATA_DIR. */
@@ -44,23 +40,17 @@ export interface Digests {
 }
 
 /**
- * Opens the store (migrating it: safe when replicas start together), and wires the scheduler and
- * the command service to the core's context and the platforms' deliverers.
+ * Wires the digest store, the scheduler and the command service to the database, the core's data
+ * and the platforms' deliverers. Without a database handed in, it opens polbot's own.
  */
 export async function createDigests(o: DigestsOptions): Promise<Digests> {
   const owned = !o.db;
-  const db =
-    o.db ??
-    (await openDb({
-      ...(o.config?.databaseUrl ? { databaseUrl: o.config.databaseUrl } : {}),
-      ...(o.config?.dataDir ? { dataDir: o.config.dataDir } : {}),
-    }));
-  try {
-    await migrate(db);
-  } catch (err) {
-    if (owned) await db.close();
-    throw err;
-  }
+  const databaseOptions = {
+    ...(o.config?.databaseUrl ? { databaseUrl: o.config.databaseUrl } : {}),
+    ...(o.config?.dataDir ? { dataDir: o.config.dataDir } : {}),
+  };
+  // A database handed in is brought to the current schema too: migrating is idempotent.
+  const db = o.db ? await migrated(o.db) : await openDatabase(databaseOptions);
   const store = new DigestStore(db);
   const scheduler = new DigestScheduler({
     ...o.scheduler,
@@ -88,4 +78,9 @@ export async function createDigests(o: DigestsOptions): Promise<Digests> {
       if (owned) await db.close();
     },
   };
+}
+
+async function migrated(db: Db): Promise<Db> {
+  await migrate(db);
+  return db;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { WorkspaceRef } from '../workspaces/workspace.js';
+import { workspaceOf, type Platform } from '../workspace.js';
 import { hostname } from 'node:os';
 import { UpstreamError } from '../api/errors.js';
 import type { Logger } from '../log.js';
@@ -9,7 +9,7 @@ import { buildDigest, chartFor, deliveryKey, EntityLoader, type ContentOptions }
 import { asDeliveryError, DEFAULT_POST_RETRY, DeliveryError, postWithRetry, type Deliverer, type PostRetryOptions } from './deliver.js';
 import { Ticker } from '../time/ticker.js';
 import { nextSlot } from './schedule.js';
-import { LATE_REASON, type ClaimedRun, type DigestStore, type Platform, type RunContent } from './store.js';
+import { LATE_REASON, type ClaimedRun, type DigestStore, type RunContent } from './store.js';
 
 export interface SchedulerOptions {
   store: DigestStore;
@@ -306,8 +306,3 @@ export class DigestScheduler {
     return (await store.release(digest.id, run.slot, this.instanceId, now + wait, reason)) ? 'released' : 'lost';
   }
 }
-
-const workspaceOf = (d: { workspaceId: string | null; enterpriseId: string | null }): WorkspaceRef => ({
-  teamId: d.workspaceId,
-  enterpriseId: d.enterpriseId,
-});

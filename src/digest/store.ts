@@ -1,11 +1,11 @@
 import type { EntityRef } from '../api/domain.js';
 import type { Reply } from '../reply/model.js';
 import type { WatchlistChartSpec } from '../charts/types.js';
-import { ms, msOrNull, type Db, type Queryable } from './db.js';
+import { LeaseQueue, ms, msOrNull, type Db, type Queryable } from '../db/index.js';
 import { nextSlot, slotsBetween, type Schedule } from './schedule.js';
-import { scopeCondition, UNINSTALLED_REASON, type InstallScope } from '../workspaces/workspace.js';
+import { scopeCondition } from '../db/scope.js';
+import { UNINSTALLED_REASON, type InstallScope, type Platform } from '../workspace.js';
 
-export type Platform = 'slack' | 'discord' | 'console';
 export type DigestState = 'active' | 'paused' | 'failing';
 export type RunStatus = 'pending' | 'claimed' | 'delivered' | 'skipped' | 'failed';
 
@@ -161,6 +161,17 @@ export interface MaterializeReport {
   pending: number;
   skipped: number;
 }
+
+/** Runs to deliver, claimed with leases: one run, one (digest, slot). */
+const RUNS = new LeaseQueue({
+  table: 'digest_runs',
+  key: ['digest_id', 'slot'],
+  state: 'status',
+  holder: 'claimed_by',
+  lease: 'lease_until',
+  attempts: 'attempts',
+  reason: 'reason',
+});
 
 export class DigestStore {
   constructor(readonly db: Db) {}
@@ -405,7 +416,7 @@ export class DigestStore {
       const candidates = await tx.query<Row>(
         `SELECT r.digest_id, r.slot, r.status, r.parts_sent FROM digest_runs r JOIN digests d ON d.id = r.digest_id
          WHERE d.state = 'active' AND d.platform = ANY($2::text[])
-           AND ((r.status = 'pending' AND r.not_before <= $1) OR (r.status = 'claimed' AND r.lease_until <= $1))
+           AND ${RUNS.claimable('r', '$1', 'r.not_before <= $1')}
          ORDER BY r.slot, r.digest_id LIMIT $3
          FOR UPDATE OF r, d SKIP LOCKED`,
         [at(now), [...platforms], limit],
@@ -437,11 +448,7 @@ export class DigestStore {
           [digestId, c.slot, at(now)],
         );
         if (busy.length > 0) continue;
-        const [row] = await tx.query<Row>(
-          `UPDATE digest_runs SET status = 'claimed', claimed_by = $3, lease_until = $4, attempts = attempts + 1
-           WHERE digest_id = $1 AND slot = $2 RETURNING ${RUN_FIELDS}`,
-          [digestId, c.slot, instance, at(now + leaseMs)],
-        );
+        const row = await RUNS.take(tx, [digestId, c.slot], instance, now + leaseMs, RUN_FIELDS);
         const [digest] = await tx.query<Row>('SELECT * FROM digests WHERE id = $1', [digestId]);
         if (!row || !digest) continue;
         seen.add(digestId);
@@ -452,19 +459,15 @@ export class DigestStore {
   }
 
   /**
-   * Every write by a run's holder goes through this fence: it only matches while the run is still
-   * claimed by `instance`. After a takeover the old holder's writes match nothing.
+   * Every write by a run's holder goes through the queue's fence: it only matches while the run is
+   * still claimed by `instance`. After a takeover the old holder's writes match nothing.
    */
-  private async fenced(q: Queryable, digestId: number, slot: number, instance: string, set: string, params: unknown[]): Promise<boolean> {
-    const rows = await q.query(
-      `UPDATE digest_runs SET ${set} WHERE digest_id = $1 AND slot = $2 AND claimed_by = $3 AND status = 'claimed' RETURNING 1`,
-      [digestId, at(slot), instance, ...params],
-    );
-    return rows.length > 0;
+  private fenced(q: Queryable, digestId: number, slot: number, instance: string, set: string, params: unknown[]): Promise<boolean> {
+    return RUNS.fenced(q, [digestId, at(slot)], instance, set, params);
   }
 
   renew(digestId: number, slot: number, instance: string, leaseUntil: number): Promise<boolean> {
-    return this.fenced(this.db, digestId, slot, instance, 'lease_until = $4', [at(leaseUntil)]);
+    return RUNS.renew(this.db, [digestId, at(slot)], instance, leaseUntil);
   }
 
   saveContent(digestId: number, slot: number, instance: string, content: RunContent, leaseUntil: number): Promise<boolean> {
@@ -501,22 +504,12 @@ export class DigestStore {
   }
 
   skip(digestId: number, slot: number, instance: string, now: number, reason: string): Promise<boolean> {
-    return this.fenced(this.db, digestId, slot, instance, `status = 'skipped', lease_until = NULL, reason = $4, finished_at = $5`, [
-      reason,
-      at(now),
-    ]);
+    return RUNS.giveUp(this.db, [digestId, at(slot)], instance, reason, { finished_at: at(now) }, 'skipped');
   }
 
   /** Gives a run back after a transient failure; it is tried again from `notBefore`. */
   release(digestId: number, slot: number, instance: string, notBefore: number, reason: string): Promise<boolean> {
-    return this.fenced(
-      this.db,
-      digestId,
-      slot,
-      instance,
-      `status = 'pending', claimed_by = NULL, lease_until = NULL, not_before = $4, reason = $5`,
-      [at(notBefore), reason],
-    );
+    return RUNS.release(this.db, [digestId, at(slot)], instance, reason, { not_before: at(notBefore) });
   }
 
   /**
@@ -525,10 +518,7 @@ export class DigestStore {
    */
   async failed(digestId: number, slot: number, instance: string, now: number, reason: string, channel: boolean): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      const ok = await this.fenced(tx, digestId, slot, instance, `status = 'failed', lease_until = NULL, reason = $4, finished_at = $5`, [
-        reason,
-        at(now),
-      ]);
+      const ok = await RUNS.giveUp(tx, [digestId, at(slot)], instance, reason, { finished_at: at(now) });
       if (!ok) return false;
       if (channel) {
         await tx.query(`UPDATE digests SET state = 'failing', state_reason = $2, next_slot = NULL WHERE id = $1`, [digestId, reason]);

@@ -1,5 +1,5 @@
 import type { EntityKind, EntityRef } from '../api/domain.js';
-import { ms, type Db } from '../digest/db.js';
+import { ms, type Db } from '../db/connection.js';
 
 /**
  * The projects and exchanges a person looked up, newest first, per workspace (a Slack team, a

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { openPglite, openPostgres, type Db } from '../../src/digest/db.js';
+import { openPglite, openPostgres, type Db } from '../../src/db/connection.js';
 import { createPostgresDatabase, type EngineName } from './digest/helpers.js';
 import { secretWatch } from './secret-watch.js';
 

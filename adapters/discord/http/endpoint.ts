@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from 'prom-client';
 import { z } from 'zod';
-import type { HttpRoute } from '../../../src/app/routes.js';
+import type { HttpRoute } from '../../../src/http/routes.js';
 import type { Logger } from '../../../src/log.js';
 import { publicKeyFromHex, signedByDiscord } from './verify.js';
 

@@ -5,7 +5,7 @@ import type { EntityKind, EntityRef } from '../../../src/api/domain.js';
 import type { CachedDataSource } from '../../../src/api/cache/cached-source.js';
 import type { AlertService } from '../../../src/alerts/service.js';
 import type { AlertRule } from '../../../src/alerts/store.js';
-import { slackCanManageDigests } from '../../../src/digest/permissions.js';
+import { slackCanManageDigests } from '../permissions.js';
 import type { DigestService } from '../../../src/digest/service.js';
 import type { Digest } from '../../../src/digest/store.js';
 import type { Logger } from '../../../src/log.js';

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { App, Logger as BoltLogger, LogLevel, Receiver } from '@slack/bolt';
-import { startRouteServer, type HttpRoute, type RouteServer } from '../../../src/app/routes.js';
+import { startRouteServer, type HttpRoute, type RouteServer } from '../../../src/http/routes.js';
 import type { Logger } from '../../../src/log.js';
 import type { IngressMessage, IngressSettings, MainMessage, RefusalReason } from './protocol.js';
 

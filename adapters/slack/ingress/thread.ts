@@ -15,7 +15,7 @@ import { Agent, createServer, request, type IncomingMessage, type ServerResponse
 import type { AddressInfo } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import { parentPort, workerData } from 'node:worker_threads';
-import { pathOf } from '../../../src/app/routes.js';
+import { pathOf } from '../../../src/http/routes.js';
 import { guardRequestAge, MAX_SKEW_SECONDS } from '../signature.js';
 import { Handover } from './handover.js';
 import { LRUCache } from 'lru-cache';

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InstallProvider, SlackOAuthError, type CodedError, type Installation } from '@slack/oauth';
-import type { HttpRoute } from '../../../src/app/routes.js';
+import type { HttpRoute } from '../../../src/http/routes.js';
 import type { SlackOAuthConfig } from '../../../src/config.js';
-import type { Queryable } from '../../../src/digest/db.js';
+import type { Queryable } from '../../../src/db/connection.js';
 import type { Logger } from '../../../src/log.js';
 import { createSealer } from '../../../src/secrets/seal.js';
-import type { InstallScope } from '../../../src/workspaces/workspace.js';
+import type { InstallScope } from '../../../src/workspace.js';
 import { boltLevelFor, boltLogger } from '../bolt-logger.js';
 import { SealedInstallationStore } from './installation-store.js';
 import { failurePage, INSTALL_PATH, installedPage, installPage, REDIRECT_PATH } from './pages.js';

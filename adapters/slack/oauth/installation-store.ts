@@ -1,5 +1,5 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
-import type { Queryable } from '../../../src/digest/db.js';
+import type { Queryable } from '../../../src/db/connection.js';
 import { SealError, type Sealer } from '../../../src/secrets/seal.js';
 
 /** Where a Slack request or a scheduled post comes from: its workspace, and its Enterprise Grid organisation if any. */

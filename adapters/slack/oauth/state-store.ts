@@ -3,7 +3,7 @@ import oauth, { InvalidStateError, type InstallURLOptions, type StateStore } fro
 
 // A CommonJS re-export that Node's ESM loader cannot see as a named export (it is found only through the default export).
 const { ClearStateStore } = oauth;
-import type { Queryable } from '../../../src/digest/db.js';
+import type { Queryable } from '../../../src/db/connection.js';
 
 /** How long an install link stays good: Slack's own default for the state. */
 export const STATE_TTL_SECONDS = 600;

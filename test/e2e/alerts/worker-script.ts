@@ -17,8 +17,8 @@ import { createCore } from '../../../commands/core/core.js';
 import { AlertService, type AlertTick } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import { loadConfig, secretsOf } from '../../../src/config.js';
-import { openDb } from '../../../src/digest/index.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import { openDb } from '../../../src/db/index.js';
+import { migrate } from '../../../src/db/migrations.js';
 import { createLogger } from '../../../src/log.js';
 
 const env = (name: string): number => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../../src/digest/db.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import type { Db } from '../../../src/db/connection.js';
+import { migrate } from '../../../src/db/migrations.js';
 import { buildSchedule } from '../../../src/digest/schedule.js';
 import { DigestStore } from '../../../src/digest/store.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';

@@ -12,7 +12,8 @@ import { discordDeliverer, startDiscord } from '../../../adapters/discord/index.
 import { slackDeliverer, startSlack } from '../../../adapters/slack/index.js';
 import { createCore } from '../../../commands/core/core.js';
 import { loadConfig, secretsOf } from '../../../src/config.js';
-import { createDigests, openDb } from '../../../src/digest/index.js';
+import { openDb } from '../../../src/db/index.js';
+import { createDigests } from '../../../src/digest/index.js';
 import { createLogger } from '../../../src/log.js';
 
 const env = (name: string): string => {

@@ -1,8 +1,8 @@
 import type { Caller } from '../../../commands/kit/context.js';
 import type { Core } from '../../../commands/core/core.js';
-import type { Db } from '../../../src/digest/db.js';
+import type { Db } from '../../../src/db/connection.js';
 import type { Deliverer } from '../../../src/digest/deliver.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import { migrate } from '../../../src/db/migrations.js';
 import { DigestScheduler, type SchedulerOptions } from '../../../src/digest/scheduler.js';
 import { createDigestService, type DigestLimits } from '../../../src/digest/service.js';
 import { DigestStore } from '../../../src/digest/store.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openPglite, openPostgres, type Db } from '../../../src/digest/db.js';
+import { openPglite, openPostgres, type Db } from '../../../src/db/connection.js';
 import type { DeliveryError, Deliverer } from '../../../src/digest/deliver.js';
 import type { Reply } from '../../../src/reply/model.js';
 

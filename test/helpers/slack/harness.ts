@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { Writable } from 'node:stream';
 import { startSlack, type SlackAdapter } from '../../../adapters/slack/index.js';
 import type { Core } from '../../../commands/core/core.js';
-import type { HttpRoute } from '../../../src/app/routes.js';
+import type { HttpRoute } from '../../../src/http/routes.js';
 import { createLogger } from '../../../src/log.js';
 import type { Simulator } from '../../../src/sim/server.js';
 import {

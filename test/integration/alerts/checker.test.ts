@@ -3,8 +3,8 @@ import type { Core } from '../../../commands/core/core.js';
 import { parseCondition } from '../../../src/alerts/condition.js';
 import { AlertChecker } from '../../../src/alerts/checker.js';
 import { AlertStore } from '../../../src/alerts/store.js';
-import { openPglite, type Db } from '../../../src/digest/db.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import { openPglite, type Db } from '../../../src/db/connection.js';
+import { migrate } from '../../../src/db/migrations.js';
 import type { Simulator } from '../../../src/sim/server.js';
 import { demoCore } from '../../helpers/core.js';
 

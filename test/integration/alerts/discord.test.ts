@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordAlertDeliverer } from '../../../adapters/discord/alert-deliverer.js';
 import { AlertService } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
-import { openPglite, type Db } from '../../../src/digest/db.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import { openPglite, type Db } from '../../../src/db/connection.js';
+import { migrate } from '../../../src/db/migrations.js';
 import { startStack, type Stack } from '../../helpers/discord.js';
 
 /**

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { slackAlertDeliverer } from '../../../adapters/slack/alert-deliverer.js';
 import { AlertService } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
-import { openPglite, type Db } from '../../../src/digest/db.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import { openPglite, type Db } from '../../../src/db/connection.js';
+import { migrate } from '../../../src/db/migrations.js';
 import type { RecordedCall } from '../../fakes/slack/index.js';
 import { blocksJson, headerOf, quiesce, startHarness, type Harness } from '../../helpers/slack/harness.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertStore, type NewRule } from '../../../src/alerts/store.js';
 import type { Reading } from '../../../src/alerts/evaluate.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import { migrate } from '../../../src/db/migrations.js';
 import { ENGINES, testDatabase, type TestDatabase } from '../../helpers/digest/helpers.js';
 
 /** Alert rules, what checks saw and incidents, on PGlite and on a real PostgreSQL with two replicas. */

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../../commands/kit/context.js';
 import { AlertService } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
-import { openPglite, type Db } from '../../../src/digest/db.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import { openPglite, type Db } from '../../../src/db/connection.js';
+import { migrate } from '../../../src/db/migrations.js';
 import type { ErrorReply, TextReply } from '../../../src/reply/model.js';
 import { useRestAndToolsOnly, visibleText } from '../../helpers/core.js';
 

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkSources, type SourceCheck } from '../../../src/api/diagnose.js';
 import { McpSource } from '../../../src/api/mcp/source.js';
 import { RestSource } from '../../../src/api/rest/source.js';
-import { Health } from '../../../src/app/health.js';
+import { Health } from '../../../src/ops/health.js';
 import type { Simulator } from '../../../src/sim/server.js';
 import { ask, demoCore, visibleText } from '../../helpers/core.js';
 import { onRoute, setAt, startOddProxy, type OddProxy } from '../../helpers/odd-proxy.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../../commands/core/core.js';
 import { discordOverHttp, type DiscordHttp } from '../../../adapters/discord/http/index.js';
 import { registerDiscordCommands, type DiscordHandle } from '../../../adapters/discord/index.js';
-import { startRouteServer, type RouteServer } from '../../../src/app/routes.js';
+import { startRouteServer, type RouteServer } from '../../../src/http/routes.js';
 import { type FakeDiscord, startFakeDiscord } from '../../fakes/discord/index.js';
 import { demoCore } from '../../helpers/core.js';
 import { GUILD_ID, memoryLogger, settingsFor } from '../../helpers/discord.js';

@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { interactionsRoute, type RawInteraction } from '../../../adapters/discord/http/endpoint.js';
-import { startRouteServer, type RouteServer } from '../../../src/app/routes.js';
+import { startRouteServer, type RouteServer } from '../../../src/http/routes.js';
 import { createLogger } from '../../../src/log.js';
 import { type FakeDiscord, startFakeDiscord } from '../../fakes/discord/index.js';
 import { GUILD_ID } from '../../helpers/discord.js';

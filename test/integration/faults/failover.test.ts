@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../../commands/core/core.js';
-import { Health } from '../../../src/app/health.js';
-import { createMetrics } from '../../../src/app/metrics.js';
+import { Health } from '../../../src/ops/health.js';
+import { createMetrics } from '../../../src/ops/metrics.js';
 import type { CardReply } from '../../../src/reply/model.js';
 import type { Simulator } from '../../../src/sim/server.js';
 import { ask, demoCore, visibleText } from '../../helpers/core.js';

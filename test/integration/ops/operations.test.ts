@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../../commands/core/core.js';
-import { Health } from '../../../src/app/health.js';
-import { createMetrics, type Metrics } from '../../../src/app/metrics.js';
-import { operationalRoutes, startRouteServer } from '../../../src/app/routes.js';
+import { Health } from '../../../src/ops/health.js';
+import { createMetrics, type Metrics } from '../../../src/ops/metrics.js';
+import { operationalRoutes, startRouteServer } from '../../../src/http/routes.js';
 import type { Caller } from '../../../commands/kit/context.js';
 import { demoCore } from '../../helpers/core.js';
 

@@ -4,7 +4,7 @@ import type { Core } from '../../../commands/core/core.js';
 import type { Caller } from '../../../commands/kit/context.js';
 import { AlertService } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
-import { openPglite, type Db } from '../../../src/digest/db.js';
+import { openPglite, type Db } from '../../../src/db/connection.js';
 import { createDigests, type Digests } from '../../../src/digest/index.js';
 import { createLogger } from '../../../src/log.js';
 import { homeView } from '../../../adapters/slack/home/view.js';

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Installation } from '@slack/oauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SealedInstallationStore } from '../../../adapters/slack/oauth/installation-store.js';
-import { openPglite, type Db } from '../../../src/digest/db.js';
-import { migrate } from '../../../src/digest/migrations.js';
+import { openPglite, type Db } from '../../../src/db/connection.js';
+import { migrate } from '../../../src/db/migrations.js';
 import { DigestStore } from '../../../src/digest/store.js';
 import { buildSchedule } from '../../../src/digest/schedule.js';
 import { createSealer, SealError } from '../../../src/secrets/seal.js';
-import { UNINSTALLED_REASON } from '../../../src/workspaces/workspace.js';
+import { UNINSTALLED_REASON } from '../../../src/workspace.js';
 
 /**
  * The sealed installation store on its own: tokens never stored in the clear, a sealed value that

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Health } from './health.js';
-import type { Metrics } from './metrics.js';
+import type { Health } from '../ops/health.js';
+import type { Metrics } from '../ops/metrics.js';
 
 export interface RouteResponse {
   status: number;

@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { Db } from './connection.js';
 
 export interface Migration {
   version: number;

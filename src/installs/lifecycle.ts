@@ -1,7 +1,7 @@
 import type { AlertRule, AlertStore } from '../alerts/store.js';
 import type { Digest, DigestStore } from '../digest/store.js';
 import type { Reply } from '../reply/model.js';
-import type { InstallScope } from './workspace.js';
+import type { InstallScope, Platform } from '../workspace.js';
 
 /** What came back to one channel when polbot was added to its workspace again. */
 export interface ChannelReturn {
@@ -10,16 +10,14 @@ export interface ChannelReturn {
   alerts: AlertRule[];
 }
 
-/** Installs that come and go per workspace are Slack's; a Discord server's digests have no such lifecycle. */
-const PLATFORM = 'slack';
-
 /**
- * What happens to a Slack workspace's digests and alert rules when polbot is removed from it
- * (paused, never deleted) and added again (those same ones resume; ones someone paused on purpose
- * stay paused).
+ * What happens to a workspace's digests and alert rules when polbot is removed from it (paused,
+ * never deleted) and added again (those same ones resume; ones someone paused on purpose stay
+ * paused). The platform whose installs come and go per workspace says so by making one.
  */
 export class WorkspaceLifecycle {
   constructor(
+    private readonly platform: Platform,
     private readonly digests: DigestStore,
     private readonly alerts: AlertStore,
     private readonly clock: () => number = Date.now,
@@ -27,8 +25,8 @@ export class WorkspaceLifecycle {
 
   async removed(scope: InstallScope): Promise<{ digests: number; alerts: number }> {
     const [digests, alerts] = await Promise.all([
-      this.digests.pauseWorkspace(PLATFORM, scope, this.clock()),
-      this.alerts.pauseWorkspace(PLATFORM, scope),
+      this.digests.pauseWorkspace(this.platform, scope, this.clock()),
+      this.alerts.pauseWorkspace(this.platform, scope),
     ]);
     return { digests: digests.length, alerts: alerts.length };
   }
@@ -37,8 +35,8 @@ export class WorkspaceLifecycle {
   async returned(scope: InstallScope): Promise<ChannelReturn[]> {
     const now = this.clock();
     const [digests, alerts] = await Promise.all([
-      this.digests.resumeWorkspace(PLATFORM, scope, now),
-      this.alerts.resumeWorkspace(PLATFORM, scope, now),
+      this.digests.resumeWorkspace(this.platform, scope, now),
+      this.alerts.resumeWorkspace(this.platform, scope, now),
     ]);
     const byChannel = new Map<string, ChannelReturn>();
     const of = (channelId: string) =>

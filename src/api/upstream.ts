@@ -1,9 +1,9 @@
-import { withCache, type CacheOptions, type CachedDataSource } from '../api/cache/cached-source.js';
-import { type BreakerOptions, failover } from '../api/failover.js';
-import type { McpSource } from '../api/mcp/source.js';
-import type { OnUnreadable } from '../api/read-answer.js';
-import type { HttpClientOptions } from '../api/rest/http.js';
-import { RestSource } from '../api/rest/source.js';
+import { withCache, type CacheOptions, type CachedDataSource } from './cache/cached-source.js';
+import { type BreakerOptions, failover } from './failover.js';
+import type { McpSource } from './mcp/source.js';
+import type { OnUnreadable } from './read-answer.js';
+import type { HttpClientOptions } from './rest/http.js';
+import { RestSource } from './rest/source.js';
 import type { Config } from '../config.js';
 import { Resolver } from '../resolve/resolver.js';
 import type { Simulator } from '../sim/server.js';
@@ -54,7 +54,7 @@ export async function connectUpstream(config: Config, hooks: UpstreamHooks = {})
   const mcpUrl = config.mcp.url ?? (config.mcp.command || config.source !== 'mcp' ? undefined : sim?.mcpUrl);
   let mcp: McpSource | null = null;
   if (mcpUrl || config.mcp.command) {
-    const { McpSource } = await import('../api/mcp/source.js');
+    const { McpSource } = await import('./mcp/source.js');
     mcp = new McpSource({
       ...(mcpUrl ? { url: mcpUrl } : {}),
       ...(config.mcp.command ? { command: config.mcp.command } : {}),

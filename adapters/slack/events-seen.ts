@@ -1,4 +1,4 @@
-import type { Queryable } from '../digest/db.js';
+import type { Queryable } from '../../src/db/connection.js';
 
 /** Slack retries an event for up to about an hour; ids are kept long enough to catch its retries and duplicates. */
 const KEEP_MS = 15 * 60_000;
