@@ -1,15 +1,15 @@
-import { discordAlertDeliverer, discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
+import { discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
 import { discordOverHttp } from '../adapters/discord/http/index.js';
-import { slackAlertDeliverer, slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
+import { slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
 import { slackWorkspaces } from './slack-workspaces.js';
-import type { AlertDeliverer } from '../src/alerts/deliver.js';
+import { lateDeliverer, type Deliverer } from '../src/delivery/port.js';
 import { AlertService } from '../src/alerts/service.js';
 import { AlertStore } from '../src/alerts/store.js';
 import type { DemoMove } from '../src/alerts/demo.js';
 import type { EntityRef } from '../src/api/domain.js';
 import { applyMove, type Move } from '../src/sim/admin.js';
 import type { Config } from '../src/config.js';
-import { createDigests, DeliveryError, type Deliverer, type Digests } from '../src/digest/index.js';
+import { createDigests, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
 import { createCore, type Core } from '../commands/core/core.js';
 import { Health, logStartupCheck } from '../src/ops/health.js';
@@ -28,40 +28,6 @@ export interface Bot {
   port: number | undefined;
   /** Stops taking new work, finishes what is under way (bounded), stops the scheduler, closes the database. */
   stop(): Promise<void>;
-}
-
-/** A deliverer for an adapter that starts after the digest store: until then, a retryable failure. */
-function lateDeliverer(platform: 'slack' | 'discord', get: () => Deliverer | null): Deliverer {
-  const notYet = () => new DeliveryError(`${platform} is not connected yet`, { permanent: false });
-  return {
-    platform,
-    post: (channelId, reply, key, workspace) => {
-      const d = get();
-      return d ? d.post(channelId, reply, key, workspace) : Promise.reject(notYet());
-    },
-    alreadyDelivered: async (channelId, key, workspace) => (await get()?.alreadyDelivered?.(channelId, key, workspace)) ?? false,
-  };
-}
-
-/** The same for alerts: until the adapter is up, a delivery fails in a way that is retried. */
-function lateAlertDeliverer(platform: 'slack' | 'discord', get: () => AlertDeliverer | null): AlertDeliverer {
-  const ready = (): AlertDeliverer => {
-    const d = get();
-    if (!d) throw new DeliveryError(`${platform} is not connected yet`, { permanent: false });
-    return d;
-  };
-  return {
-    platform,
-    post: async (channelId, reply, workspace) => ready().post(channelId, reply, workspace),
-    update: async (channelId, ref, reply, workspace) => ready().update(channelId, ref, reply, workspace),
-    followUp: async (channelId, ref, reply, workspace) => ready().followUp(channelId, ref, reply, workspace),
-    // A search that cannot run yet fails, and is retried: "not found" would post a second message.
-    find: async (channelId, key, workspace) => {
-      const d = ready();
-      if (!d.find) throw new DeliveryError(`${platform} cannot search the channel for an earlier alert`, { permanent: false });
-      return d.find(channelId, key, workspace);
-    },
-  };
 }
 
 /** Demo mode: `alert test` moves the in-process simulator, and the cache forgets what it held. */
@@ -105,14 +71,11 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     });
     stoppers.unshift(() => digests.stop());
     core.ctx.digests = digests.service;
-    const alertDeliverers: AlertDeliverer[] = [];
-    if (config.slack) alertDeliverers.push(lateAlertDeliverer('slack', () => (slack ? slackAlertDeliverer(slack) : null)));
-    if (config.discord) alertDeliverers.push(lateAlertDeliverer('discord', () => (discord ? discordAlertDeliverer(discord) : null)));
     const alertStore = new AlertStore(digests.db);
     const alerts = new AlertService({
       store: alertStore,
       deps: core.ctx,
-      deliverers: alertDeliverers,
+      deliverers,
       complete: core.complete,
       log: log.child({ component: 'alerts' }),
       ...(core.upstream.sim ? { demo: demoMover(core) } : {}),

@@ -1,4 +1,4 @@
-import { asDeliveryError } from '../src/digest/deliver.js';
+import { asDeliveryError } from '../src/delivery/port.js';
 import { alertRuleCommand } from './kit/alert.js';
 
 export default alertRuleCommand({

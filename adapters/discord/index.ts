@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Events, Routes } from 'discord.js';
 import type { Core } from '../../commands/core/core.js';
-import { carriesKey } from '../../src/alerts/deliver.js';
+import { carriesKey } from '../../src/delivery/port.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import { DiscordAdapter, type DiscordClientOptions } from './client.js';
@@ -9,8 +9,7 @@ import { describeError } from './errors.js';
 import { registerDiscordCommands, type DiscordSettings } from './register.js';
 
 export { registerDiscordCommands, type RegisterResult, type DiscordSettings } from './register.js';
-export { discordDeliverer } from './digest-deliverer.js';
-export { discordAlertDeliverer } from './alert-deliverer.js';
+export { discordDeliverer } from './deliverer.js';
 export type { DiscordAdapter } from './client.js';
 
 /** The channel's messages searched for a delivery key, newest first. */

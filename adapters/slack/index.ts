@@ -1,6 +1,6 @@
 import { webApi } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
-import { carriesKey } from '../../src/alerts/deliver.js';
+import { carriesKey } from '../../src/delivery/port.js';
 import { startRouteServer, type HttpRoute } from '../../src/http/routes.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
@@ -23,8 +23,7 @@ import type { RefusalReason } from './ingress/protocol.js';
 
 export { renderReply, type SlackMessage } from './blocks.js';
 export { SlackDeliveryError, type Posted } from './delivery.js';
-export { slackDeliverer } from './digest-deliverer.js';
-export { slackAlertDeliverer } from './alert-deliverer.js';
+export { slackDeliverer } from './deliverer.js';
 export { CHECK_SHORTCUT_ID, EVENTS_PATH, DEFAULT_PROGRESS_MS, DEFAULT_RETRY, type CommandRunner, type WorkspaceEvents } from './app.js';
 export { createSlackOAuth, INSTALL_PATH, REDIRECT_PATH, scopeOfInstallation, type SlackOAuth } from './oauth/index.js';
 

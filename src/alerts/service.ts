@@ -3,14 +3,14 @@ import { hostname } from 'node:os';
 import type { EntityRef, PolPoint } from '../api/domain.js';
 import { settle } from '../api/settle.js';
 import type { DigestDeps } from '../digest/deps.js';
-import { asDeliveryError, DeliveryError } from '../digest/deliver.js';
+import { asDeliveryError, DeliveryError, type Deliverer } from '../delivery/port.js';
 import { workspaceOf, type Platform } from '../workspace.js';
 import type { Logger } from '../log.js';
 import { footerOf } from '../reply/footer.js';
 import { Ticker } from '../time/ticker.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
-import { alertKey, type AlertDeliverer } from './deliver.js';
+import { alertKey } from './key.js';
 import { percentText } from './condition.js';
 import { demoMove, type DemoMove } from './demo.js';
 import { evaluate } from './evaluate.js';
@@ -45,7 +45,7 @@ export const CEILING_REASON = 'too many alerts in an hour';
 export interface AlertServiceOptions {
   store: AlertStore;
   deps: DigestDeps;
-  deliverers: readonly AlertDeliverer[];
+  deliverers: readonly Deliverer[];
   log?: Logger;
   now?: () => number;
   instanceId?: string;
@@ -111,7 +111,7 @@ export class AlertService {
   readonly limits: AlertLimits;
   readonly instanceId: string;
   private readonly checker: AlertChecker;
-  private readonly byPlatform: Map<Platform, AlertDeliverer>;
+  private readonly byPlatform: Map<Platform, Deliverer>;
   private readonly clock: () => number;
   private readonly o: Required<Pick<AlertServiceOptions, 'tickMs' | 'leaseMs' | 'batch' | 'maxAttempts'>>;
   private readonly ticker: Ticker;
@@ -306,7 +306,7 @@ export class AlertService {
    * Throws (a transient DeliveryError) when the channel could not be searched.
    */
   private async recover(
-    deliverer: AlertDeliverer,
+    deliverer: Deliverer,
     entries: MessageEntry[],
     report: AlertTick,
     log: Logger | undefined,
@@ -342,7 +342,7 @@ export class AlertService {
 
   /** Posts one message for `entries` (the first leads it) and records it for each, fenced by their claims. */
   private async post(
-    deliverer: AlertDeliverer,
+    deliverer: Deliverer,
     entries: MessageEntry[],
     now: number,
     report: AlertTick,
@@ -378,7 +378,7 @@ export class AlertService {
    * The channel had its hour's worth of alerts: these are held back, its rules pause, and the
    * replica that paused them (one, by the update's row count) says so once, with how to resume.
    */
-  private async overCeiling(deliverer: AlertDeliverer, entries: MessageEntry[], report: AlertTick, log: Logger | undefined): Promise<void> {
+  private async overCeiling(deliverer: Deliverer, entries: MessageEntry[], report: AlertTick, log: Logger | undefined): Promise<void> {
     const { platform, channelId } = entries[0]!.rule;
     for (const e of entries) if (await this.store.suppressed(e.incident.id, this.instanceId)) report.suppressed++;
     const paused = await this.store.pauseChannel(platform, channelId, CEILING_REASON);

@@ -3,12 +3,12 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ContentOptions } from './content.js';
 import { migrate, openDatabase, type Db } from '../db/index.js';
-import type { Deliverer } from './deliver.js';
+import type { Deliverer } from '../delivery/port.js';
 import { DigestScheduler, type SchedulerOptions } from './scheduler.js';
 import { createDigestService, type DigestLimits, type DigestService } from './service.js';
 import { DigestStore } from './store.js';
 
-export { DeliveryError, type Deliverer } from './deliver.js';
+export { DeliveryError, type Deliverer } from '../delivery/port.js';
 export { DigestScheduler, type TickReport } from './scheduler.js';
 export { DigestStore, type Digest, type Run } from './store.js';
 export type { DigestLimits, DigestService } from './service.js';

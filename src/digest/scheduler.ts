@@ -6,7 +6,14 @@ import type { Logger } from '../log.js';
 import type { Reply } from '../reply/model.js';
 import type { DigestDeps } from './deps.js';
 import { buildDigest, chartFor, deliveryKey, EntityLoader, type ContentOptions } from './content.js';
-import { asDeliveryError, DEFAULT_POST_RETRY, DeliveryError, postWithRetry, type Deliverer, type PostRetryOptions } from './deliver.js';
+import {
+  asDeliveryError,
+  DEFAULT_POST_RETRY,
+  DeliveryError,
+  postWithRetry,
+  type Deliverer,
+  type PostRetryOptions,
+} from '../delivery/port.js';
 import { Ticker } from '../time/ticker.js';
 import { nextSlot } from './schedule.js';
 import { LATE_REASON, type ClaimedRun, type DigestStore, type RunContent } from './store.js';
@@ -78,13 +85,13 @@ const HOUR = 3_600_000;
  * it as recovered, asks the deliverer whether each remaining part is already in the channel (the
  * key is in the message), and posts only what is missing, from the stored content.
  *
- * What remains: (a) with a deliverer that cannot search the channel (no `alreadyDelivered`), a
+ * What remains: (a) with a deliverer that cannot search the channel (no `find`), a
  * replica dying between the platform accepting a post and the database recording it, or a post
  * that timed out after the platform accepted it, leads to that part being posted again; (b) a
  * replica that stalls for longer than its lease while a post is already on the wire (the fence is
  * checked before the post, not during it) can race the replica that took over; the lease (5 min)
  * is far longer than a post's retries (three waits of at most 30 s, plus the adapter's request
- * timeouts), and the taker's `alreadyDelivered` check catches a post that has already landed.
+ * timeouts), and the taker's `find` check catches a post that has already landed.
  */
 export class DigestScheduler {
   readonly instanceId: string;
@@ -203,14 +210,14 @@ export class DigestScheduler {
       }
       let content = run.content;
       let sent = run.partsSent;
-      if ((c.recovered || run.attempts > 1) && content && deliverer.alreadyDelivered) {
+      if ((c.recovered || run.attempts > 1) && content && deliverer.find) {
         // The previous holder may have posted parts without living to record them, or a post that
         // failed on a timeout may have landed after all.
         const parts = content.parts.length;
-        const check = deliverer.alreadyDelivered.bind(deliverer);
+        const find = deliverer.find.bind(deliverer);
         const posted = async (key: string) => {
           try {
-            return await check(digest.channelId, key, workspaceOf(digest));
+            return (await find(digest.channelId, key, workspaceOf(digest))) !== null;
           } catch (err) {
             // Not knowing is not a reason to post twice, nor to mark the channel failing: try later.
             throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, {

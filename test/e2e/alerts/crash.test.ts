@@ -1,6 +1,7 @@
 import type { APIMessage } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alertKey, carriesKey } from '../../../src/alerts/deliver.js';
+import { alertKey } from '../../../src/alerts/key.js';
+import { carriesKey } from '../../../src/delivery/port.js';
 import { AlertStore, type NewRule } from '../../../src/alerts/store.js';
 import type { EntityRef } from '../../../src/api/domain.js';
 import type { Db } from '../../../src/db/connection.js';

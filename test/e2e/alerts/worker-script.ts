@@ -11,8 +11,8 @@
  * to stderr. SIGTERM stops it cleanly.
  */
 import { createInterface } from 'node:readline';
-import { discordAlertDeliverer, startDiscord } from '../../../adapters/discord/index.js';
-import { slackAlertDeliverer, startSlack } from '../../../adapters/slack/index.js';
+import { discordDeliverer, startDiscord } from '../../../adapters/discord/index.js';
+import { slackDeliverer, startSlack } from '../../../adapters/slack/index.js';
 import { createCore } from '../../../commands/core/core.js';
 import { AlertService, type AlertTick } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
@@ -42,7 +42,7 @@ await migrate(db);
 const alerts = new AlertService({
   store: new AlertStore(db),
   deps: core.ctx,
-  deliverers: [slackAlertDeliverer(slack), discordAlertDeliverer(discord)],
+  deliverers: [slackDeliverer(slack), discordDeliverer(discord)],
   complete: core.complete,
   log: log.child({ component: 'alerts' }),
   instanceId: `worker-${process.pid}`,

@@ -1,7 +1,7 @@
 import type { Caller } from '../../../commands/kit/context.js';
 import type { Core } from '../../../commands/core/core.js';
 import type { Db } from '../../../src/db/connection.js';
-import type { Deliverer } from '../../../src/digest/deliver.js';
+import type { Deliverer } from '../../../src/delivery/port.js';
 import { migrate } from '../../../src/db/migrations.js';
 import { DigestScheduler, type SchedulerOptions } from '../../../src/digest/scheduler.js';
 import { createDigestService, type DigestLimits } from '../../../src/digest/service.js';

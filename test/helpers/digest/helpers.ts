@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openPglite, openPostgres, type Db } from '../../../src/db/connection.js';
-import type { DeliveryError, Deliverer } from '../../../src/digest/deliver.js';
+import type { DeliveryError, Deliverer } from '../../../src/delivery/port.js';
 import type { Reply } from '../../../src/reply/model.js';
 
 export type EngineName = 'pglite' | 'postgres';
@@ -106,26 +106,41 @@ export class MemoryDeliverer implements Deliverer {
   fail: ((channelId: string, key: string, attempt: number) => DeliveryError | Error | undefined) | undefined;
   /** Milliseconds before answering (real time), to interleave replicas. */
   delay: () => number = () => 0;
-  /** Without it the deliverer offers no `alreadyDelivered`, like an adapter that cannot search. */
-  readonly alreadyDelivered: Deliverer['alreadyDelivered'];
+  /** Without it the deliverer offers no `find`, like an adapter that cannot search. */
+  readonly find: Deliverer['find'];
 
   constructor(
     readonly platform: 'slack' | 'discord' = 'slack',
     opts: { searchable?: boolean } = {},
   ) {
-    this.alreadyDelivered =
-      opts.searchable === false ? undefined : async (channelId, key) => this.posted.some((p) => p.channelId === channelId && p.key === key);
+    this.find =
+      opts.searchable === false
+        ? undefined
+        : async (channelId, key) => {
+            const i = this.posted.findIndex((p) => p.channelId === channelId && p.key === key);
+            return i === -1 ? null : String(i);
+          };
   }
 
-  async post(channelId: string, reply: Reply, key: string): Promise<void> {
+  async post(channelId: string, reply: Reply): Promise<string> {
     this.attempts++;
+    // A real platform shows the key in the footer, and a search finds it there.
+    const key = reply.kind === 'table' ? reply.footer?.notes?.find((n) => n.startsWith('digest #')) : undefined;
     const wait = this.delay();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const err = this.fail?.(channelId, key, this.attempts);
+    const err = this.fail?.(channelId, key ?? '', this.attempts);
     if (err) throw err;
-    // A real platform shows the key in the footer; the test checks that it is really there.
-    if (reply.kind !== 'table' || !reply.footer?.notes?.includes(key)) throw new Error(`posted reply does not carry its key ${key}`);
+    if (key === undefined) throw new Error('posted reply does not carry a digest key');
     this.posted.push({ channelId, key, reply });
+    return String(this.posted.length - 1);
+  }
+
+  async update(): Promise<void> {
+    throw new Error('digests never redraw a message');
+  }
+
+  async followUp(): Promise<void> {
+    throw new Error('digests never follow a message up');
   }
 
   keys(channelId?: string): string[] {

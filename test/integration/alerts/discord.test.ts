@@ -1,7 +1,7 @@
 import type { APIMessage } from 'discord.js';
 import { PermissionFlagsBits } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discordAlertDeliverer } from '../../../adapters/discord/alert-deliverer.js';
+import { discordDeliverer } from '../../../adapters/discord/deliverer.js';
 import { AlertService } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import { openPglite, type Db } from '../../../src/db/connection.js';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   service = new AlertService({
     store: new AlertStore(db),
     deps: stack.core.ctx,
-    deliverers: [discordAlertDeliverer(stack.handle)],
+    deliverers: [discordDeliverer(stack.handle)],
     complete: stack.core.complete,
     leaseMs: 60_000,
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackAlertDeliverer } from '../../../adapters/slack/alert-deliverer.js';
+import { slackDeliverer } from '../../../adapters/slack/deliverer.js';
 import { startSlack, type SlackAdapter } from '../../../adapters/slack/index.js';
-import { alertKey, carriesKey } from '../../../src/alerts/deliver.js';
+import { alertKey } from '../../../src/alerts/key.js';
+import { carriesKey } from '../../../src/delivery/port.js';
 import { AlertService, type AlertTick } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import type { EntityRef } from '../../../src/api/domain.js';
@@ -48,7 +49,7 @@ beforeAll(async () => {
     new AlertService({
       store,
       deps: h.core.ctx,
-      deliverers: [slackAlertDeliverer(adapter)],
+      deliverers: [slackDeliverer(adapter)],
       complete: h.core.complete,
       now: clock.now,
       leaseMs: LEASE,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { slackAlertDeliverer } from '../../../adapters/slack/alert-deliverer.js';
+import { slackDeliverer } from '../../../adapters/slack/deliverer.js';
 import { AlertService } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import { openPglite, type Db } from '../../../src/db/connection.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   service = new AlertService({
     store: new AlertStore(db),
     deps: h.core.ctx,
-    deliverers: [slackAlertDeliverer(h.slack)],
+    deliverers: [slackDeliverer(h.slack)],
     complete: h.core.complete,
     leaseMs: 60_000,
   });
@@ -128,7 +128,7 @@ describe('alerts in Slack', () => {
     const restarted = new AlertService({
       store: new AlertStore(db),
       deps: h.core.ctx,
-      deliverers: [slackAlertDeliverer(h.slack)],
+      deliverers: [slackDeliverer(h.slack)],
       complete: h.core.complete,
     });
     await db.query('UPDATE alert_rules SET next_check = now()');
@@ -261,7 +261,7 @@ describe('alerts in Slack, held within limits', () => {
     quiet = new AlertService({
       store: new AlertStore(quietDb),
       deps: h.core.ctx,
-      deliverers: [slackAlertDeliverer(h.slack)],
+      deliverers: [slackDeliverer(h.slack)],
       complete: h.core.complete,
       leaseMs: 60_000,
       limits: { perChannelHour: 2 },
@@ -329,7 +329,7 @@ describe('alerts in Slack, held within limits', () => {
     const strict = new AlertService({
       store: new AlertStore(strictDb),
       deps: h.core.ctx,
-      deliverers: [slackAlertDeliverer(h.slack)],
+      deliverers: [slackDeliverer(h.slack)],
       limits: { perChannel: 1, perWorkspace: 2 },
     });
     h.core.ctx.alerts = strict;
@@ -384,7 +384,7 @@ describe('alerts in Slack, many rules due at once', () => {
       const many = new AlertService({
         store,
         deps: h.core.ctx,
-        deliverers: [slackAlertDeliverer(h.slack)],
+        deliverers: [slackDeliverer(h.slack)],
         complete: h.core.complete,
         batch: 3,
       });

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { slackText } from '../../helpers/core.js';
 import { deliveryKey } from '../../../src/digest/content.js';
-import { DeliveryError, type Deliverer } from '../../../src/digest/deliver.js';
+import { DeliveryError, type Deliverer } from '../../../src/delivery/port.js';
 import { MISSED_REASON, SUPERSEDED_REASON, LATE_REASON, type Run } from '../../../src/digest/store.js';
 import type { TableReply, TextReply } from '../../../src/reply/model.js';
 import { createHarness, slackCaller, type Harness } from '../../helpers/digest/harness.js';
@@ -167,8 +167,10 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     });
     const ghost: Deliverer = {
       platform: 'slack',
-      async post(channelId, reply, key) {
-        if (channelId === 'C-DIED-AFTER') await platform.post(channelId, reply, key);
+      update: () => platform.update(),
+      followUp: () => platform.followUp(),
+      async post(channelId, reply) {
+        if (channelId === 'C-DIED-AFTER') await platform.post(channelId, reply);
         await stuck;
         throw new Error('process killed');
       },
@@ -215,8 +217,10 @@ describe.each(ENGINES)('digest scheduler on %s', (engine) => {
     );
     const unsure: Deliverer = {
       platform: 'slack',
-      post: (c, r, k) => platform.post(c, r, k),
-      alreadyDelivered: async () => {
+      post: (c, r) => platform.post(c, r),
+      update: () => platform.update(),
+      followUp: () => platform.followUp(),
+      find: async () => {
         throw new DeliveryError('Slack: the app lacks the permission to read history', { permanent: true });
       },
     };

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discordAlertDeliverer } from '../../../adapters/discord/alert-deliverer.js';
-import type { AlertDeliverer } from '../../../src/alerts/deliver.js';
-import { DeliveryError } from '../../../src/digest/deliver.js';
+import { discordDeliverer } from '../../../adapters/discord/deliverer.js';
+import type { Deliverer } from '../../../src/delivery/port.js';
+import { DeliveryError } from '../../../src/delivery/port.js';
 import type { TextReply } from '../../../src/reply/model.js';
 import { startStack, type Stack } from '../../helpers/discord.js';
 
 /** An alert in Discord is one message: posted, edited in place, followed up in a thread started on it. */
 
 let stack: Stack;
-let deliverer: AlertDeliverer;
+let deliverer: Deliverer;
 
 beforeAll(async () => {
   stack = await startStack({ RATE_LIMIT_PER_USER: '0' });
-  deliverer = discordAlertDeliverer(stack.handle);
+  deliverer = discordDeliverer(stack.handle);
 });
 afterAll(async () => {
   await stack.close();

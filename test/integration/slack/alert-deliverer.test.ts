@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackAlertDeliverer } from '../../../adapters/slack/alert-deliverer.js';
-import type { AlertDeliverer } from '../../../src/alerts/deliver.js';
-import { DeliveryError } from '../../../src/digest/deliver.js';
+import { slackDeliverer } from '../../../adapters/slack/deliverer.js';
+import type { Deliverer } from '../../../src/delivery/port.js';
+import { DeliveryError } from '../../../src/delivery/port.js';
 import type { TextReply } from '../../../src/reply/model.js';
 import { headerOf, startHarness, type Harness } from '../../helpers/slack/harness.js';
 
 /** An alert in Slack is one message: posted, redrawn in place with chat.update, followed up in its thread. */
 
 let h: Harness;
-let deliverer: AlertDeliverer;
+let deliverer: Deliverer;
 
 beforeAll(async () => {
   h = await startHarness();
-  deliverer = slackAlertDeliverer(h.slack);
+  deliverer = slackDeliverer(h.slack);
 });
 afterAll(async () => {
   await h.close();

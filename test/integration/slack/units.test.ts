@@ -4,12 +4,12 @@ import { LogLevel } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boltLogger } from '../../../adapters/slack/bolt-logger.js';
 import { placementOf, SlackDeliveryError } from '../../../adapters/slack/delivery.js';
-import { slackDeliverer, toDeliveryError } from '../../../adapters/slack/digest-deliverer.js';
+import { slackDeliverer, toDeliveryError } from '../../../adapters/slack/deliverer.js';
 import { code, mrkdwn, plain } from '../../../adapters/slack/escape.js';
 import { clip, fitLines } from '../../../adapters/slack/limits.js';
 import { lookingUp, notInChannel, safeCode } from '../../../adapters/slack/notices.js';
 import { guardRequestAge, timestampWithinWindow } from '../../../adapters/slack/signature.js';
-import { DeliveryError } from '../../../src/digest/deliver.js';
+import { DeliveryError } from '../../../src/delivery/port.js';
 import { createLogger } from '../../../src/log.js';
 import { LogCapture } from '../../helpers/slack/harness.js';
 import { demoCore } from '../../helpers/core.js';
@@ -181,11 +181,13 @@ describe('Bolt logger', () => {
 
 describe('digest deliverer', () => {
   it('maps Slack refusals to permanent channel or message failures, the rest to retries', async () => {
-    const failing = (code: string) => slackDeliverer({ postReply: () => Promise.reject(new SlackDeliveryError(code, 'C1')) });
+    const unused = () => Promise.reject(new Error('not used'));
+    const failing = (code: string) =>
+      slackDeliverer({ postReply: () => Promise.reject(new SlackDeliveryError(code, 'C1')), updateReply: unused });
     const reply = { kind: 'text' as const, text: 'digest' };
 
     const gone = await failing('not_in_channel')
-      .post('C1', reply, 'k')
+      .post('C1', reply)
       .catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(DeliveryError);
     expect(gone).toMatchObject({ permanent: true, scope: 'channel', reason: expect.stringContaining('/invite') });
@@ -199,7 +201,8 @@ describe('digest deliverer', () => {
         posted.push(channel);
         return { ts: '1.2' };
       },
-    }).post('C2', reply, 'k');
+      updateReply: unused,
+    }).post('C2', reply);
     expect(posted).toEqual(['C2']);
   });
 });

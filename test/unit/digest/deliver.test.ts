@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DeliveryError, postWithRetry, type Deliverer } from '../../../src/digest/deliver.js';
+import { DeliveryError, postWithRetry, type Deliverer } from '../../../src/delivery/port.js';
 import type { Reply } from '../../../src/reply/model.js';
 
-const reply: Reply = { kind: 'text', text: 'digest' };
+/** The key travels in the message, as a digest's does in its footer. */
+const reply: Reply = { kind: 'text', text: 'k1' };
 const fast = { attempts: 4, backoffMs: 1, maxWaitMs: 5 };
 
 function platform(behaviour: (attempt: number) => 'ok' | 'landed-then-timeout' | DeliveryError, searchable = true) {
@@ -10,13 +11,17 @@ function platform(behaviour: (attempt: number) => 'ok' | 'landed-then-timeout' |
   let attempts = 0;
   const d: Deliverer = {
     platform: 'slack',
-    async post(_channel, _reply, key) {
+    async post(_channel, posted) {
       const b = behaviour(++attempts);
       if (b instanceof DeliveryError) throw b;
+      const key = posted.kind === 'text' && typeof posted.text === 'string' ? posted.text : '';
       messages.push(key);
       if (b === 'landed-then-timeout') throw new Error('socket hang up');
+      return String(messages.length);
     },
-    ...(searchable ? { alreadyDelivered: async (_channel: string, key: string) => messages.includes(key) } : {}),
+    update: async () => undefined,
+    followUp: async () => undefined,
+    ...(searchable ? { find: async (_channel: string, key: string) => (messages.includes(key) ? key : null) } : {}),
   };
   return { d, messages, attempts: () => attempts };
 }

@@ -1,23 +1,27 @@
 import { DelegateBackoff, handleWhen, retry } from 'cockatiel';
-import type { WorkspaceRef } from '../workspace.js';
+import type { Platform, WorkspaceRef } from '../workspace.js';
 import type { Reply } from '../reply/model.js';
 
 /**
- * How a digest reaches a channel. The Slack and Discord adapters implement it; the scheduler only
- * knows this interface. `key` names the run and part ("digest #12 · 2026-11-22 09:00 Europe/Berlin
- * (GMT+1)"); it is already in the reply's footer notes, so it is visible in the posted message.
+ * The one way polbot posts unasked: digests, alert messages, their redraws in place, follow-ups in
+ * their threads, and the search for an earlier post after a takeover. Each chat platform's adapter
+ * implements it; digests and alerts know only this. Every failure is a DeliveryError that says
+ * whether trying again can help and whether the channel itself is out of reach.
  */
 export interface Deliverer {
-  readonly platform: 'slack' | 'discord';
-  /** Posts one message. Throws DeliveryError; anything else counts as a transient failure. */
-  post(channelId: string, reply: Reply, key: string, workspace?: WorkspaceRef): Promise<void>;
+  readonly platform: Platform;
+  /** Posts one message; resolves with where it is (the platform's message reference), to redraw or follow it later. */
+  post(channelId: string, reply: Reply, workspace?: WorkspaceRef): Promise<string>;
+  /** Redraws a posted message in place. */
+  update(channelId: string, ref: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
+  /** A short follow-up in the thread of a posted message. */
+  followUp(channelId: string, ref: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
   /**
-   * Whether a message carrying `key` is already in the channel (e.g. the bot's recent messages).
-   * Asked only when taking over a run whose previous holder died mid-delivery: it closes the gap
-   * between "the platform accepted the post" and "the database recorded it". Without it, that gap
-   * can produce a duplicate after a crash.
+   * Where the bot's recent message carrying `key` is in the channel, or null when there is none.
+   * Asked before posting work that was claimed before: its earlier holder may have died, or its
+   * post failed, after the platform took the message. Without it that gap can post twice.
    */
-  alreadyDelivered?(channelId: string, key: string, workspace?: WorkspaceRef): Promise<boolean>;
+  find?(channelId: string, key: string, workspace?: WorkspaceRef): Promise<string | null>;
 }
 
 export type DeliveryScope = 'channel' | 'message';
@@ -86,16 +90,16 @@ export async function postWithRetry(
 ): Promise<void> {
   let attempt = 0;
   const once = async () => {
-    if (attempt++ > 0 && deliverer.alreadyDelivered) {
+    if (attempt++ > 0 && deliverer.find) {
       let landed: boolean;
       try {
-        landed = await deliverer.alreadyDelivered(channelId, key, workspace);
+        landed = (await deliverer.find(channelId, key, workspace)) !== null;
       } catch (err) {
         throw new DeliveryError(`could not check for an earlier post (${asDeliveryError(err).reason})`, { permanent: false, cause: err });
       }
       if (landed) return;
     }
-    await deliverer.post(channelId, reply, key, workspace);
+    await deliverer.post(channelId, reply, workspace);
   };
   const policy = retry(
     handleWhen((err) => !asDeliveryError(err).permanent),
@@ -113,4 +117,37 @@ export async function postWithRetry(
   } catch (err) {
     throw asDeliveryError(err);
   }
+}
+
+/**
+ * Whether `text` (a message as the platform returns it, serialised) carries `key` as a whole: not
+ * as the start of a longer word or number, so alert #1's key is not found in alert #12's message.
+ * The adapters' channel searches use it for every key an unasked post carries.
+ */
+export function carriesKey(text: string, key: string): boolean {
+  for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + 1)) {
+    if (!/[\p{L}\p{N}]/u.test(text.charAt(at + key.length))) return true;
+  }
+  return false;
+}
+
+/** A deliverer whose adapter starts later than the stores: until it is up, every step fails in a way that is retried. */
+export function lateDeliverer(platform: Platform, get: () => Deliverer | null): Deliverer {
+  const ready = (): Deliverer => {
+    const d = get();
+    if (!d) throw new DeliveryError(`${platform} is not connected yet`, { permanent: false });
+    return d;
+  };
+  return {
+    platform,
+    post: async (channelId, reply, workspace) => ready().post(channelId, reply, workspace),
+    update: async (channelId, ref, reply, workspace) => ready().update(channelId, ref, reply, workspace),
+    followUp: async (channelId, ref, reply, workspace) => ready().followUp(channelId, ref, reply, workspace),
+    // A search that cannot run yet fails, and is retried: "not found" would post a second message.
+    find: async (channelId, key, workspace) => {
+      const d = ready();
+      if (!d.find) throw new DeliveryError(`${platform} cannot search the channel for an earlier post`, { permanent: false });
+      return d.find(channelId, key, workspace);
+    },
+  };
 }

@@ -1,9 +1,10 @@
-import { DeliveryError, delivering, type Deliverer } from '../../src/digest/deliver.js';
+import { DeliveryError, delivering, type Deliverer } from '../../src/delivery/port.js';
 import type { Reply } from '../../src/reply/model.js';
 
 /**
- * The digest scheduler's view of Discord: post a Reply into a channel, and say whether a failure
- * is worth retrying. Reasons are written for the channel's `digest list`.
+ * Discord behind the delivery port: a message posted as the bot (its id is the reference), edited
+ * in place, followed up in a thread started on it the first time one is needed, and found again by
+ * its key in the channel's recent messages. Reasons are written for the channel's lists.
  */
 
 /** Discord JSON error codes that mean the channel is out of reach for good. */
@@ -14,12 +15,6 @@ const DISCORD_CHANNEL_GONE: Record<number, string> = {
   50013: 'the bot lacks permission to post there (Send Messages, Embed Links, Attach Files)',
   50007: 'the bot cannot message that user',
 };
-
-/** What delivering needs of the running adapter (its handle has these). */
-export interface DiscordPoster {
-  postReply(channelId: string, reply: Reply): Promise<{ id?: string }>;
-  hasRecentMessage(channelId: string, needle: string): Promise<boolean>;
-}
 
 /** What a Discord failure means for a delivery: the channel out of reach, this message refused, or worth a retry. */
 export function toDiscordDeliveryError(err: unknown): DeliveryError {
@@ -37,12 +32,29 @@ export function toDiscordDeliveryError(err: unknown): DeliveryError {
   return new DeliveryError(`Discord did not take the message (${status ?? 'network error'})`, { permanent: false, cause: err });
 }
 
+/** What delivering needs of the running adapter (its handle has these). */
+export interface DiscordPoster {
+  postReply(channelId: string, reply: Reply): Promise<{ id?: string }>;
+  updateReply(channelId: string, messageId: string, reply: Reply): Promise<void>;
+  threadReply(channelId: string, messageId: string, name: string, reply: Reply): Promise<void>;
+  findRecentMessage(channelId: string, needle: string): Promise<string | null>;
+}
+
 export function discordDeliverer(discord: DiscordPoster): Deliverer {
+  const guarded = <T>(work: () => Promise<T>) => delivering(toDiscordDeliveryError, work);
   return {
     platform: 'discord',
-    alreadyDelivered: (channelId, key) => discord.hasRecentMessage(channelId, key),
-    async post(channelId, reply) {
-      await delivering(toDiscordDeliveryError, () => discord.postReply(channelId, reply));
-    },
+    post: (channelId, reply) =>
+      guarded(async () => {
+        const { id } = await discord.postReply(channelId, reply);
+        if (!id) throw new DeliveryError('Discord accepted the message but did not say where it is', { permanent: false });
+        return id;
+      }),
+    update: (channelId, messageId, reply) => guarded(() => discord.updateReply(channelId, messageId, reply)),
+    followUp: (channelId, messageId, reply) => guarded(() => discord.threadReply(channelId, messageId, threadName(reply), reply)),
+    find: (channelId, key) => guarded(() => discord.findRecentMessage(channelId, key)),
   };
 }
+
+/** The thread is named after the message it follows. */
+const threadName = (reply: Reply): string => ('title' in reply && typeof reply.title === 'string' ? reply.title : 'polbot alert');

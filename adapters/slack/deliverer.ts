@@ -1,11 +1,12 @@
-import { DeliveryError, delivering, type Deliverer } from '../../src/digest/deliver.js';
+import { DeliveryError, delivering, type Deliverer } from '../../src/delivery/port.js';
 import { SlackDeliveryError, type Posted } from './delivery.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { WorkspaceRef } from '../../src/workspace.js';
 
 /**
- * The digest scheduler's view of Slack: post a Reply into a channel, and say whether a failure is
- * worth retrying. Reasons are written for the channel's `digest list`, never Slack's raw text.
+ * Slack behind the delivery port: a message posted as the bot (its `ts` is the reference), redrawn
+ * with chat.update, followed up in its thread, and found again by its key in the channel's history.
+ * Failures say whether a retry can help; reasons are written for the channel's lists, never Slack's raw text.
  */
 
 /** The bot can no longer post in this channel: the digest is marked failing until someone acts. */
@@ -50,19 +51,28 @@ export function toDeliveryError(err: unknown): DeliveryError {
 }
 
 export function slackDeliverer(adapter: {
-  postReply(channelId: string, reply: Reply, opts?: { workspace?: WorkspaceRef }): Promise<Posted>;
-  hasRecentMessage?(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<boolean>;
+  postReply(channelId: string, reply: Reply, opts?: { threadTs?: string; workspace?: WorkspaceRef }): Promise<Posted>;
+  updateReply(channelId: string, ts: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
+  findRecentMessage?(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<string | null>;
 }): Deliverer {
+  const guarded = <T>(work: () => Promise<T>) => delivering(toDeliveryError, work);
+  const { findRecentMessage } = adapter;
   return {
     platform: 'slack',
-    ...(adapter.hasRecentMessage
-      ? {
-          alreadyDelivered: (channelId: string, key: string, workspace?: WorkspaceRef) =>
-            adapter.hasRecentMessage!(channelId, key, workspace),
-        }
+    post: (channelId, reply, workspace) =>
+      guarded(async () => {
+        const { ts } = await adapter.postReply(channelId, reply, workspace ? { workspace } : {});
+        // Without its ts the message could never be updated: better said now than at the first click.
+        if (!ts) throw new DeliveryError('Slack accepted the message but did not say where it is', { permanent: false });
+        return ts;
+      }),
+    update: (channelId, ts, reply, workspace) => guarded(() => adapter.updateReply(channelId, ts, reply, workspace)),
+    followUp: (channelId, ts, reply, workspace) =>
+      guarded(async () => {
+        await adapter.postReply(channelId, reply, { threadTs: ts, ...(workspace ? { workspace } : {}) });
+      }),
+    ...(findRecentMessage
+      ? { find: (channelId: string, key: string, workspace?: WorkspaceRef) => guarded(() => findRecentMessage(channelId, key, workspace)) }
       : {}),
-    async post(channelId, reply, _key, workspace) {
-      await delivering(toDeliveryError, () => adapter.postReply(channelId, reply, workspace ? { workspace } : {}));
-    },
   };
 }
