@@ -92,19 +92,8 @@ const MAX_CYCLES_PER_TICK = 10;
  * store holds undelivered: new incidents (those of one channel from one check share a message),
  * and follow-ups (a further crossing in the thread, a clearing that redraws the message). Delivery
  * reads only the store, never a cycle's memory, so a replica killed between deciding and posting
- * leaves its work to the next claimer; every claim is leased and renewed while a post is under way.
- *
- * Exactly once: before a message is posted, the store records which incidents it carries and its
- * lead, whose id is the key in the message's footer. A claimer of incidents that were claimed
- * before asks the deliverer for the message with that key in the channel, and records what it
- * finds as delivered instead of posting again: a replica killed after the platform took its post,
- * and a post whose answer was lost, cost no second message.
- *
- * What remains: (a) a deliverer without `find` posts again in those cases; (b) a replica stalled
- * for longer than its lease while its post is on the wire (the fence is checked just before the
- * post) can race the one that took over, whose search then comes too early; (c) the search reads
- * the channel's recent messages only (Slack 100, Discord 50), so a takeover in a channel busier
- * than that within a lease posts again; (d) follow-ups in a thread carry no key and are not searched.
+ * leaves its work to the next claimer. How each message is posted once, and the gaps that remain,
+ * are in docs/architecture.md ("Alerts delivered exactly once").
  */
 export class AlertService {
   readonly store: AlertStore;

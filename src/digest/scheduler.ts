@@ -73,25 +73,10 @@ export type Outcome = 'delivered' | 'confirmed' | 'skipped' | 'failed' | 'releas
 const HOUR = 3_600_000;
 
 /**
- * Delivers due digests exactly once across replicas.
- *
- * Each tick: (1) materialize: due slots become rows keyed by (digest, slot), written under a
- * SKIP LOCKED lock on the digest; (2) claim: runs are claimed with a lease, again under SKIP
- * LOCKED, so concurrent replicas take disjoint runs; (3) deliver: the content is built, stored on
- * the run, and posted part by part, each post preceded by a fenced lease renewal that fails if
- * another replica has taken the run over; (4) the run is marked delivered, fenced the same way.
- *
- * A replica that dies mid-delivery leaves a claimed run whose lease runs out; the next claimer sees
- * it as recovered, asks the deliverer whether each remaining part is already in the channel (the
- * key is in the message), and posts only what is missing, from the stored content.
- *
- * What remains: (a) with a deliverer that cannot search the channel (no `find`), a
- * replica dying between the platform accepting a post and the database recording it, or a post
- * that timed out after the platform accepted it, leads to that part being posted again; (b) a
- * replica that stalls for longer than its lease while a post is already on the wire (the fence is
- * checked before the post, not during it) can race the replica that took over; the lease (5 min)
- * is far longer than a post's retries (three waits of at most 30 s, plus the adapter's request
- * timeouts), and the taker's `find` check catches a post that has already landed.
+ * Delivers due digests exactly once across replicas: due slots become runs keyed by (digest, slot),
+ * runs are claimed with leases on the database's queue, and every post is fenced by a renewal of
+ * the claim. The protocol, what a takeover does and the gaps that remain are in
+ * docs/architecture.md ("Digests delivered exactly once").
  */
 export class DigestScheduler {
   readonly instanceId: string;
