@@ -3,7 +3,6 @@ import { unreadablePart } from '../src/alerts/readings.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../src/reply/model.js';
 import { durationSec, durationText, withAlerts } from './kit/alert.js';
-import { mayManage } from './kit/digest.js';
 import { resolveWatchlist } from './kit/resolve-watchlist.js';
 import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
 
@@ -54,7 +53,7 @@ export default defineCommand({
     'alert add uniswap when new red flag',
   ],
   group: 'alert',
-  managers: true,
+  preconditions: ['alerts', 'managers'],
   options: [
     {
       type: 'entities',
@@ -107,8 +106,6 @@ export default defineCommand({
   },
   handler: (ctx, args) =>
     withAlerts(ctx, async (service): Promise<Reply> => {
-      const refused = mayManage(ctx.caller, 'alert rules');
-      if (refused) return refused;
       const { limits } = service;
       const everySec = str(args, 'every') ? durationSec(str(args, 'every'))! : limits.defaultEverySec;
       if (everySec < limits.minEverySec || everySec > limits.maxEverySec)

@@ -12,6 +12,7 @@ export default defineCommand({
   summary: 'The alert rules of this channel',
   examples: ['alert list'],
   group: 'alert',
+  preconditions: ['alerts'],
   options: [],
   handler: (ctx) =>
     withAlerts(ctx, async (service) => {

@@ -1,6 +1,5 @@
 import { inline, ref } from '../src/reply/inline.js';
 import { missingRule, withAlerts } from './kit/alert.js';
-import { mayManage } from './kit/digest.js';
 import { defineCommand, str } from './kit/spec.js';
 
 export default defineCommand({
@@ -10,7 +9,7 @@ export default defineCommand({
   summary: 'Resume an alert rule, or all of this channel’s',
   examples: ['alert resume 3', 'alert resume all'],
   group: 'alert',
-  managers: true,
+  preconditions: ['alerts', 'managers'],
   options: [
     {
       type: 'text',
@@ -24,8 +23,6 @@ export default defineCommand({
   ],
   handler: (ctx, args) =>
     withAlerts(ctx, async ({ store }) => {
-      const refused = mayManage(ctx.caller, 'alert rules');
-      if (refused) return refused;
       const { platform, channelId } = ctx.caller;
       const typed = str(args, 'id').trim().toLowerCase();
       if (typed === 'all') {

@@ -1,5 +1,4 @@
 import { CONDITION_GRAMMAR } from '../src/alerts/condition.js';
-import { withAlerts } from './kit/alert.js';
 import { groupIntro } from './kit/group.js';
 
 export default groupIntro({
@@ -8,7 +7,6 @@ export default groupIntro({
   aliases: [['alerts']],
   summary: 'Alerts for this channel when a watched name crosses a line (add, list, remove, pause, resume, test)',
   verbs: ['add', 'list', 'remove', 'pause', 'resume', 'test'],
-  guard: (ctx, run) => withAlerts(ctx, run),
   title: 'Alerts',
   text: `An alert rule watches names for this channel and posts one message when a line is crossed, with buttons to acknowledge, snooze and resolve it; further crossings go in its thread, and it closes by itself when the line is no longer crossed. Conditions: ${CONDITION_GRAMMAR}.`,
 });

@@ -1,7 +1,7 @@
 import { buildSchedule, formatSlot, WEEKDAYS, type ScheduleSpec } from '../src/digest/schedule.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply, TextReply } from '../src/reply/model.js';
-import { channelFull, mayManage, withDigests } from './kit/digest.js';
+import { channelFull, withDigests } from './kit/digest.js';
 import { parseAddArgs } from './kit/digest-args.js';
 import { resolveWatchlist } from './kit/resolve-watchlist.js';
 import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
@@ -45,7 +45,7 @@ export default defineCommand({
   summary: 'Post a digest of a watchlist to this channel on a schedule',
   examples: ['digest add bitcoin, ethereum daily at 09:00 tz Europe/Berlin'],
   group: 'digest',
-  managers: true,
+  preconditions: ['digests', 'managers'],
   options: [
     {
       type: 'entities',
@@ -95,8 +95,6 @@ export default defineCommand({
   },
   handler: (ctx, args) =>
     withDigests(ctx, async (service): Promise<Reply> => {
-      const refused = mayManage(ctx.caller);
-      if (refused) return refused;
       const names = list(args, 'names');
       if (str(args, 'cron') && str(args, 'at'))
         return usage(`'at' goes with daily, weekdays or weekly; with a cron expression, put the time in the expression.`);

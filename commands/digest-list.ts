@@ -12,6 +12,7 @@ export default defineCommand({
   summary: 'The digests of this channel',
   examples: ['digest list'],
   group: 'digest',
+  preconditions: ['digests'],
   options: [],
   handler: (ctx) =>
     withDigests(ctx, async (service) => {

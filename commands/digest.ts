@@ -1,4 +1,3 @@
-import { withDigests } from './kit/digest.js';
 import { groupIntro } from './kit/group.js';
 
 export default groupIntro({
@@ -6,7 +5,6 @@ export default groupIntro({
   order: 40,
   summary: 'Scheduled watchlist digests for this channel (add, list, remove, pause, resume, preview)',
   verbs: ['add', 'list', 'remove', 'pause', 'resume', 'preview'],
-  guard: (ctx, run) => withDigests(ctx, run),
   title: 'Scheduled watchlist digests',
   text: 'A digest posts a watchlist to this channel on a schedule: PoL now (lower is safer), the change since the previous digest, ratings, and highlights (downgrades, large PoL moves, new red flags).',
 });

@@ -5,6 +5,7 @@ import type { Action, CommandRef, ErrorReply, Inline, Reply } from '../../src/re
 import type { Caller, CommandContext } from '../kit/context.js';
 import type { CommandSpec, Invocation } from '../kit/spec.js';
 import type { Registry } from './registry.js';
+import { refusal } from './preconditions.js';
 import { validate } from './validate.js';
 
 export interface RunResult {
@@ -113,9 +114,10 @@ export async function invoke(
     };
   const checked = validate(spec, invocation.args);
   if (!checked.ok) return { command: 'invalid', reply: withCommandText(usageError(checked.message, spec, registry), registry) };
+  const context = { ...ctx, caller, catalogue: registry };
   let reply: Reply;
   try {
-    reply = await spec.handler({ ...ctx, caller, catalogue: registry }, checked.args);
+    reply = refusal(spec, context) ?? (await spec.handler(context, checked.args));
   } catch (err) {
     reply = errorReply(err, ctx, log);
   }

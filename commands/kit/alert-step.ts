@@ -25,6 +25,7 @@ export function alertStepCommand(o: {
     examples: o.examples,
     // Reached from the alert message's buttons on Discord; /pol-alert is for managing rules.
     discord: false,
+    preconditions: ['alerts'],
     options: [INCIDENT_ID_OPTION, ...(o.extra ? [o.extra] : [])],
     handler: (ctx, args) =>
       withAlerts(ctx, async (service): Promise<Reply> => {

@@ -1,19 +1,16 @@
 import type { AlertService } from '../../src/alerts/service.js';
 import { inline, ref } from '../../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../../src/reply/model.js';
-import { mayManage, notInChannel } from './digest.js';
 import { verbSpec } from './group.js';
 import { defineCommand, int, type CommandSpec, type HandlerContext } from './spec.js';
 
-/** Alert commands need the alert service, and only a chat channel can receive an alert. */
+/**
+ * The alert service, for a command that declares the `alerts` precondition: the core has refused
+ * the command already where there is none, or where polbot cannot post.
+ */
 export function withAlerts(ctx: HandlerContext, run: (service: AlertService) => Promise<Reply> | Reply): Promise<Reply> | Reply {
-  if (ctx.caller.canPost === false) return notInChannel('Alerts');
-  if (ctx.alerts) return run(ctx.alerts);
-  return {
-    kind: 'error',
-    message: 'Alerts are posted to Slack or Discord channels, and this polbot is not connected to either.',
-    hint: inline`Run polbot with Slack or Discord configured (see README); here, ${ref('card', { name: { placeholder: 'name' } })} shows where a name stands now.`,
-  };
+  if (!ctx.alerts) throw new Error('an alert command runs without the alerts precondition');
+  return run(ctx.alerts);
 }
 
 export const seeRules = () => inline`See this channel’s alert rules with ${ref('alert-list')}.`;
@@ -72,12 +69,12 @@ export function alertRuleCommand(o: {
     ...verbSpec('alert', o.verb, o.order, o.aliases),
     summary: o.summary,
     examples: [`alert ${o.verb} 3`],
-    managers: true,
+    preconditions: ['alerts', 'managers'],
     options: [RULE_ID_OPTION],
     handler: (ctx, args) =>
       withAlerts(ctx, async (service) => {
         const id = int(args, 'id')!;
-        return mayManage(ctx.caller, 'alert rules') ?? (await o.run(ctx, service, id)) ?? missingRule(id);
+        return (await o.run(ctx, service, id)) ?? missingRule(id);
       }),
   });
 }

@@ -1,6 +1,6 @@
 import type { DigestService } from '../../src/digest/service.js';
 import type { Reply } from '../../src/reply/model.js';
-import { ID_OPTION, mayManage, missingDigest, withDigests } from './digest.js';
+import { ID_OPTION, missingDigest, withDigests } from './digest.js';
 import { verbSpec } from './group.js';
 import { defineCommand, int, type CommandSpec, type HandlerContext } from './spec.js';
 
@@ -17,13 +17,12 @@ export function digestByIdCommand(o: {
     ...verbSpec('digest', o.verb, o.order, o.aliases),
     summary: o.summary,
     examples: [`digest ${o.verb} 12`],
-    managers: o.managers,
+    preconditions: o.managers ? ['digests', 'managers'] : ['digests'],
     options: [ID_OPTION],
     handler: (ctx, args) =>
       withDigests(ctx, async (service) => {
         const id = int(args, 'id')!;
-        const refused = o.managers ? mayManage(ctx.caller) : undefined;
-        return refused ?? (await o.run(ctx, service, id)) ?? missingDigest(id);
+        return (await o.run(ctx, service, id)) ?? missingDigest(id);
       }),
   });
 }

@@ -1,5 +1,4 @@
-import type { Reply } from '../../src/reply/model.js';
-import { defineCommand, type CommandSpec, type HandlerContext } from './spec.js';
+import { defineCommand, type CommandSpec } from './spec.js';
 
 type Group = NonNullable<CommandSpec['group']>;
 
@@ -18,7 +17,6 @@ export function groupIntro(o: {
   aliases?: readonly (readonly string[])[];
   summary: string;
   verbs: readonly string[];
-  guard(ctx: HandlerContext, run: () => Reply): Promise<Reply> | Reply;
   title: string;
   text: string;
 }): CommandSpec {
@@ -31,6 +29,8 @@ export function groupIntro(o: {
     examples: [o.group],
     options: [],
     group: o.group,
+    // Where there is no such service to manage, the group says so rather than list its commands.
+    preconditions: [o.group === 'digest' ? 'digests' : 'alerts'],
     audience: 'asker',
     discord: false,
     text: {
@@ -44,12 +44,11 @@ export function groupIntro(o: {
           : { ok: true, args: {} },
       format: () => '',
     },
-    handler: (ctx) =>
-      o.guard(ctx, () => ({
-        kind: 'text',
-        title: o.title,
-        text: o.text,
-        commands: ctx.catalogue.help(o.group).filter((h) => h.usage.command !== o.group),
-      })),
+    handler: (ctx) => ({
+      kind: 'text',
+      title: o.title,
+      text: o.text,
+      commands: ctx.catalogue.help(o.group).filter((h) => h.usage.command !== o.group),
+    }),
   });
 }

@@ -110,6 +110,12 @@ export interface Catalogue {
   help(group?: CommandSpec['group']): CommandHelp[];
 }
 
+/**
+ * - `digests`, `alerts`: the service is connected, and polbot can post in the caller's channel;
+ * - `managers`: the caller may manage the channel's digests and alert rules.
+ */
+export type Precondition = 'digests' | 'alerts' | 'managers';
+
 export interface CommandSpec {
   /** Unique; what references and metrics name. */
   name: string;
@@ -126,8 +132,11 @@ export interface CommandSpec {
   text?: TextGrammar;
   /** Commands that belong together (digests) are grouped; an adapter may present a group apart. */
   group?: 'digest' | 'alert';
-  /** Only people who may manage the channel's scheduled posts (digests) may run it. */
-  managers?: boolean;
+  /**
+   * What must hold before the handler runs, checked by the core in this order on every surface
+   * (typed, a button, a menu, a shortcut, the Home tab); the first that fails is the answer.
+   */
+  preconditions?: readonly Precondition[];
   /** Who sees the answer; by default choices and errors go to the asker and the rest to the channel. */
   audience?: Audience;
   /** Left out of Discord's command list (it exists there in another form). */
