@@ -34,6 +34,14 @@ module.exports = {
       to: { path: '^app/' },
     },
     {
+      name: 'adapters-use-core-surface',
+      severity: 'error',
+      comment:
+        'Adapters see the command core through commands/core/index.ts alone: which commands there are and what their options suggest is the core’s business, rendered by the adapters.',
+      from: { path: '^adapters/' },
+      to: { path: '^commands/', pathNot: '^commands/core/index\\.ts$' },
+    },
+    {
       name: 'adapters-apart',
       severity: 'error',
       comment: 'One platform adapter never reaches into another; what they share lives in src/.',

@@ -11,7 +11,7 @@ import { applyMove, type Move } from '../src/sim/admin.js';
 import type { Config } from '../src/config.js';
 import { createDigests, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
-import { createCore, type Core } from '../commands/core/core.js';
+import { createCore, type Core } from '../commands/core/index.js';
 import { Health, logStartupCheck } from '../src/ops/health.js';
 import { createMetrics, type Metrics } from '../src/ops/metrics.js';
 import { operationalRoutes, startRouteServer } from '../src/http/routes.js';

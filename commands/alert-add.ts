@@ -1,8 +1,10 @@
-import { CONDITION_GRAMMAR, describeCondition, parseCondition } from '../src/alerts/condition.js';
+import { CONDITION_GRAMMAR, conditionSuggestions, describeCondition, parseCondition } from '../src/alerts/condition.js';
+import { durationSec, durationText } from '../src/alerts/duration.js';
 import { unreadablePart } from '../src/alerts/readings.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../src/reply/model.js';
-import { durationSec, durationText, withAlerts } from './kit/alert.js';
+import { withAlerts } from './kit/alert.js';
+import { textChoices } from './kit/choices.js';
 import { resolveWatchlist } from './kit/resolve-watchlist.js';
 import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
 
@@ -71,7 +73,7 @@ export default defineCommand({
       description: 'pol above 5% · pol rises by 2pp in 7d · rating below B · downgrade · new red flag …',
       required: true,
       maxLength: 100,
-      autocomplete: 'alert-conditions',
+      complete: (_ctx, typed) => textChoices(conditionSuggestions(typed)),
       missing: `When should it alert? Conditions: ${CONDITION_GRAMMAR}.`,
     },
     {

@@ -1,7 +1,8 @@
 import { inline, ref } from '../src/reply/inline.js';
 import type { Action, TableReply } from '../src/reply/model.js';
-import { durationText, withAlerts } from './kit/alert.js';
-import { namesSummary } from './kit/digest.js';
+import { durationText } from '../src/alerts/duration.js';
+import { namesSummary } from '../src/digest/text.js';
+import { withAlerts } from './kit/alert.js';
 import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({

@@ -1,6 +1,7 @@
 import { buildSchedule, formatSlot, WEEKDAYS, type ScheduleSpec } from '../src/digest/schedule.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply, TextReply } from '../src/reply/model.js';
+import { timeZoneChoices } from './kit/choices.js';
 import { channelFull, withDigests } from './kit/digest.js';
 import { parseAddArgs } from './kit/digest-args.js';
 import { resolveWatchlist } from './kit/resolve-watchlist.js';
@@ -66,7 +67,13 @@ export default defineCommand({
     },
     { type: 'text', name: 'cron', description: 'A cron expression instead of a schedule, e.g. 0 9 * * 1-5', maxLength: 100 },
     { type: 'text', name: 'at', description: 'Time of day, HH:MM (24 h)', maxLength: 10 },
-    { type: 'text', name: 'tz', description: 'Time zone, e.g. Europe/Berlin (default UTC)', maxLength: 64, autocomplete: 'timezones' },
+    {
+      type: 'text',
+      name: 'tz',
+      description: 'Time zone, e.g. Europe/Berlin (default UTC)',
+      maxLength: 64,
+      complete: (_ctx, typed) => timeZoneChoices(typed),
+    },
   ],
   text: {
     usage: USAGE,

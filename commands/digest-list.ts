@@ -1,7 +1,8 @@
 import { formatSlot } from '../src/digest/schedule.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { Action, TableReply } from '../src/reply/model.js';
-import { namesSummary, nextRunText, withDigests } from './kit/digest.js';
+import { namesSummary, nextRunText } from '../src/digest/text.js';
+import { withDigests } from './kit/digest.js';
 import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({

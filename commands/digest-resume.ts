@@ -1,4 +1,5 @@
-import { missingDigest, nextRunText } from './kit/digest.js';
+import { nextRunText } from '../src/digest/text.js';
+import { missingDigest } from './kit/digest.js';
 import { digestByIdCommand } from './kit/digest-by-id.js';
 
 export default digestByIdCommand({

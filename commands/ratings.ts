@@ -3,10 +3,11 @@ import type { Reply, ReplyFile, TableReply } from '../src/reply/model.js';
 import { type EntityKind, type RatingEntry, type RatingsQuery, readable } from '../src/api/domain.js';
 import { toCsv } from '../src/reply/csv.js';
 import { pairValue } from './kit/pairs.js';
-import { readRatingsQuery, type ReadQuery } from './kit/ratings-query.js';
+import { completeRatingsQuery, readRatingsQuery, type ReadQuery } from './kit/ratings-query.js';
 import { pickTokens, TOKENS_FILTER } from './kit/ratings-tokens.js';
-import type { CommandContext } from './kit/context.js';
-import { defineCommand, str } from './kit/spec.js';
+import { textChoices } from './kit/choices.js';
+import type { CommandContext, CompletionContext } from './kit/context.js';
+import { defineCommand, str, type Args } from './kit/spec.js';
 import { skippedRows } from './kit/entity-table.js';
 import { RATING_COLUMNS, ratingPicks, ratingRows } from './kit/ratings-table.js';
 import { ratingsMenus } from './kit/ratings-menus.js';
@@ -15,6 +16,23 @@ import { allRows, pageActions, pastTheLast } from './kit/paging.js';
 /** Rows per page: a table a chat window shows whole. */
 const PAGE_SIZE = 10;
 const LISTS = ['projects', 'exchanges'] as const;
+
+const kindOf = (args: Args): EntityKind => (str(args, 'list') === 'exchanges' ? 'exchange' : 'project');
+
+/**
+ * Completions of the filters being typed (`categories=De` -> `categories=DeFi`), from the filters
+ * the service lists as cached: suggestions cannot wait on the upstream, so when they are not
+ * cached yet they are fetched in the background for the next keystroke.
+ */
+function completeFilters(ctx: CompletionContext, kind: EntityKind, typed: string): string[] {
+  const { source } = ctx;
+  const cached = source.cache.peek('ratingParameters', kind);
+  if (!cached && source.supports('ratingParameters', kind)) void source.ratingParameters(kind).catch(() => undefined);
+  // The exchanges' token list, for picking listed tokens; fetched in the background like the parameters.
+  const tokens = kind === 'exchange' ? source.cache.peek('ratingTokens') : undefined;
+  if (kind === 'exchange' && !tokens && source.supports('ratingTokens', kind)) void source.ratingTokens().catch(() => undefined);
+  return cached ? completeRatingsQuery(typed, cached.data, tokens?.data ?? []) : [];
+}
 
 export default defineCommand({
   name: 'ratings',
@@ -40,7 +58,7 @@ export default defineCommand({
       name: 'filters',
       description: 'name=value pairs: categories=DeFi chains=Ethereum sort=pol order=asc page=2',
       maxLength: 300,
-      autocomplete: 'ratings-filters',
+      complete: (ctx, typed, args) => textChoices(completeFilters(ctx, kindOf(args), typed)),
     },
   ],
   // `ratings projects categories=DeFi`: the list first, then the pairs, which may hold any word.
@@ -58,8 +76,8 @@ export default defineCommand({
       [typeof args.list === 'string' ? args.list : '', typeof args.filters === 'string' ? args.filters : ''].filter(Boolean).join(' '),
   },
   async handler(ctx, args): Promise<Reply> {
-    const list = str(args, 'list') === 'exchanges' ? 'exchanges' : 'projects';
-    const kind = list === 'exchanges' ? 'exchange' : 'project';
+    const kind = kindOf(args);
+    const list = kind === 'exchange' ? 'exchanges' : 'projects';
     if (!ctx.source.supports('ratings', kind)) {
       return {
         kind: 'text',

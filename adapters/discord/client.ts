@@ -20,18 +20,13 @@ import {
   type StringSelectMenuInteraction,
 } from 'discord.js';
 import { LRUCache } from 'lru-cache';
-import type { Core } from '../../commands/core/core.js';
-import type { EntityKind } from '../../src/api/domain.js';
+import type { Core, Caller, Invocation, RunResult } from '../../commands/core/index.js';
 import type { Logger } from '../../src/log.js';
-import { conditionSuggestions } from '../../src/alerts/condition.js';
 import { within } from '../../src/time/within.js';
 import type { Reply } from '../../src/reply/model.js';
-import type { Caller } from '../../commands/kit/context.js';
-import type { Invocation } from '../../commands/kit/spec.js';
-import type { RunResult } from '../../commands/core/run.js';
 import type { CommandRef } from '../../src/reply/model.js';
-import { entityChoices, listChoices, slugChoice, textChoices, timeZoneChoices, type Choice } from './autocomplete.js';
-import { CHECK_MESSAGE, isGated, placeOf, toInvocation, type SlashInput } from './commands.js';
+import { discordChoices, type DiscordChoice } from './autocomplete.js';
+import { CHECK_MESSAGE, completionOf, isGated, toInvocation, type SlashInput } from './commands.js';
 import { decodeInvocation, encodeInvocation } from './custom-id.js';
 import { CommandMentions } from './mentions.js';
 import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
@@ -50,8 +45,6 @@ export interface DiscordClientOptions {
    * deferral. Far below Discord's 3 s either way.
    */
   quickAnswerMs?: number;
-  /** How often autocomplete may trigger a background refresh of an entity list. */
-  listRefreshMs?: number;
   /** Extra discord.js options (the REST base comes from `discord.apiUrl`). */
   clientOptions?: Partial<ClientOptions>;
   /**
@@ -99,9 +92,7 @@ export class DiscordAdapter {
   private readonly core: Core;
   private readonly log: Logger;
   private readonly quickAnswerMs: number;
-  private readonly listRefreshMs: number;
   private readonly transport: 'gateway' | 'http';
-  private readonly lastRefresh = new Map<EntityKind, number>();
   // Commands too long for a custom id wait here under a short key. A click outliving its entry
   // (a restart, an hour) is answered with "run it again", never with another entity.
   private readonly stashed = new LRUCache<string, CommandRef>({ max: 5_000, ttl: 60 * 60 * 1000 });
@@ -112,7 +103,6 @@ export class DiscordAdapter {
     this.core = opts.core;
     this.log = opts.log;
     this.quickAnswerMs = opts.quickAnswerMs ?? 200;
-    this.listRefreshMs = opts.listRefreshMs ?? 60_000;
     this.transport = opts.transport ?? 'gateway';
     this.mentions = new CommandMentions(opts.core.registry.commands);
     this.render = {
@@ -164,15 +154,7 @@ export class DiscordAdapter {
 
   /** Loads the entity lists the source can give in the background, so autocomplete has something to offer. */
   warmLists(): void {
-    for (const kind of ['project', 'exchange'] as const) this.refreshList(kind, true);
-  }
-
-  private refreshList(kind: EntityKind, force = false): void {
-    if (!this.core.canList(kind)) return;
-    const now = Date.now();
-    if (!force && now - (this.lastRefresh.get(kind) ?? 0) < this.listRefreshMs) return;
-    this.lastRefresh.set(kind, now);
-    void this.core.refreshList(kind);
+    for (const kind of ['project', 'exchange'] as const) if (this.core.canList(kind)) void this.core.refreshList(kind);
   }
 
   private wire(): void {
@@ -212,43 +194,11 @@ export class DiscordAdapter {
 
   private async onAutocomplete(i: AutocompleteInteraction): Promise<void> {
     const focused = i.options.getFocused(true);
-    const typed = String(focused.value ?? '');
-    const sub = i.options.getSubcommand(false);
-    const spec = this.core.registry.commands.find((c) => {
-      const place = placeOf(c);
-      return place?.command === i.commandName && place.subcommand === sub;
-    });
-    // Compare's slots a, b, c... belong to its one list option.
-    const option = spec?.options.find(
-      (o) => o.name === focused.name || (o.type === 'entities' && o.discord === 'slots' && /^[a-h]$/.test(focused.name)),
-    );
-    let choices: Choice[] = [];
-    try {
-      const suggest = (prefix: string, limit: number) => this.core.suggest(prefix, limit);
-      if (option?.type === 'entity' || (option?.type === 'entities' && option.discord === 'slots')) {
-        const kind = option.type === 'entity' ? option.kind : undefined;
-        choices = entityChoices(suggest, typed, kind);
-        // Without a list of exchanges, a typed slug is how an exchange is named: offer it as one.
-        if (kind !== 'project' && !this.core.canList('exchange')) choices = [...slugChoice(typed), ...choices].slice(0, 25);
-      } else if (option?.type === 'entities') {
-        choices = listChoices(suggest, typed);
-      } else if (option?.type === 'text' && option.autocomplete === 'timezones') {
-        choices = timeZoneChoices(typed);
-      } else if (option?.type === 'text' && option.autocomplete === 'alert-conditions') {
-        choices = textChoices(conditionSuggestions(typed));
-      } else if (option?.type === 'text' && option.autocomplete === 'ratings-filters') {
-        choices = textChoices(this.core.completeRatings(i.options.getString('list') === 'exchanges' ? 'exchange' : 'project', typed));
-      }
-    } catch (err) {
-      this.log.warn({ error: describeError(err) }, 'autocomplete lookup failed; answering with no choices');
-    }
-    // The answer goes out now from the cache; refreshing happens behind it.
+    const asked = completionOf(this.core.registry.commands, slashInput(i), focused.name);
+    const choices: DiscordChoice[] = asked
+      ? discordChoices(await this.core.autocomplete(asked.command, asked.option, String(focused.value ?? ''), asked.args))
+      : [];
     await i.respond(choices).catch((err: unknown) => this.logSendFailure(err, 'autocomplete'));
-    if (option?.type === 'entity' || option?.type === 'entities') {
-      const kind = option.type === 'entity' ? option.kind : undefined;
-      if (kind !== 'exchange') this.refreshList('project');
-      if (kind !== 'project') this.refreshList('exchange');
-    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -488,7 +438,7 @@ function botCanPost(i: Answerable): boolean {
 }
 
 /** The subcommand and its options as plain values, whatever discord.js wraps them in. */
-export function slashInput(i: ChatInputCommandInteraction): SlashInput {
+export function slashInput(i: ChatInputCommandInteraction | AutocompleteInteraction): SlashInput {
   const subcommand = i.options.getSubcommand(false);
   const top = i.options.data;
   const leaf = subcommand ? (top.find((o) => o.name === subcommand)?.options ?? []) : top;

@@ -8,9 +8,15 @@ import {
   ApplicationCommandType,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord.js';
-import type { Args, ArgValue, CommandSpec, Invocation, OptionSpec } from '../../commands/kit/spec.js';
-import { COMMANDS } from '../../commands/core/commands.js';
-import { MAX_NAME } from '../../commands/core/validate.js';
+import {
+  COMMANDS,
+  MAX_NAME,
+  type Args,
+  type ArgValue,
+  type CommandSpec,
+  type Invocation,
+  type OptionSpec,
+} from '../../commands/core/index.js';
 
 /**
  * The Discord commands, generated from the command registry: every command is a subcommand of
@@ -98,7 +104,7 @@ function basicOptions(o: OptionSpec): APIApplicationCommandBasicOption[] {
           name: o.name,
           max_length: o.maxLength,
           ...(o.minLength !== undefined ? { min_length: o.minLength } : {}),
-          ...(o.autocomplete ? { autocomplete: true } : {}),
+          ...(o.complete ? { autocomplete: true } : {}),
         },
       ];
     case 'integer':
@@ -161,10 +167,7 @@ export interface SlashInput {
  * so a name such as "index coop" or one ending in "all" reaches the command as it was typed.
  */
 export function toInvocation(specs: readonly CommandSpec[], input: SlashInput): Invocation | undefined {
-  const spec = specs.find((s) => {
-    const place = placeOf(s);
-    return place?.command === input.command && place.subcommand === input.subcommand;
-  });
+  const spec = specOf(specs, input);
   if (!spec) return undefined;
   const args: Record<string, ArgValue> = {};
   for (const o of spec.options) {
@@ -182,4 +185,28 @@ export function toInvocation(specs: readonly CommandSpec[], input: SlashInput): 
     if (v !== undefined && v !== '') args[o.name] = typeof v === 'number' ? v : String(v);
   }
   return { command: spec.name, args: args as Args };
+}
+
+function specOf(specs: readonly CommandSpec[], input: SlashInput): CommandSpec | undefined {
+  return specs.find((s) => {
+    const place = placeOf(s);
+    return place?.command === input.command && place.subcommand === input.subcommand;
+  });
+}
+
+/** What an autocomplete request asks the core: which command's option is typed, and the options already given. */
+export interface CompletionRequest {
+  command: string;
+  option: string;
+  args: Args;
+}
+
+/** The registry option behind the Discord option being typed (compare's a, b, c... are its one list option). */
+export function completionOf(specs: readonly CommandSpec[], input: SlashInput, focused: string): CompletionRequest | undefined {
+  const spec = specOf(specs, input);
+  const option = spec?.options.find((o) => discordOptionNames(o).includes(focused));
+  if (!spec || !option) return undefined;
+  const given = Object.fromEntries(Object.entries(input.options).filter(([name]) => name !== focused));
+  const args = toInvocation(specs, { ...input, options: given })?.args ?? {};
+  return { command: spec.name, option: option.name, args };
 }

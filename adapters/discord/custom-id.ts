@@ -1,5 +1,5 @@
 import type { CommandRef } from '../../src/reply/model.js';
-import type { Args, Invocation } from '../../commands/kit/spec.js';
+import type { Args, Invocation } from '../../commands/core/index.js';
 
 /**
  * A command as a component's custom id or select value: `chart?name=project%3Abitcoin&range=365d`.

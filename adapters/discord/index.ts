@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Events, Routes } from 'discord.js';
-import type { Core } from '../../commands/core/core.js';
+import type { Core } from '../../commands/core/index.js';
 import { carriesKey } from '../../src/delivery/port.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';

@@ -1,4 +1,4 @@
-import type { CommandSpec } from '../../commands/kit/spec.js';
+import type { CommandSpec } from '../../commands/core/index.js';
 import type { CommandHelp, CommandRef, RefArg } from '../../src/reply/model.js';
 import { discordOptionNames, gatedCommand, placeOf } from './commands.js';
 import { clean } from './escape.js';

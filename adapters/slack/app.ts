@@ -11,8 +11,7 @@ import {
   type StaticSelectAction,
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
-import type { Caller } from '../../commands/kit/context.js';
-import type { RunResult } from '../../commands/core/run.js';
+import type { Caller, RunResult } from '../../commands/core/index.js';
 import type { HttpRoute } from '../../src/http/routes.js';
 import type { Action } from '../../src/reply/model.js';
 import { slackCanManageDigests } from './permissions.js';

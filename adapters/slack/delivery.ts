@@ -1,5 +1,5 @@
 import { webApi, type RespondArguments, type RespondFn } from '@slack/bolt';
-import type { RunResult } from '../../commands/core/run.js';
+import type { RunResult } from '../../commands/core/index.js';
 import type { Logger } from '../../src/log.js';
 import { audienceOf, type Reply, type ReplyImage } from '../../src/reply/model.js';
 import { renderReply, type SlackMessage } from './blocks.js';

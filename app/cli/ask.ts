@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { renderReply } from '../../adapters/console/render.js';
 import { writeAttachment } from '../../adapters/console/repl.js';
 import { withoutSlashCommand } from '../../adapters/console/typed.js';
-import { createCore } from '../../commands/core/core.js';
+import { createCore } from '../../commands/core/index.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';

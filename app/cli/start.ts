@@ -1,5 +1,5 @@
 import { startConsole } from '../../adapters/console/repl.js';
-import { createCore, type Core } from '../../commands/core/core.js';
+import { createCore, type Core } from '../../commands/core/index.js';
 import { Health, problemLines } from '../../src/ops/health.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger, type AppLogger } from '../../src/log.js';

@@ -8,10 +8,10 @@ import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/log.js';
 import type { Action, Reply } from '../../src/reply/model.js';
 import { CONSOLE_CALLER, type Caller, type CommandContext } from '../kit/context.js';
-import type { Invocation } from '../kit/spec.js';
-import { completeRatingsQuery } from '../kit/ratings-query.js';
+import type { Args, Choice, Invocation } from '../kit/spec.js';
 import { tokenOptions } from '../kit/ratings-tokens.js';
 import { COMMANDS } from './commands.js';
+import { createAutocomplete } from './complete.js';
 import { Registry } from './registry.js';
 import { invoke, runText, typedAction, withCommandText, type RunResult } from './run.js';
 
@@ -38,11 +38,11 @@ export interface Core {
   /** Loads an entity list in the background so suggestions have something to offer. */
   refreshList(kind: EntityKind): Promise<void>;
   /**
-   * Completions of a ratings query being typed (`categories=De` -> `categories=DeFi`), from the
-   * filters the service lists as cached: autocomplete cannot wait on the upstream, so when they are
-   * not cached yet they are fetched in the background for the next keystroke.
+   * Suggestions for an option of a command as it is typed, `args` holding the other options given:
+   * the option's own, or names for an entity option. Never waits on the upstream (what is not at
+   * hand is fetched in the background for the next keystroke) and never throws.
    */
-  completeRatings(kind: EntityKind, typed: string): string[];
+  autocomplete(command: string, option: string, typed: string, args: Args): Promise<Choice[]>;
   /**
    * The options of a menu that is looked up as the person types (`Menu.search`), best first, each
    * with its typed command; never throws (an upstream failure offers nothing).
@@ -139,15 +139,7 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
         () => undefined,
         (err: unknown) => log?.warn({ kind, err }, 'entity list could not be loaded; suggestions offer what is cached'),
       ),
-    completeRatings: (kind, typed) => {
-      const { source } = upstream;
-      const cached = source.cache.peek('ratingParameters', kind);
-      if (!cached && source.supports('ratingParameters', kind)) void source.ratingParameters(kind).catch(() => undefined);
-      // The exchanges' token list, for picking listed tokens; fetched in the background like the parameters.
-      const tokens = kind === 'exchange' ? source.cache.peek('ratingTokens') : undefined;
-      if (kind === 'exchange' && !tokens && source.supports('ratingTokens', kind)) void source.ratingTokens().catch(() => undefined);
-      return cached ? completeRatingsQuery(typed, cached.data, tokens?.data ?? []) : [];
-    },
+    autocomplete: createAutocomplete(registry, upstream, log),
     // Each option carries its typed form, as every command a reply names does.
     complete: (reply) => withCommandText(reply, registry),
     lookup: async (search, typed, limit) =>

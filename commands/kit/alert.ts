@@ -41,22 +41,6 @@ export const INCIDENT_ID_OPTION = {
   missing: 'Which alert? Give the number on its message.',
 } as const;
 
-/** Durations typed after `every` and `cooldown`: 90s, 5m, 1h, 1d. */
-export function durationSec(text: string): number | undefined {
-  const m = /^(\d{1,5})\s*(s|sec|m|min|h|hr|d)$/i.exec(text.trim());
-  if (!m) return undefined;
-  const unit = m[2]!.toLowerCase();
-  return Number(m[1]) * (unit.startsWith('s') ? 1 : unit.startsWith('m') ? 60 : unit.startsWith('h') ? 3600 : 86_400);
-}
-
-export function durationText(sec: number): string {
-  if (sec === 0) return 'none';
-  if (sec % 86_400 === 0) return `${sec / 86_400}d`;
-  if (sec % 3600 === 0) return `${sec / 3600}h`;
-  if (sec % 60 === 0) return `${sec / 60}m`;
-  return `${sec}s`;
-}
-
 /** The shape of `alert <verb> <id>` for rules; each verb is still a module of its own. */
 export function alertRuleCommand(o: {
   verb: string;

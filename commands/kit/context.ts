@@ -1,4 +1,5 @@
 import type { CachedDataSource } from '../../src/api/cache/cached-source.js';
+import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
 import type { AlertService } from '../../src/alerts/service.js';
 import type { DigestService } from '../../src/digest/service.js';
@@ -38,4 +39,20 @@ export interface CommandContext {
   digests?: DigestService;
   /** Alert rules and incidents; absent where alerts cannot be delivered. */
   alerts?: AlertService;
+}
+
+/**
+ * What an option's completion may use. Suggestions answer while the person types (chat platforms
+ * wait 3 s for them), so they come from what is at hand and never wait on the upstream: what is
+ * missing is fetched in the background, for a later keystroke.
+ */
+export interface CompletionContext {
+  /** For what the cache holds (`source.cache.peek`) and fetches started in the background, never awaited. */
+  source: CachedDataSource;
+  /** Best matches from the entity lists at hand. */
+  suggest(prefix: string, limit: number): EntityRef[];
+  /** Whether the source can list entities of `kind` at all (the tool server alone lists no exchanges). */
+  canList(kind: EntityKind): boolean;
+  /** Reloads the list of `kind` in the background, at most once a minute however fast people type. */
+  refreshList(kind: EntityKind): void;
 }

@@ -1,7 +1,4 @@
-import type { EntityRef } from '../../src/api/domain.js';
-import { formatSlot, nextSlot } from '../../src/digest/schedule.js';
 import type { DigestService } from '../../src/digest/service.js';
-import type { Digest } from '../../src/digest/store.js';
 import { inline, ref } from '../../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../../src/reply/model.js';
 import type { HandlerContext } from './spec.js';
@@ -13,17 +10,6 @@ import type { HandlerContext } from './spec.js';
 export function withDigests(ctx: HandlerContext, run: (service: DigestService) => Promise<Reply> | Reply): Promise<Reply> | Reply {
   if (!ctx.digests) throw new Error('a digest command runs without the digests precondition');
   return run(ctx.digests);
-}
-
-export function namesSummary(entities: readonly EntityRef[], shown = 3): string {
-  const names = entities.map((e) => e.name);
-  return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} +${names.length - shown} more`;
-}
-
-export function nextRunText(d: Digest, now: number): string {
-  if (d.state !== 'active') return d.state;
-  const next = nextSlot(d.cron, d.timezone, now);
-  return next === null ? 'none' : formatSlot(next, d.timezone, { weekday: true });
 }
 
 export const seeList = () => inline`See this channel’s digests with ${ref('digest-list')}.`;

@@ -1,6 +1,6 @@
 import type { EntityKind } from '../../src/api/domain.js';
 import type { Audience, CommandHelp, CommandRef, Reply } from '../../src/reply/model.js';
-import type { Caller, CommandContext } from './context.js';
+import type { Caller, CommandContext, CompletionContext } from './context.js';
 
 /**
  * A command is one module that declares itself with `defineCommand`: its name, how it is typed,
@@ -29,15 +29,31 @@ interface OptionBase {
   label?: string;
 }
 
+/** A suggestion for an option as it is typed: what is shown, and what picking it fills in. */
+export interface Choice {
+  label: string;
+  value: string;
+}
+
+/** Options that suggest values as they are typed (autocomplete). */
+interface Completed {
+  /**
+   * Suggestions for what has been typed so far, best first; `args` holds the other options
+   * already given. It must not wait on the upstream: see `CompletionContext`. Entity options
+   * suggest names without one.
+   */
+  complete?(ctx: CompletionContext, typed: string, args: Args): Choice[] | Promise<Choice[]>;
+}
+
 /** A project or exchange, by name, slug or `kind:slug`; offered by autocomplete in Discord. */
-export interface EntityOption extends OptionBase {
+export interface EntityOption extends OptionBase, Completed {
   type: 'entity';
   /** Only this kind is meant (flags are about projects). */
   kind?: EntityKind;
 }
 
 /** Several entities: separated by commas in text, one option per slot in Discord. */
-export interface EntityListOption extends OptionBase {
+export interface EntityListOption extends OptionBase, Completed {
   type: 'entities';
   min: number;
   max: number;
@@ -62,12 +78,10 @@ export interface ChoiceOption extends OptionBase {
 }
 
 /** Free text: a search, a time, a time zone. */
-export interface TextOption extends OptionBase {
+export interface TextOption extends OptionBase, Completed {
   type: 'text';
   maxLength: number;
   minLength?: number;
-  /** Where Discord's autocomplete takes suggestions from. */
-  autocomplete?: 'timezones' | 'ratings-filters' | 'alert-conditions';
   /**
    * Typed as `<keyword> <value>` anywhere after the command (`from 2026-03-01`), one word; the
    * first keyword is the one written back. Without, the option is the main free text.

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { type Client, Events, type Interaction, Options, Routes } from 'discord.js';
 import type { Registry } from 'prom-client';
-import type { Core } from '../../../commands/core/core.js';
+import type { Core } from '../../../commands/core/index.js';
 import type { HttpRoute } from '../../../src/http/routes.js';
 import type { Logger } from '../../../src/log.js';
 import { DiscordAdapter } from '../client.js';

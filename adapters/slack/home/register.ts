@@ -1,6 +1,5 @@
 import type { App, BlockAction, ButtonAction, ExternalSelectAction, webApi } from '@slack/bolt';
-import type { RunResult } from '../../../commands/core/run.js';
-import type { Caller } from '../../../commands/kit/context.js';
+import type { RunResult, Caller } from '../../../commands/core/index.js';
 import type { EntityKind, EntityRef } from '../../../src/api/domain.js';
 import type { CachedDataSource } from '../../../src/api/cache/cached-source.js';
 import type { AlertService } from '../../../src/alerts/service.js';

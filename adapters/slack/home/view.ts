@@ -1,9 +1,9 @@
 import type { types } from '@slack/bolt';
-import { durationText } from '../../../commands/kit/alert.js';
-import { namesSummary, nextRunText } from '../../../commands/kit/digest.js';
 import type { Checked } from '../../../src/api/domain.js';
+import { durationText } from '../../../src/alerts/duration.js';
 import type { AlertRule } from '../../../src/alerts/store.js';
 import type { Digest } from '../../../src/digest/store.js';
+import { namesSummary, nextRunText } from '../../../src/digest/text.js';
 import { pol, rating } from '../../../src/reply/format.js';
 import type { RecentLookup } from '../../../src/recent/lookups.js';
 import type { Block } from '../blocks.js';

@@ -230,7 +230,9 @@ describe('the market', () => {
     // Autocomplete: the service's tickers, by ticker or name.
     await cores.rest.upstream.source.ratingTokens();
     await cores.rest.upstream.source.ratingParameters('exchange');
-    expect(cores.rest.completeRatings('exchange', 'listed_tokens=ethe')[0]).toBe('listed_tokens=ETH');
+    expect((await cores.rest.autocomplete('ratings', 'filters', 'listed_tokens=ethe', { list: 'exchanges' }))[0]?.value).toBe(
+      'listed_tokens=ETH',
+    );
   });
 });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CHOICES, entityChoices, listChoices, timeZoneChoices } from '../../../adapters/discord/autocomplete.js';
-import type { EntityRef } from '../../../src/api/domain.js';
+import { MAX_CHOICES, discordChoices } from '../../../adapters/discord/autocomplete.js';
+import * as kit from '../../../commands/kit/choices.js';
+import type { EntityKind, EntityRef } from '../../../src/api/domain.js';
+
+// The kit's suggestions as Discord is sent them.
+const entityChoices = (s: kit.Suggest, typed: string, kind?: EntityKind) => discordChoices(kit.entityChoices(s, typed, kind));
+const listChoices = (s: kit.Suggest, typed: string) => discordChoices(kit.listChoices(s, typed));
+const timeZoneChoices = (typed: string) => discordChoices(kit.timeZoneChoices(typed));
 
 const refs: EntityRef[] = [
   ...Array.from({ length: 40 }, (_, i) => ({ kind: 'exchange' as const, slug: `exchange-${i}`, name: `Exchange ${i}` })),
