@@ -335,7 +335,8 @@ function exchangeProfile(ctx: CommandContext, entity: EntityRef): Pending {
         subtitle: `Exchange${rec?.type === 'dex' ? ' (decentralized)' : ''}`,
         context: () => {
           const fields: Field[] = [];
-          if (rec?.rank !== undefined) fields.push({ label: 'Rank', value: isUnreadable(rec.rank) ? fmt.count(rec.rank) : `#${rec.rank}` });
+          if (rec?.rank !== undefined)
+            fields.push({ label: 'Rank', value: isUnreadable(rec.rank) ? fmt.count(rec.rank) : `#${fmt.count(rec.rank)}` });
           if (rec?.tradingVolume24h !== undefined) fields.push({ label: '24h volume', value: fmt.usd(rec.tradingVolume24h) });
           if (rec?.country) fields.push({ label: 'Jurisdiction', value: rec.country });
           return fields;

@@ -215,11 +215,7 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
       const about: Field[] = [];
       if (d.record.type) about.push({ label: 'Type', value: d.record.type === 'dex' ? 'decentralized' : 'centralized' });
       if (d.record.country) about.push({ label: 'Jurisdiction', value: d.record.country });
-      if (d.record.established !== undefined)
-        about.push({
-          label: 'Established',
-          value: isUnreadable(d.record.established) ? unreadableText(d.record.established) : String(d.record.established),
-        });
+      if (d.record.established !== undefined) about.push({ label: 'Established', value: fmt.year(d.record.established) });
       if (d.listedAssetsCount !== null) about.push({ label: 'Listed assets', value: fmt.count(d.listedAssetsCount) });
       const out: Section[] = [{ title: 'About', fields: about }];
       if (d.categories.length)

@@ -325,7 +325,7 @@ function ccssText(present: Checked<boolean> | null, level: Checked<number> | nul
   if (isUnreadable(present)) return unreadableText(present);
   if (present !== true) return fmt.yesNo(present, 'certified', 'not certified');
   if (level === null) return 'certified';
-  return isUnreadable(level) ? `certified, level ${unreadableText(level)}` : `certified, level ${level}`;
+  return `certified, level ${fmt.count(level)}`;
 }
 
 function githubFields(commits: Checked<number> | null, heatmap: number[][]): Field[] {
