@@ -36,7 +36,7 @@ export default defineCommand({
             {
               title: 'By year',
               fields: years.map((y) => ({
-                label: String(y.year),
+                label: fmt.year(y.year),
                 value: fmt.usd(y.amountUsd),
                 detail: `${fmt.count(y.incidents)} incident${y.incidents === 1 ? '' : 's'}`,
               })),

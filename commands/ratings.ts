@@ -2,6 +2,7 @@ import { footerOf } from '../src/reply/footer.js';
 import type { Reply, ReplyFile, TableReply } from '../src/reply/model.js';
 import { type EntityKind, type RatingEntry, type RatingsQuery, readable } from '../src/api/domain.js';
 import { toCsv } from '../src/reply/csv.js';
+import * as fmt from '../src/reply/format.js';
 import { pairValue } from './kit/pairs.js';
 import { completeRatingsQuery, readRatingsQuery, type ReadQuery } from './kit/ratings-query.js';
 import { pickTokens, TOKENS_FILTER } from './kit/ratings-tokens.js';
@@ -11,7 +12,7 @@ import { defineCommand, str, type Args } from './kit/spec.js';
 import { skippedRows } from './kit/entity-table.js';
 import { RATING_COLUMNS, ratingPicks, ratingRows } from './kit/ratings-table.js';
 import { ratingsMenus } from './kit/ratings-menus.js';
-import { allRows, pageActions, pastTheLast } from './kit/paging.js';
+import { allRows, lastPage, pageActions, pastTheLast } from './kit/paging.js';
 
 /** Rows per page: a table a chat window shows whole. */
 const PAGE_SIZE = 10;
@@ -104,7 +105,7 @@ export default defineCommand({
         return {
           kind: 'error',
           message: pastTheLast(list, page, totalPages, filtersText),
-          hint: `For example: ratings ${list} ${[...applied, `page=${totalPages}`].join(' ')}`,
+          hint: `For example: ratings ${list} ${[...applied, `page=${lastPage(totalPages)}`].join(' ')}`,
         };
       }
       return { kind: 'text', title: `Ratings of ${list}`, text: `No ${list} match ${filtersText}.`, footer };
@@ -113,8 +114,8 @@ export default defineCommand({
       command: 'ratings',
       args: { list, filters: [...applied, ...pairs].join(' ') },
     }));
-    const pages = totalPages !== null ? ` of ${totalPages}` : '';
-    const count = total !== null ? ` · ${total} ${list}` : '';
+    const pages = totalPages !== null ? ` of ${fmt.count(totalPages)}` : '';
+    const count = total !== null ? ` · ${fmt.count(total)} ${list}` : '';
     return {
       kind: 'table',
       title: `Ratings of ${list}`,

@@ -152,7 +152,7 @@ async function assetsTable(ctx: CommandContext, entity: EntityRef, filters: stri
     command: 'assets',
     args: { name, ...([...applied, ...pairs].length ? { filters: [...applied, ...pairs].join(' ') } : {}) },
   }));
-  const pages = totalPages !== null ? ` of ${totalPages}` : '';
+  const pages = totalPages !== null ? ` of ${fmt.count(totalPages)}` : '';
   const count = total !== null ? ` · ${fmt.count(total)} assets` : '';
   const rankOffset = (page - 1) * PAGE_SIZE;
   return {

@@ -15,7 +15,7 @@ import {
 } from '../../src/api/domain.js';
 import type { UpstreamError } from '../../src/api/errors.js';
 import { unreadableText } from '../../src/api/rules.js';
-import { okValue, settle, type Settled } from '../../src/api/settle.js';
+import { firstRealFailure, okValue, settle, type Settled } from '../../src/api/settle.js';
 import type { Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
@@ -166,12 +166,13 @@ const unavailable = (title: string, supported = true): Section => ({
 
 /**
  * A card shows whatever could be read. It fails whole only when the entity does not exist, when
- * the key is refused, or when no part at all could be fetched (then the PoL's error says why).
+ * the key is refused, or when no part at all could be fetched: then the PoL's error says why,
+ * unless it is only that this source has no PoL and another part failed for a real reason.
  */
 function assertSomething(pol: Settled<unknown>, parts: Settled<unknown>[]): void {
   if (pol.ok) return;
   if (pol.error.kind === 'not_found' || pol.error.kind === 'unauthorized' || pol.error.kind === 'invalid_input') throw pol.error;
-  if (!parts.some((p) => p.ok)) throw pol.error;
+  if (!parts.some((p) => p.ok)) throw firstRealFailure([pol, ...parts].flatMap((p) => (p.ok ? [] : [p.error])));
 }
 
 /** Follow-ups the configured source can answer; a button that could only fail is not offered. */
@@ -334,7 +335,8 @@ function exchangeProfile(ctx: CommandContext, entity: EntityRef): Pending {
         subtitle: `Exchange${rec?.type === 'dex' ? ' (decentralized)' : ''}`,
         context: () => {
           const fields: Field[] = [];
-          if (rec?.rank !== undefined) fields.push({ label: 'Rank', value: isUnreadable(rec.rank) ? fmt.count(rec.rank) : `#${rec.rank}` });
+          if (rec?.rank !== undefined)
+            fields.push({ label: 'Rank', value: isUnreadable(rec.rank) ? fmt.count(rec.rank) : `#${fmt.count(rec.rank)}` });
           if (rec?.tradingVolume24h !== undefined) fields.push({ label: '24h volume', value: fmt.usd(rec.tradingVolume24h) });
           if (rec?.country) fields.push({ label: 'Jurisdiction', value: rec.country });
           return fields;

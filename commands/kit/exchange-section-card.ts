@@ -8,7 +8,7 @@ import {
   type ReservesPoint,
 } from '../../src/api/domain.js';
 import { unreadableText } from '../../src/api/rules.js';
-import { okValue, type Settled } from '../../src/api/settle.js';
+import { firstRealFailure, okValue, type Settled } from '../../src/api/settle.js';
 import type { Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
@@ -58,7 +58,7 @@ export async function exchangeSectionCard(
   ]);
   const parts = [score, record, facts, reserves].filter((p): p is Part => p !== undefined);
   const failures = parts.flatMap((p) => (p.ok ? [] : [p.error]));
-  if (parts.length > 0 && failures.length === parts.length) throw failures.find((e) => e.kind !== 'not_available') ?? failures[0]!;
+  if (parts.length > 0 && failures.length === parts.length) throw firstRealFailure(failures);
   const rec = record
     ? okValue(record)?.data
     : section === 'dashboard' && facts?.ok
@@ -215,11 +215,7 @@ function sectionsOf(section: ExchangeSection, part: Part | undefined, series: re
       const about: Field[] = [];
       if (d.record.type) about.push({ label: 'Type', value: d.record.type === 'dex' ? 'decentralized' : 'centralized' });
       if (d.record.country) about.push({ label: 'Jurisdiction', value: d.record.country });
-      if (d.record.established !== undefined)
-        about.push({
-          label: 'Established',
-          value: isUnreadable(d.record.established) ? unreadableText(d.record.established) : String(d.record.established),
-        });
+      if (d.record.established !== undefined) about.push({ label: 'Established', value: fmt.year(d.record.established) });
       if (d.listedAssetsCount !== null) about.push({ label: 'Listed assets', value: fmt.count(d.listedAssetsCount) });
       const out: Section[] = [{ title: 'About', fields: about }];
       if (d.categories.length)

@@ -1,5 +1,7 @@
 import type { Page } from '../../src/api/domain.js';
 import type { Fetched } from '../../src/api/source.js';
+import { fixedDigits } from '../../src/reply/digits.js';
+import * as fmt from '../../src/reply/format.js';
 import type { Action, CommandRef } from '../../src/reply/model.js';
 
 /**
@@ -31,5 +33,10 @@ export async function allRows<T>(ask: (page: number, pageSize: number) => Promis
 
 /** "There are 5 pages of exchanges for sort=pol; page 9 is past the last." */
 export function pastTheLast(what: string, page: number, totalPages: number, filters: string): string {
-  return `There ${totalPages === 1 ? 'is 1 page' : `are ${totalPages} pages`} of ${what}${filters ? ` for ${filters}` : ''}; page ${page} is past the last.`;
+  return `There ${totalPages === 1 ? 'is 1 page' : `are ${fmt.count(totalPages)} pages`} of ${what}${filters ? ` for ${filters}` : ''}; page ${page} is past the last.`;
+}
+
+/** The last page as a command takes it (`page=3`), whatever count of pages the service sent. */
+export function lastPage(totalPages: number): string {
+  return fixedDigits(Math.max(1, Math.ceil(totalPages)), 0);
 }

@@ -9,7 +9,7 @@ import {
 } from '../../src/api/domain.js';
 import { UpstreamError } from '../../src/api/errors.js';
 import { unreadableText } from '../../src/api/rules.js';
-import { okValue, settle, type Settled } from '../../src/api/settle.js';
+import { firstRealFailure, okValue, settle, type Settled } from '../../src/api/settle.js';
 import type { DataMethod, Fetched } from '../../src/api/source.js';
 import * as fmt from '../../src/reply/format.js';
 import { footerOf } from '../../src/reply/footer.js';
@@ -75,7 +75,7 @@ export async function sectionCard(ctx: CommandContext, entity: EntityRef, sectio
   const parts: Part[] = [record, ...(score ? [score] : []), ...(facts ? [facts] : []), ...body.parts];
   const failures = parts.flatMap((p) => (p.ok ? [] : [p.error]));
   // Nothing at all to show: the first real failure says why (not found, the service down, ...).
-  if (failures.length === parts.length) throw failures.find((e) => e.kind !== 'not_available') ?? failures[0]!;
+  if (failures.length === parts.length) throw firstRealFailure(failures);
   const footer = footerOf(
     parts.flatMap((p) => (p.ok ? [p.value] : [])),
     ctx.now(),
@@ -325,7 +325,7 @@ function ccssText(present: Checked<boolean> | null, level: Checked<number> | nul
   if (isUnreadable(present)) return unreadableText(present);
   if (present !== true) return fmt.yesNo(present, 'certified', 'not certified');
   if (level === null) return 'certified';
-  return isUnreadable(level) ? `certified, level ${unreadableText(level)}` : `certified, level ${level}`;
+  return `certified, level ${fmt.count(level)}`;
 }
 
 function githubFields(commits: Checked<number> | null, heatmap: number[][]): Field[] {

@@ -19,7 +19,14 @@ const METHODS = Object.keys(TTL_MS) as DataMethod[];
 interface Member {
   source: DataSource;
   breaker: CircuitBreakerPolicy;
+  /** When the source last answered anything (epoch ms): a source that just answered is up. */
+  answeredAt: number;
+  /** The health probe under way, shared by every call that waits on it. */
+  probe?: Promise<void>;
 }
+
+/** A source that answered this recently is taken to be up without asking it again. */
+const ANSWERED_RECENTLY_MS = 2_000;
 
 export interface FailoverSource extends DataSource {
   /** Each source's circuit, for `/healthz`, `/metrics` and `/pol health`. */
@@ -44,8 +51,37 @@ export function failover(sources: readonly DataSource[], options: BreakerOptions
       handleWhen((err) => err instanceof UpstreamError && err.isUpstreamFailure && err.kind !== 'bad_response'),
       { halfOpenAfter: options.cooldownMs ?? 10_000, breaker: new ConsecutiveBreaker(options.threshold ?? 5) },
     ),
+    answeredAt: 0,
   }));
   const preferred = members[0]!;
+
+  /** Runs `fn` through the member's breaker, noting when the source answered. */
+  async function through<T>(m: Member, fn: () => Promise<T>): Promise<T> {
+    const value = await m.breaker.execute(fn);
+    m.answeredAt = Date.now();
+    return value;
+  }
+
+  /**
+   * Resolves once the source is known to be up, or throws its failure: refused, timed out, a failed
+   * handshake, its circuit open, its key refused. Concurrent callers share one health call.
+   */
+  function reachable(m: Member): Promise<void> {
+    if (Date.now() - m.answeredAt < ANSWERED_RECENTLY_MS) return Promise.resolve();
+    m.probe ??= through(m, () => m.source.health())
+      .then(
+        () => undefined,
+        (raw: unknown) => {
+          const err = asUpstreamError(raw, m.source.name, 'health');
+          // Any other answer (no health tool, say) still comes from a source that is up.
+          if (err.isUpstreamFailure || err.kind === 'unauthorized') throw err;
+        },
+      )
+      .finally(() => {
+        m.probe = undefined;
+      });
+    return m.probe;
+  }
 
   function order(method: DataMethod, kind: EntityKind | undefined): Member[] {
     const able = members.filter((m) => m.source.supports(method, kind));
@@ -60,12 +96,17 @@ export function failover(sources: readonly DataSource[], options: BreakerOptions
   async function call(method: DataMethod, args: unknown[]): Promise<Fetched<unknown>> {
     const kind = args[0] === 'project' || args[0] === 'exchange' ? args[0] : undefined;
     const candidates = order(method, kind);
-    // No source can answer: the preferred one says so in its own words ("needs the REST service").
-    if (candidates.length === 0) return invoke(preferred.source, method, args);
+    // No source can answer: the preferred one says so in its own words ("needs the REST service"),
+    // but only while it is up. When it is down, that is what the person is told: its failure, not
+    // the absence of a source that was never configured.
+    if (candidates.length === 0) {
+      await reachable(preferred);
+      return invoke(preferred.source, method, args);
+    }
     let last: UpstreamError | undefined;
     for (const m of candidates) {
       try {
-        return await m.breaker.execute(() => invoke(m.source, method, args));
+        return await through(m, () => invoke(m.source, method, args));
       } catch (raw) {
         const err = asUpstreamError(raw, m.source.name, method);
         // A timed-out call is not tried again on the other source: that would double the wait for
@@ -83,7 +124,7 @@ export function failover(sources: readonly DataSource[], options: BreakerOptions
    * source's circuit after a failure spell, also for the source that no command asks first.
    */
   async function health(): Promise<Fetched<HealthStatus>> {
-    const results = await Promise.allSettled(members.map((m) => m.breaker.execute(() => m.source.health())));
+    const results = await Promise.allSettled(members.map((m) => through(m, () => m.source.health())));
     const answered = results.find((r): r is PromiseFulfilledResult<Fetched<HealthStatus>> => r.status === 'fulfilled');
     if (answered) return answered.value;
     throw asUpstreamError((results[0] as PromiseRejectedResult).reason, preferred.source.name, 'health');

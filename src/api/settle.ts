@@ -17,3 +17,11 @@ export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 }
 
 export const okValue = <T>(s: Settled<T>): T | undefined => (s.ok ? s.value : undefined);
+
+/**
+ * Why nothing at all could be shown: the first real failure (not found, the service down, ...),
+ * before any "this source has no such data", which says nothing about why the rest failed.
+ */
+export function firstRealFailure(failures: readonly UpstreamError[]): UpstreamError {
+  return failures.find((e) => e.kind !== 'not_available') ?? failures[0]!;
+}

@@ -1,13 +1,17 @@
+import { fixedDigits, plainDigits, significantDigits } from '../reply/digits.js';
+
 /**
  * Number, date and text formatting for charts and their alt text. The tick formatters have twins
  * as source text for QuickChart in `configs/common.ts`; a test keeps each pair in agreement.
+ * Numbers are never in exponent notation (see `reply/digits.ts`).
  */
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 
 /** A fraction as a percentage: 0.0123 -> "1.23%". */
 export function formatPercent(fraction: number, decimals = 2): string {
-  if (!Number.isFinite(fraction)) return '–';
+  // A fraction beyond 1.8e306 has no percent a double can hold.
+  if (!Number.isFinite(fraction * 100)) return '–';
   return `${fixed(fraction * 100, decimals)}%`;
 }
 
@@ -60,13 +64,20 @@ export function formatUsd(value: number): string {
 
 export function formatScore(value: number): string {
   if (!Number.isFinite(value)) return '–';
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return fixedDigits(value, Number.isInteger(value) ? 0 : 1);
 }
 
 /** 3.456 -> "3.46%", 1.2 -> "1.2%" (inflation, already in percent per year). */
 export function formatPercentUnits(value: number): string {
   if (!Number.isFinite(value)) return '–';
-  return `${String(Number(fixed(value, Math.abs(value) >= 10 ? 1 : 2)))}%`;
+  const text = fixed(value, Math.abs(value) >= 10 ? 1 : 2);
+  return `${text.includes('.') ? text.replace(/\.?0+$/, '') : text}%`;
+}
+
+/** A count or a year in alt text and subtitles: plain digits, no separators (1234 commits, 2024). */
+export function formatPlain(value: number): string {
+  if (!Number.isFinite(value)) return '–';
+  return plainDigits(value, 2);
 }
 
 /**
@@ -74,8 +85,8 @@ export function formatPercentUnits(value: number): string {
  * tick gets the digits it needs rather than one count for the whole axis.
  */
 export function logPercentTick(fraction: number): string {
-  if (!Number.isFinite(fraction)) return '';
-  return `${String(Number((fraction * 100).toPrecision(3)))}%`;
+  if (!Number.isFinite(fraction * 100)) return '';
+  return `${significantDigits(fraction * 100, 3)}%`;
 }
 
 /**
@@ -99,8 +110,9 @@ export function roundLogTicks(min: number, max: number, maxTicks = 9): number[] 
   return out.filter((v) => Math.abs(v / 10 ** Math.round(Math.log10(v)) - 1) < 1e-9);
 }
 
-function fixed(value: number, decimals: number): string {
-  const s = value.toFixed(decimals);
+/** `value` to `decimals`, in plain digits: "0.00", "1.23", never "1e+21". */
+export function fixed(value: number, decimals: number): string {
+  const s = fixedDigits(value, decimals);
   // "-0.00" reads as a negative probability; zero has no sign.
   return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
 }

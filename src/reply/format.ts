@@ -1,5 +1,6 @@
 import { type Checked, isUnreadable, unreadable } from '../api/domain.js';
 import { unreadableText } from '../api/rules.js';
+import { fixedDigits, plainDigits, significantDigits } from './digits.js';
 
 /**
  * Number formatting shared by every reply, so the same value reads the same everywhere. A value
@@ -36,12 +37,12 @@ export function pol(value: Value): string {
 
 /** A PoL change in percentage points, signed. */
 export function polChange(delta: number): string {
-  if (!finite(delta)) return DASH;
-  if (delta === 0) return '±0 pp';
   const pp = delta * 100;
+  if (!finite(pp)) return DASH;
+  if (delta === 0) return '±0 pp';
   const decimals = Math.abs(pp) < 0.1 ? 3 : 2;
   const sign = pp > 0 ? '+' : '−';
-  const text = Math.abs(pp).toFixed(decimals);
+  const text = fixedDigits(Math.abs(pp), decimals);
   return Number(text) === 0 ? `${sign}<${(10 ** -decimals).toFixed(decimals)} pp` : `${sign}${text} pp`;
 }
 
@@ -50,7 +51,16 @@ export function score(value: Value): string {
   if (!finite(value) || value < 0 || value > 100) return absent(value);
   const rounded = Math.round(value * 10) / 10;
   // A score of 0.04 is not 0: it keeps two significant digits rather than reading as nothing.
-  return rounded === 0 && value !== 0 ? String(Number(value.toPrecision(2))) : String(rounded);
+  return rounded === 0 && value !== 0 ? small(value) : String(rounded);
+}
+
+/** Below this a nonzero value reads "<0.01": its significant digits would be noise far to the right. */
+const SMALLEST = 0.01;
+
+/** A nonzero value that rounds to zero: two significant digits (0.04, 0.4), or "<0.01" when smaller. */
+function small(value: number): string {
+  if (Math.abs(value) >= SMALLEST) return significantDigits(value, 2);
+  return value > 0 ? `<${SMALLEST}` : `>−${SMALLEST}`;
 }
 
 // Intl does the rounding across units (999,999 is $1M, never $1000K) and keeps small amounts in
@@ -95,12 +105,18 @@ export function decimal(value: Value): string {
 export function count(value: Value): string {
   if (!finite(value)) return absent(value);
   const rounded = Math.round(value);
-  return rounded === 0 && value !== 0 ? String(Number(value.toPrecision(2))) : rounded.toLocaleString('en-US');
+  return rounded === 0 && value !== 0 ? small(value) : rounded.toLocaleString('en-US');
+}
+
+/** A year, or another number that names rather than counts: digits without separators (2017, never 2,017). */
+export function year(value: Value): string {
+  if (!finite(value)) return absent(value);
+  return withMinus(plainDigits(value));
 }
 
 /** `value` to `decimals`, except that a nonzero value never reads as zero: "<0.1%". */
 function nonzero(value: number, decimals: number, unit: string): string {
-  const text = value.toFixed(decimals);
+  const text = fixedDigits(value, decimals);
   if (Number(text) !== 0 || value === 0) return `${text}${unit}`;
   const least = (10 ** -decimals).toFixed(decimals);
   return value > 0 ? `<${least}${unit}` : `>−${least}${unit}`;
@@ -121,7 +137,7 @@ export function age(ms: number): string {
   if (m < 90) return `${m} min`;
   const h = Math.round(m / 60);
   if (h < 36) return `${h} h`;
-  return `${Math.round(h / 24)} d`;
+  return `${plainDigits(Math.round(h / 24))} d`;
 }
 
 /** UTC timestamp as "2026-11-22 09:00 UTC". */

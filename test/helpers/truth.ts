@@ -64,7 +64,7 @@ export function brokenNumbers(reply: unknown): string[] {
   const found: string[] = [];
   JSON.stringify(reply, (key, value: unknown) => {
     if (key === 'png' || key === 'command') return undefined;
-    if (typeof value === 'string' && /Infinity|NaN|\de\+\d/.test(value)) found.push(value);
+    if (typeof value === 'string' && /Infinity|NaN|\de[+-]\d/.test(value)) found.push(value);
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const o = value as Record<string, unknown>;
       const polTexts = [

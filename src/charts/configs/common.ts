@@ -211,7 +211,9 @@ const dropBlankTicks = localOnly(function dropBlankTicks(axis: { ticks: Tick[]; 
   axis.ticks = axis.ticks.filter((t) => axis.getLabelForValue(t.value) !== '');
 });
 
-// Twins of percentTick / percentUnitTick in format.ts; a test checks they agree.
+// Twins of percentTick / percentUnitTick in format.ts; a test checks they agree. A PoL axis runs
+// from 0 to 100 %, where toFixed never writes an exponent, and its twin is kept short for the URL;
+// an inflation axis has no bound, so its twin writes a number from 1e21 whole, as `fixed` does.
 const PERCENT_TICK_SOURCE = `function (v, i, t) {
   var p = t.length > 1 ? Math.abs(t[1].value - t[0].value) * 100 : NaN;
   var d = p > 0 && isFinite(p) ? Math.max(0, Math.min(4, Math.ceil(-Math.log10(p) - 1e-9))) : 2;
@@ -219,14 +221,17 @@ const PERCENT_TICK_SOURCE = `function (v, i, t) {
   return (Number(s) === 0 ? s.replace("-", "") : s) + "%";
 }`;
 
-const PERCENT_UNIT_TICK_SOURCE = PERCENT_TICK_SOURCE.replace('* 100 : NaN', ': NaN').replace('(v * 100)', '(v)');
+const PERCENT_UNIT_TICK_SOURCE = PERCENT_TICK_SOURCE.replace('* 100 : NaN', ': NaN').replace(
+  '(v * 100).toFixed(d)',
+  'Math.abs(v) < 1e21 ? v.toFixed(d) : BigInt(v) + ""',
+);
 
 const USD_TICK_SOURCE = `function (value) {
   return new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", notation: "compact", minimumFractionDigits: 0, maximumFractionDigits: 1 }).format(value);
 }`;
 
 const LOG_PERCENT_TICK_SOURCE = `function (value) {
-  return String(Number((value * 100).toPrecision(3))) + "%";
+  return (value * 100).toLocaleString("en-US", { useGrouping: false, maximumSignificantDigits: 3 }) + "%";
 }`;
 
 const ROUND_LOG_TICKS_SOURCE = `function (axis) {

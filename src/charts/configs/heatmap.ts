@@ -1,4 +1,5 @@
 import { portable } from '../portable.js';
+import { formatPlain } from '../format.js';
 import {
   altSuffix,
   background,
@@ -79,7 +80,9 @@ export function describeHeatmapChart(weeks: readonly (readonly number[])[], opts
           title: titlePlugin(title),
           subtitle: subtitlePlugin(
             subtitleText(
-              [`Commits a day over the last ${weeksLabel}: ${total} in all, ${most} on the busiest day; darker is more`],
+              [
+                `Commits a day over the last ${weeksLabel}: ${formatPlain(total)} in all, ${formatPlain(most)} on the busiest day; darker is more`,
+              ],
               opts.simulated,
             ),
           ),
@@ -114,7 +117,7 @@ export function describeHeatmapChart(weeks: readonly (readonly number[])[], opts
         },
       },
     },
-    alt: `GitHub commits of ${name}, a day at a time over the last ${weeksLabel}: ${total} commits, at most ${most} in a day.${altSuffix(opts.simulated)}`,
+    alt: `GitHub commits of ${name}, a day at a time over the last ${weeksLabel}: ${formatPlain(total)} commits, at most ${formatPlain(most)} in a day.${altSuffix(opts.simulated)}`,
     empty: false,
     heightShare: (400 - spare) / 400,
   };

@@ -1,4 +1,4 @@
-import { formatUsd } from '../format.js';
+import { formatPlain, formatUsd } from '../format.js';
 import {
   altSuffix,
   background,
@@ -46,7 +46,7 @@ export function describeLostFundsChart(years: readonly LostFundsYear[], opts: Ch
   const config = {
     type: 'bar' as const,
     data: {
-      labels: filled.map((y) => String(y.year)),
+      labels: filled.map((y) => formatPlain(y.year)),
       datasets: [
         {
           label: 'Lost, USD',
@@ -66,8 +66,8 @@ export function describeLostFundsChart(years: readonly LostFundsYear[], opts: Ch
           subtitleText(
             [
               'USD a year (lower is better)',
-              `${formatUsd(total)} in ${first === lastYear ? first : `${first}–${lastYear}`}`,
-              `worst ${worst.year}: ${formatUsd(worst.amountUsd)}`,
+              `${formatUsd(total)} in ${first === lastYear ? formatPlain(first) : `${formatPlain(first)}–${formatPlain(lastYear)}`}`,
+              `worst ${formatPlain(worst.year)}: ${formatUsd(worst.amountUsd)}`,
             ],
             opts.simulated,
           ),
@@ -86,7 +86,7 @@ export function describeLostFundsChart(years: readonly LostFundsYear[], opts: Ch
       },
     },
   };
-  const perYear = clean.map((y) => `${y.year} ${formatUsd(y.amountUsd)}`).join(', ');
+  const perYear = clean.map((y) => `${formatPlain(y.year)} ${formatUsd(y.amountUsd)}`).join(', ');
   return {
     // The shared type is the line chart's; a bar config is drawn by the same Chart.js.
     config: config as unknown as BuiltChart['config'],

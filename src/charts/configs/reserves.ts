@@ -1,5 +1,5 @@
 import type { ReservesPoint } from '../../api/domain.js';
-import { formatUsd } from '../format.js';
+import { fixed, formatUsd } from '../format.js';
 import { align, cleanSamples } from '../series.js';
 import {
   altSuffix,
@@ -25,7 +25,7 @@ export function describeReservesChart(points: readonly ReservesPoint[], opts: Ch
   }
   const r = reserves[reserves.length - 1]?.v;
   const l = liabilities[liabilities.length - 1]?.v;
-  const ratio = r !== undefined && l !== undefined && l > 0 ? `ratio ${(r / l).toFixed(2)}` : undefined;
+  const ratio = r !== undefined && l !== undefined && l > 0 ? `ratio ${fixed(r / l, 2)}` : undefined;
   const aligned = align([reserves, liabilities]);
   const config = lineChart({
     title,

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { renderReply } from '../../../adapters/console/render.js';
 import type { Core } from '../../../commands/core/core.js';
 import { buildDigest, EntityLoader } from '../../../src/digest/content.js';
 import type { Digest } from '../../../src/digest/store.js';
-import type { CardReply, Reply, TableReply } from '../../../src/reply/model.js';
+import type { CardReply, Reply, TableReply, TextReply } from '../../../src/reply/model.js';
 import type { Simulator } from '../../../src/sim/server.js';
 import { ask, demoCore, visibleText } from '../../helpers/core.js';
 import { compose, onRoute, removeAt, renameAt, setAt, startOddProxy, type Mutator, type OddProxy } from '../../helpers/odd-proxy.js';
@@ -298,5 +299,63 @@ describe('an exchange in depth, with odd answers', () => {
     const r = card(await askOdd(restCore, 'kraken solvency', onRoute(SOLVENCY, setAt('reserveRatio', -3))));
     expect(field(r, 'Reserves against liabilities', 'Coverage')?.value).toMatch(/^unreadable/);
     expect(field(r, 'Reserves against liabilities', 'Reserves')?.value).not.toMatch(/unreadable/);
+  });
+});
+
+describe('numbers are never shown in exponent notation', () => {
+  const EXPONENT = /\de[+-]?\d/;
+  const TINY_SECURITY = onRoute(
+    BY_CATEGORY,
+    compose(setAt('categories[0].score.score', 4.2e-12), setAt('categories[0].score.rating', 'D')),
+  );
+
+  it('compare: a category score of 4.2e-12 reads "<0.01" in its column, as the console prints it', async () => {
+    const r = (await askOdd(restCore, 'compare aave, uniswap', TINY_SECURITY)) as TableReply;
+    expect(r.kind).toBe('table');
+    expect(r.columns.map((c) => c.label)).toEqual(['Measure', 'Aave', 'Uniswap']);
+    const security = r.rows.find((row) => row.measure === 'Security (higher is better)');
+    expect(security?.e0).toBe('<0.01 D');
+    const printed = renderReply(r, { color: false });
+    expect(printed).toMatch(/^Security \(higher is better\) +<0\.01 D +/m);
+    expect(printed).not.toMatch(EXPONENT);
+    expect(visibleText(r)).not.toMatch(EXPONENT);
+  });
+
+  it('card: the same score reads "<0.01" among the category quality scores', async () => {
+    const r = card(await askOdd(restCore, 'project aave', TINY_SECURITY));
+    expect(field(r, 'Category quality scores', 'Security')).toEqual({
+      label: 'Security',
+      value: '<0.01',
+      detail: 'D · moderate confidence',
+    });
+    expect(visibleText(r)).not.toMatch(EXPONENT);
+  });
+
+  it('ratings: a total of 1e21 rows and pages is written out in digits', async () => {
+    const RATINGS = /^\/exchanges_data\/v1\/ratings$/;
+    const r = (await askOdd(
+      restCore,
+      'ratings exchanges',
+      onRoute(RATINGS, compose(setAt('total', 1e21), setAt('total_pages', 1e21))),
+    )) as TableReply;
+    expect(r.note).toBe('All · page 1 of 1,000,000,000,000,000,000,000 · 1,000,000,000,000,000,000,000 exchanges. PoL: lower is safer.');
+  });
+
+  it('an exchange ranked 1e21 and established in the year 1e21 reads them in digits', async () => {
+    const big = compose(setAt('rank', 1e21), setAt('established', 1e21));
+    const r = card(await askOdd(restCore, 'exchange kraken', onRoute(/^\/exchanges_data\/v1\/kraken$/, big)));
+    expect(field(r, 'Context', 'Rank')?.value).toBe('#1,000,000,000,000,000,000,000');
+    const dashboard = card(await askOdd(restCore, 'kraken dashboard', onRoute(/^\/exchanges_data\/v1\/dashboard\/kraken$/, big)));
+    expect(field(dashboard, 'About', 'Established')?.value).toBe('1000000000000000000000');
+    expect(visibleText(dashboard)).not.toMatch(EXPONENT);
+  });
+
+  it('lost funds: a year of 1e21 is a label in digits, in the reply and the chart', async () => {
+    const LOST = /^\/exchanges_data\/v1\/lost_funds$/;
+    const r = (await askOdd(restCore, 'lost-funds', onRoute(LOST, setAt('byYear[0].year', 1e21)))) as TextReply;
+    expect(r.kind).toBe('text');
+    expect(r.sections?.find((s) => s.title === 'By year')?.fields?.[0]?.label).toBe('1000000000000000000000');
+    expect(r.image?.alt).toMatch(/^Funds lost at exchanges by year: .*, 1000000000000000000000 \$/);
+    expect(visibleText(r)).not.toMatch(EXPONENT);
   });
 });
