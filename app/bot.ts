@@ -11,7 +11,9 @@ import { applyMove, type Move } from '../src/sim/admin.js';
 import type { Config } from '../src/config.js';
 import { createDigests, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
-import { createCore, type Core } from '../commands/core/index.js';
+import { createCore, withCommandText, type Core, type CoreParts } from '../commands/core/index.js';
+import { coreParts } from './core.js';
+import { openDatabase } from '../src/db/index.js';
 import { Health, logStartupCheck } from '../src/ops/health.js';
 import { createMetrics, type Metrics } from '../src/ops/metrics.js';
 import { operationalRoutes, startRouteServer } from '../src/http/routes.js';
@@ -31,27 +33,30 @@ export interface Bot {
 }
 
 /** Demo mode: `alert test` moves the in-process simulator, and the cache forgets what it held. */
-function demoMover(core: Core) {
-  const sim = core.upstream.sim!;
+function demoMover(upstream: CoreParts['upstream']) {
+  const sim = upstream.sim!;
   return async (entity: EntityRef, move: DemoMove) => {
     applyMove(sim.store, { kind: entity.kind, slug: entity.slug, ...move } as Move);
-    core.upstream.source.cache.clear();
+    upstream.source.cache.clear();
   };
 }
 
 /**
- * Everything `polbot start` runs when Slack or Discord is configured. Order matters: the core and
- * the digest store are ready before any adapter takes its first command.
+ * Everything `polbot start` runs when Slack or Discord is configured, built here and nowhere else:
+ * the core's parts, the one database, the digest and alert services that stand on both, the core
+ * that is handed all of them, then the adapters. Order matters: the core and the stores are ready
+ * before any adapter takes its first command.
  */
 export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
   const metrics = createMetrics();
-  const core = await createCore(config, { log, metrics });
-  log.scrubber.addSecrets(core.upstream.secrets);
-  const health = new Health(core.upstream.source);
+  const parts = await coreParts(config, { log, metrics });
+  const { upstream } = parts;
+  log.scrubber.addSecrets(upstream.secrets);
+  const health = new Health(upstream.source);
   void logStartupCheck(health, log);
   const routes = operationalRoutes(health, metrics);
   // Run in reverse order of start on the way down.
-  const stoppers: (() => Promise<void>)[] = [() => core.close()];
+  const stoppers: (() => Promise<void>)[] = [() => upstream.close()];
   const stopAll = async () => {
     for (const stop of stoppers) await stop().catch((err: Error) => log.warn({ err }, 'error while stopping'));
   };
@@ -59,32 +64,34 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
   let slack: SlackAdapter | null = null;
   let discord: DiscordHandle | null = null;
   try {
+    const db = await openDatabase({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}), dataDir: config.dataDir });
+    stoppers.unshift(() => db.close());
+    // The adapters start after the stores: until then a delivery fails in a way that is retried.
     const deliverers: Deliverer[] = [];
     if (config.slack) deliverers.push(lateDeliverer('slack', () => (slack ? slackDeliverer(slack) : null)));
     if (config.discord) deliverers.push(lateDeliverer('discord', () => (discord ? discordDeliverer(discord) : null)));
+    const data = { source: upstream.source, charts: parts.charts };
     const digests = await createDigests({
-      config,
-      ctx: core.ctx,
+      db,
+      ctx: data,
       deliverers,
       log,
       scheduler: { onOutcome: (platform, outcome) => metrics.digests.inc({ platform, outcome }) },
     });
     stoppers.unshift(() => digests.stop());
-    core.ctx.digests = digests.service;
-    const alertStore = new AlertStore(digests.db);
+    const alertStore = new AlertStore(db);
     const alerts = new AlertService({
       store: alertStore,
-      deps: core.ctx,
+      deps: data,
       deliverers,
-      complete: core.complete,
+      complete: (reply) => withCommandText(reply, parts.registry),
       log: log.child({ component: 'alerts' }),
-      ...(core.upstream.sim ? { demo: demoMover(core) } : {}),
+      ...(upstream.sim ? { demo: demoMover(upstream) } : {}),
     });
-    // Stopped before the digests, whose stop closes the database both use.
     stoppers.unshift(() => alerts.stop());
-    core.ctx.alerts = alerts;
+    const core = createCore({ ...parts, digests: digests.service, alerts });
     health.register('database', async () => {
-      await digests.db.query('select 1');
+      await db.query('select 1');
       return { ok: true };
     });
 
@@ -106,7 +113,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
       const slackLog = log.child({ adapter: 'slack' });
       const { oauth, workspaces } = await slackWorkspaces({
         slack: config.slack,
-        db: digests.db,
+        db,
         digests: digests.store,
         alerts: alertStore,
         complete: core.complete,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { renderReply } from '../../adapters/console/render.js';
 import { writeAttachment } from '../../adapters/console/repl.js';
 import { withoutSlashCommand } from '../../adapters/console/typed.js';
-import { createCore } from '../../commands/core/index.js';
+import { startCore } from '../core.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
@@ -46,7 +46,7 @@ export async function runAsk(argv: string[]): Promise<number> {
     secrets: secretsOf(config),
     destination: process.stderr,
   });
-  const core = await createCore(config, { log });
+  const core = await startCore(config, { log });
   try {
     const { reply } = await core.run(withoutSlashCommand(positionals.join(' ')));
     const chartOut = values['chart-out'];

@@ -1,5 +1,6 @@
 import { startConsole } from '../../adapters/console/repl.js';
-import { createCore, type Core } from '../../commands/core/index.js';
+import type { Core } from '../../commands/core/index.js';
+import { startCore } from '../core.js';
 import { Health, problemLines } from '../../src/ops/health.js';
 import { loadConfig, secretsOf } from '../../src/config.js';
 import { createLogger, type AppLogger } from '../../src/log.js';
@@ -40,7 +41,7 @@ export async function runStart(argv: string[]): Promise<number> {
       secrets: secretsOf(config),
       destination: process.stderr,
     });
-    const core = await createCore(config, { log });
+    const core = await startCore(config, { log });
     log.scrubber.addSecrets(core.upstream.secrets);
     await consoleStartupCheck(core);
     try {

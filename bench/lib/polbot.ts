@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { createCore, type Core } from '../../commands/core/core.js';
+import type { Core } from '../../commands/core/index.js';
+import { startCore } from '../../app/core.js';
 import type { StatefulChartRenderer } from '../../src/charts/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
@@ -20,7 +21,7 @@ export function benchConfig(sim: SimHandle, env: Record<string, string> = {}): C
 }
 
 export async function benchCore(sim: SimHandle, log: Logger, env: Record<string, string> = {}): Promise<Core> {
-  return createCore(benchConfig(sim, env), { log });
+  return startCore(benchConfig(sim, env), { log });
 }
 
 /** Both caches a card goes through: upstream data and rendered charts. */

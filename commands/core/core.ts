@@ -1,18 +1,15 @@
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
-import { previewValue } from '../../src/api/rules.js';
-import type { Metrics } from '../../src/ops/metrics.js';
-import { connectUpstream, type Upstream, type UpstreamHooks } from '../../src/api/upstream.js';
+import type { AlertService } from '../../src/alerts/service.js';
+import type { Upstream } from '../../src/api/upstream.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
-import { createChartRenderer } from '../../src/charts/index.js';
-import type { Config } from '../../src/config.js';
+import type { DigestService } from '../../src/digest/service.js';
 import type { Logger } from '../../src/log.js';
 import type { Action, Reply } from '../../src/reply/model.js';
 import { CONSOLE_CALLER, type Caller, type CommandContext } from '../kit/context.js';
 import type { Args, Choice, Invocation } from '../kit/spec.js';
 import { tokenOptions } from '../kit/ratings-tokens.js';
-import { COMMANDS } from './commands.js';
 import { createAutocomplete } from './complete.js';
-import { Registry } from './registry.js';
+import type { Registry } from './registry.js';
 import { invoke, runText, typedAction, withCommandText, type RunResult } from './run.js';
 
 /**
@@ -56,44 +53,46 @@ export interface Core {
   close(): Promise<void>;
 }
 
-export interface CoreOptions extends UpstreamHooks {
-  log?: Logger;
-  now?: () => number;
-  metrics?: Metrics;
+/** A limit on how fast people and channels may ask; the core asks it before any command runs. */
+export interface Limiter {
+  check(userKey: string, channelKey: string): Promise<{ ok: true } | { ok: false; retryAfterSec: number; scope: 'user' | 'channel' }>;
 }
 
-export async function createCore(config: Config, options: CoreOptions = {}): Promise<Core> {
-  const { metrics, log } = options;
-  const upstream = await connectUpstream(config, {
-    ...options,
-    onUnreadable: (route, fields, rows) => {
-      log?.warn(
-        { route, fields: fields.map((f) => ({ field: f.field, reason: f.reason, value: previewValue(f.value) })), rows },
-        'the upstream sent values outside their domain; they are shown as unreadable',
-      );
-      for (const f of fields) metrics?.unreadable.inc({ route, field: boundedLabel(f.field) });
-      if (rows > 0) metrics?.unreadable.inc({ route, field: '(row)' }, rows);
-    },
-    ...(metrics
-      ? {
-          onExchange: (e) => metrics.upstream.observe({ route: e.route, status: String(e.status) }, e.durationMs / 1000),
-          cache: { ...options.cache, onLookup: (method, outcome) => metrics.cache.inc({ method, outcome }) },
-        }
-      : {}),
-  });
-  metrics?.watchCircuits(() => upstream.source.cache.stats().breakers);
-  // Start-up waits for the name lists at most one upstream deadline: an upstream that is down
-  // must not keep polbot from starting (the lists then load on first use).
-  // Not a warning: the start-up check reports what is wrong with the upstream, once.
-  const preload = upstream.resolver
-    .preload()
-    .catch((err: unknown) => log?.info({ err }, 'the name lists could not be loaded at start; they load on first use'));
-  await Promise.race([preload, new Promise((resolve) => setTimeout(resolve, config.timeoutMs).unref())]);
-  const charts = createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl });
-  const ctx: CommandContext = { source: upstream.source, resolver: upstream.resolver, charts, now: options.now ?? Date.now };
-  // Loaded only where limits apply: the console and `polbot ask` have none.
-  const limiter = config.rateLimits ? new (await import('../../src/ops/rate-limit.js')).RateLimiter(config.rateLimits) : null;
-  const registry = new Registry(COMMANDS);
+/** What the core counts, for whoever keeps the metrics. */
+export interface CoreMeters {
+  rateLimited(platform: string, scope: 'user' | 'channel'): void;
+  answered(labels: { command: string; platform: string; reply: string }, seconds: number): void;
+}
+
+/**
+ * Everything the core uses, built by the composition root and handed in: the core builds, starts
+ * and connects nothing itself.
+ */
+export interface CoreParts {
+  /** The data source (cached, with failover) and the name resolver over it. */
+  upstream: Upstream;
+  charts: ChartRenderer;
+  registry: Registry;
+  limiter?: Limiter;
+  meters?: CoreMeters;
+  log?: Logger;
+  now?: () => number;
+  /** Scheduled digests, where a store and a platform to deliver to exist. */
+  digests?: DigestService;
+  /** Alert rules and incidents, likewise. */
+  alerts?: AlertService;
+}
+
+export function createCore(parts: CoreParts): Core {
+  const { upstream, charts, registry, limiter, meters, log } = parts;
+  const ctx: CommandContext = {
+    source: upstream.source,
+    resolver: upstream.resolver,
+    charts,
+    now: parts.now ?? Date.now,
+    ...(parts.digests ? { digests: parts.digests } : {}),
+    ...(parts.alerts ? { alerts: parts.alerts } : {}),
+  };
 
   async function guarded(caller: Caller, work: () => Promise<RunResult>): Promise<RunResult> {
     const started = performance.now();
@@ -103,7 +102,7 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
         ? await limiter.check(`${caller.platform}:${caller.userId}`, `${caller.platform}:${caller.channelId}`)
         : ({ ok: true } as const);
     if (!decision.ok) {
-      metrics?.rateLimited.inc({ platform: caller.platform, scope: decision.scope });
+      meters?.rateLimited(caller.platform, decision.scope);
       result = {
         command: 'rate_limited',
         reply: {
@@ -118,7 +117,7 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
     } else {
       result = await work();
     }
-    metrics?.commands.observe(
+    meters?.answered(
       { command: result.command, platform: caller.platform, reply: result.reply.kind },
       (performance.now() - started) / 1000,
     );
@@ -144,21 +143,7 @@ export async function createCore(config: Config, options: CoreOptions = {}): Pro
     complete: (reply) => withCommandText(reply, registry),
     lookup: async (search, typed, limit) =>
       (await tokenOptions(upstream.source, search, typed, limit)).map((a) => typedAction(registry, a)),
+    // The upstream was handed in for the core's lifetime; closing the core releases it.
     close: () => upstream.close(),
   };
-}
-
-/** What was sent, short enough for one log line. */
-const seenLabels = new Set<string>();
-const MAX_FIELD_LABELS = 200;
-
-/**
- * Field paths come from the upstream's own keys (category names in a chart point, social
- * signals), so a hostile answer could mint labels without end: past a bound they count as "other".
- */
-function boundedLabel(field: string): string {
-  if (seenLabels.has(field)) return field;
-  if (seenLabels.size >= MAX_FIELD_LABELS || field.length > 80) return 'other';
-  seenLabels.add(field);
-  return field;
 }

@@ -3,7 +3,9 @@
  * each takes and how each option completes stay behind this surface: an adapter renders what it
  * is handed and generates its platform's command list from the specs.
  */
-export { createCore, type Core } from './core.js';
+export { createCore, type Core, type CoreMeters, type CoreParts, type Limiter } from './core.js';
+export { Registry } from './registry.js';
+export { withCommandText } from './run.js';
 export { COMMANDS } from './commands.js';
 export type { RunResult } from './run.js';
 export { MAX_NAME } from './validate.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import { createCore, type Core, type CoreOptions } from '../../commands/core/core.js';
+import { startCore, type CoreOptions } from '../../app/core.js';
+import type { Core } from '../../commands/core/index.js';
 import { loadConfig } from '../../src/config.js';
 import { plainInline, typedText } from '../../src/reply/inline.js';
 import type { Inline, Reply } from '../../src/reply/model.js';
@@ -9,7 +10,7 @@ import { startTestSimulator } from './sim.js';
 
 /** A demo-mode core (in-process simulator, REST unless told otherwise). */
 export async function demoCore(env: Record<string, string> = {}, options: CoreOptions = {}): Promise<Core> {
-  const core = await createCore(loadConfig({ POL_TIMEOUT_MS: '3000', ...env }), options);
+  const core = await startCore(loadConfig({ POL_TIMEOUT_MS: '3000', ...env }), options);
   for (const secret of core.upstream.secrets) secretWatch.secret(secret, 'upstream API key');
   return core;
 }

@@ -13,7 +13,7 @@
 import { createInterface } from 'node:readline';
 import { discordDeliverer, startDiscord } from '../../../adapters/discord/index.js';
 import { slackDeliverer, startSlack } from '../../../adapters/slack/index.js';
-import { createCore } from '../../../commands/core/core.js';
+import { startCore } from '../../../app/core.js';
 import { AlertService, type AlertTick } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import { loadConfig, secretsOf } from '../../../src/config.js';
@@ -32,7 +32,7 @@ const tickMs = env('ALERT_WORKER_TICK');
 const config = loadConfig();
 if (!config.slack || !config.discord) throw new Error('the worker needs both SLACK_BOT_TOKEN and DISCORD_TOKEN');
 const log = createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: process.stderr });
-const core = await createCore(config, { log });
+const core = await startCore(config, { log });
 const [slack, discord, db] = await Promise.all([
   startSlack({ core, slack: config.slack, http: config.http, log: log.child({ adapter: 'slack' }) }),
   startDiscord({ core, discord: config.discord, log: log.child({ adapter: 'discord' }) }),

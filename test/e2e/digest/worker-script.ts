@@ -10,7 +10,7 @@
  */
 import { discordDeliverer, startDiscord } from '../../../adapters/discord/index.js';
 import { slackDeliverer, startSlack } from '../../../adapters/slack/index.js';
-import { createCore } from '../../../commands/core/core.js';
+import { startCore } from '../../../app/core.js';
 import { loadConfig, secretsOf } from '../../../src/config.js';
 import { openDb } from '../../../src/db/index.js';
 import { createDigests } from '../../../src/digest/index.js';
@@ -26,7 +26,7 @@ const now = Number(env('DIGEST_WORKER_NOW'));
 const config = loadConfig();
 if (!config.slack || !config.discord) throw new Error('the worker needs both SLACK_BOT_TOKEN and DISCORD_TOKEN');
 const log = createLogger({ level: config.logLevel, secrets: secretsOf(config), destination: process.stderr });
-const core = await createCore(config, { log, now: () => now });
+const core = await startCore(config, { log, now: () => now });
 // The store opens (as createDigests would open it) while the adapters connect: PGlite takes a
 // few seconds to open its data directory.
 const [slack, discord, db] = await Promise.all([
