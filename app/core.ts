@@ -2,6 +2,7 @@ import { COMMANDS, createCore, Registry, type CommandSpec, type Core, type CoreP
 import { previewValue } from '../src/api/rules.js';
 import { connectUpstream, type UpstreamHooks } from '../src/api/upstream.js';
 import { createChartRenderer } from '../src/charts/index.js';
+import { Resolver } from '../src/resolve/resolver.js';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/log.js';
 import type { Metrics } from '../src/ops/metrics.js';
@@ -43,7 +44,8 @@ export async function coreParts(config: Config, options: CoreOptions = {}): Prom
   // Start-up waits for the name lists at most one upstream deadline: an upstream that is down
   // must not keep polbot from starting (the lists then load on first use).
   // Not a warning: the start-up check reports what is wrong with the upstream, once.
-  const preload = upstream.resolver
+  const resolver = new Resolver(upstream.source, upstream.resolution);
+  const preload = resolver
     .preload()
     .catch((err: unknown) => log?.info({ err }, 'the name lists could not be loaded at start; they load on first use'));
   await Promise.race([preload, new Promise((resolve) => setTimeout(resolve, config.timeoutMs).unref())]);
@@ -51,6 +53,7 @@ export async function coreParts(config: Config, options: CoreOptions = {}): Prom
   const limiter = config.rateLimits ? new (await import('../src/ops/rate-limit.js')).RateLimiter(config.rateLimits) : undefined;
   return {
     upstream,
+    resolver,
     charts: createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl }),
     registry: new Registry(options.commands ?? COMMANDS),
     ...(limiter ? { limiter } : {}),

@@ -1,5 +1,6 @@
 import type { EntityKind } from '../../src/api/domain.js';
-import type { Upstream } from '../../src/api/upstream.js';
+import type { CachedDataSource } from '../../src/api/cache/cached-source.js';
+import type { Resolver } from '../../src/resolve/resolver.js';
 import type { Logger } from '../../src/log.js';
 import { within } from '../../src/time/within.js';
 import { completeEntities } from '../kit/choices.js';
@@ -23,8 +24,14 @@ const LIST_REFRESH_MS = 60_000;
  */
 const COMPLETION_MS = 1_000;
 
-export function createAutocomplete(registry: Registry, upstream: Pick<Upstream, 'source' | 'resolver'>, log?: Logger): Autocomplete {
-  const { source, resolver } = upstream;
+/** The data a completion may read: the cached source, and the names at hand. */
+export interface NamesAtHand {
+  source: CachedDataSource;
+  resolver: Resolver;
+}
+
+export function createAutocomplete(registry: Registry, names: NamesAtHand, log?: Logger): Autocomplete {
+  const { source, resolver } = names;
   const lastRefresh = new Map<EntityKind, number>();
   const ctx: CompletionContext = {
     source,

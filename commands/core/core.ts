@@ -3,6 +3,7 @@ import type { AlertService } from '../../src/alerts/service.js';
 import type { Upstream } from '../../src/api/upstream.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
 import type { DigestService } from '../../src/digest/service.js';
+import type { Resolver } from '../../src/resolve/resolver.js';
 import type { Logger } from '../../src/log.js';
 import type { Action, Reply } from '../../src/reply/model.js';
 import { CONSOLE_CALLER, type Caller, type CommandContext } from '../kit/context.js';
@@ -69,8 +70,10 @@ export interface CoreMeters {
  * and connects nothing itself.
  */
 export interface CoreParts {
-  /** The data source (cached, with failover) and the name resolver over it. */
+  /** The data source (cached, with failover) and what it is connected to. */
   upstream: Upstream;
+  /** Names to entities over that source. */
+  resolver: Resolver;
   charts: ChartRenderer;
   registry: Registry;
   limiter?: Limiter;
@@ -84,10 +87,10 @@ export interface CoreParts {
 }
 
 export function createCore(parts: CoreParts): Core {
-  const { upstream, charts, registry, limiter, meters, log } = parts;
+  const { upstream, resolver, charts, registry, limiter, meters, log } = parts;
   const ctx: CommandContext = {
     source: upstream.source,
-    resolver: upstream.resolver,
+    resolver,
     charts,
     now: parts.now ?? Date.now,
     ...(parts.digests ? { digests: parts.digests } : {}),
@@ -131,14 +134,14 @@ export function createCore(parts: CoreParts): Core {
     registry,
     run: (text, caller = CONSOLE_CALLER) => guarded(caller, () => runText(ctx, registry, text, caller, log)),
     invoke: (invocation, caller = CONSOLE_CALLER) => guarded(caller, () => invoke(ctx, registry, invocation, caller, log)),
-    suggest: (prefix, limit) => upstream.resolver.suggest(prefix, limit),
+    suggest: (prefix, limit) => resolver.suggest(prefix, limit),
     canList: (kind) => upstream.source.supports('list', kind),
     refreshList: (kind) =>
       upstream.source.list(kind).then(
         () => undefined,
         (err: unknown) => log?.warn({ kind, err }, 'entity list could not be loaded; suggestions offer what is cached'),
       ),
-    autocomplete: createAutocomplete(registry, upstream, log),
+    autocomplete: createAutocomplete(registry, { source: upstream.source, resolver }, log),
     // Each option carries its typed form, as every command a reply names does.
     complete: (reply) => withCommandText(reply, registry),
     lookup: async (search, typed, limit) =>

@@ -5,14 +5,14 @@ import type { OnUnreadable } from './read-answer.js';
 import type { HttpClientOptions } from './rest/http.js';
 import { RestSource } from './rest/source.js';
 import type { Config } from '../config.js';
-import { Resolver } from '../resolve/resolver.js';
 import type { Simulator } from '../sim/server.js';
 
 export interface Upstream {
   source: CachedDataSource;
   /** The raw sources, preferred first, for diagnosis and the contract check. */
   members: readonly (RestSource | McpSource)[];
-  resolver: Resolver;
+  /** How names are resolved over this source: without REST no list of exchanges exists. */
+  resolution: { exchangeNames: boolean; upstreamProjectResolution: boolean };
   /** The in-process simulator in demo mode. */
   sim: Simulator | null;
   /** Every secret the upstream connection uses, for log scrubbing. */
@@ -66,12 +66,11 @@ export async function connectUpstream(config: Config, hooks: UpstreamHooks = {})
   }
   const members = (config.source === 'mcp' ? [mcp, rest] : [rest, mcp]).filter((s): s is RestSource | McpSource => s !== null);
   const source = withCache(failover(members, hooks.breaker), hooks.cache);
-  // Without REST no list of exchanges exists: exchanges are then named by slug only.
-  const resolver = new Resolver(source, { exchangeNames: rest !== null, upstreamProjectResolution: config.source === 'mcp' });
   return {
     source,
     members,
-    resolver,
+    // Without REST no list of exchanges exists: exchanges are then named by slug only.
+    resolution: { exchangeNames: rest !== null, upstreamProjectResolution: config.source === 'mcp' },
     sim,
     secrets: apiKey ? [apiKey] : [],
     async close() {
