@@ -8,7 +8,7 @@ import { AlertStore } from '../src/alerts/store.js';
 import type { DemoMove } from '../src/alerts/demo.js';
 import type { EntityRef } from '../src/api/domain.js';
 import { applyMove, type Move } from '../src/sim/admin.js';
-import type { Config } from '../src/config.js';
+import type { Config } from './config.js';
 import { createDigests, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
 import { createCore, withCommandText, type Core, type CoreParts } from '../commands/core/index.js';

@@ -3,7 +3,7 @@ import { previewValue } from '../src/api/rules.js';
 import { connectUpstream, type UpstreamHooks } from '../src/api/upstream.js';
 import { createChartRenderer } from '../src/charts/index.js';
 import { Resolver } from '../src/resolve/resolver.js';
-import type { Config } from '../src/config.js';
+import type { Config } from './config.js';
 import type { Logger } from '../src/log.js';
 import type { Metrics } from '../src/ops/metrics.js';
 

@@ -1,6 +1,6 @@
 import { createSlackOAuth, type SlackAdapter, type SlackOAuth, type WorkspaceEvents } from '../adapters/slack/index.js';
 import type { AlertStore } from '../src/alerts/store.js';
-import { ConfigError, type Config } from '../src/config.js';
+import { ConfigError, type Config } from './config.js';
 import type { Db } from '../src/db/connection.js';
 import type { DigestStore } from '../src/digest/store.js';
 import type { Logger } from '../src/log.js';

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { REST, Routes, type RESTGetAPIApplicationCommandsResult, type RESTPostAPIApplicationCommandsJSONBody } from 'discord.js';
-import type { Config } from '../../src/config.js';
+import type { DiscordConfig } from './config.js';
 import type { Logger } from '../../src/log.js';
 import { commandDefinitions } from './commands.js';
 import { describeError } from './errors.js';
@@ -13,7 +13,7 @@ import { restOptions } from './rest.js';
  * against a daily creation limit and makes every client refetch, so unchanged means no write.
  */
 
-export type DiscordSettings = NonNullable<Config['discord']>;
+export type DiscordSettings = DiscordConfig;
 
 export interface RegisterResult {
   scope: 'guild' | 'global';

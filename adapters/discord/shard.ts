@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Routes, type Shard, ShardingManager } from 'discord.js';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/config-error.js';
 import type { Logger } from '../../src/log.js';
 import { describeError } from './errors.js';
 import { restFor, type DiscordSettings } from './register.js';

@@ -2,7 +2,8 @@ import { webApi } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
 import { carriesKey } from '../../src/delivery/port.js';
 import { startRouteServer, type HttpRoute } from '../../src/http/routes.js';
-import type { Config } from '../../src/config.js';
+import type { HttpConfig } from '../../src/http/routes.js';
+import type { SlackConfig } from './config.js';
 import type { Logger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { WorkspaceRef } from '../../src/workspace.js';
@@ -29,8 +30,8 @@ export { createSlackOAuth, INSTALL_PATH, REDIRECT_PATH, scopeOfInstallation, typ
 
 export interface StartSlackOptions {
   core: CommandRunner;
-  slack: NonNullable<Config['slack']>;
-  http: Config['http'];
+  slack: SlackConfig;
+  http: HttpConfig;
   log: Logger;
   /** Extra HTTP routes on the same server, e.g. `GET /healthz` and `GET /metrics`. */
   customRoutes?: readonly HttpRoute[];
@@ -80,7 +81,7 @@ const HISTORY_LIMIT = 100;
 /** A scheduled post that Slack has not answered by then fails, and is retried by its caller. */
 const DELIVERY_TIMEOUT_MS = 15_000;
 
-function modeOf(slack: NonNullable<Config['slack']>): SlackMode {
+function modeOf(slack: SlackConfig): SlackMode {
   // The documented contract: Socket Mode whenever an app-level token is set.
   if (slack.appToken) return { kind: 'socket', appToken: slack.appToken };
   if (slack.signingSecret) return { kind: 'http', signingSecret: slack.signingSecret };

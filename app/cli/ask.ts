@@ -6,7 +6,7 @@ import { renderReply } from '../../adapters/console/render.js';
 import { writeAttachment } from '../../adapters/console/repl.js';
 import { withoutSlashCommand } from '../../adapters/console/typed.js';
 import { startCore } from '../core.js';
-import { loadConfig, secretsOf } from '../../src/config.js';
+import { loadConfig, secretsOf } from '../config.js';
 import { createLogger } from '../../src/log.js';
 import type { Reply } from '../../src/reply/model.js';
 

@@ -3,7 +3,7 @@ import { checkContract, newTap, type ContractRow, type Samples } from '../../src
 import { SOURCE_LABEL } from '../../src/api/diagnose.js';
 import type { DataSource } from '../../src/api/source.js';
 import { connectUpstream } from '../../src/api/upstream.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../config.js';
 
 const HELP = `Usage: polbot doctor [--project SLUG] [--exchange SLUG] [--json]
 

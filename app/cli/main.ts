@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../config.js';
 
 // Each command loads only what it runs: `polbot ask` and the console never load Bolt or
 // discord.js, which together take longer to import than the answer takes to compute.
@@ -28,9 +28,9 @@ async function main(argv: string[]): Promise<number> {
     case 'doctor':
       return (await import('./doctor.js')).runDoctor(rest);
     case 'register-discord':
-      return (await import('../../adapters/discord/cli.js')).runRegisterDiscord(rest);
+      return (await import('./discord.js')).runRegisterDiscord(rest);
     case 'discord-shards':
-      return (await import('../../adapters/discord/cli.js')).runDiscordShards(rest);
+      return (await import('./discord.js')).runDiscordShards(rest);
     case undefined:
     case 'help':
     case '--help':

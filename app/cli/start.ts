@@ -2,7 +2,7 @@ import { startConsole } from '../../adapters/console/repl.js';
 import type { Core } from '../../commands/core/index.js';
 import { startCore } from '../core.js';
 import { Health, problemLines } from '../../src/ops/health.js';
-import { loadConfig, secretsOf } from '../../src/config.js';
+import { loadConfig, secretsOf } from '../config.js';
 import { createLogger, type AppLogger } from '../../src/log.js';
 import { consoleBanner } from './banner.js';
 

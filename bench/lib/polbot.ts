@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import type { Core } from '../../commands/core/index.js';
 import { startCore } from '../../app/core.js';
 import type { StatefulChartRenderer } from '../../src/charts/index.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../app/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { SimHandle } from './sim.js';
 

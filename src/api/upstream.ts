@@ -4,7 +4,6 @@ import type { McpSource } from './mcp/source.js';
 import type { OnUnreadable } from './read-answer.js';
 import type { HttpClientOptions } from './rest/http.js';
 import { RestSource } from './rest/source.js';
-import type { Config } from '../config.js';
 import type { Simulator } from '../sim/server.js';
 
 export interface Upstream {
@@ -18,6 +17,18 @@ export interface Upstream {
   /** Every secret the upstream connection uses, for log scrubbing. */
   secrets: string[];
   close(): Promise<void>;
+}
+
+/** Where the risk data comes from, as the environment configures it. */
+export interface UpstreamConfig {
+  /**
+   * Null: the simulator starts in-process (demo mode). A null `baseUrl` means the tool server alone
+   * (POL_SOURCE=mcp with POL_MCP_URL or POL_MCP_COMMAND and no REST gateway).
+   */
+  upstream: { baseUrl: string | null; apiKey: string | null } | null;
+  source: 'rest' | 'mcp';
+  mcp: { url?: string; command?: string };
+  timeoutMs: number;
 }
 
 export interface UpstreamHooks {
@@ -34,7 +45,7 @@ export interface UpstreamHooks {
  * server, or both: with both, the preferred one (`POL_SOURCE`) answers what it can and the other
  * fills the gaps and takes over a part when the preferred one fails.
  */
-export async function connectUpstream(config: Config, hooks: UpstreamHooks = {}): Promise<Upstream> {
+export async function connectUpstream(config: UpstreamConfig, hooks: UpstreamHooks = {}): Promise<Upstream> {
   // The simulator and the MCP client are loaded only when used: together they are about 18 MB of
   // resident memory that a bot talking REST to a real upstream never needs.
   const sim = config.upstream ? null : await (await import('../sim/server.js')).startSimulator({ port: 0, host: '127.0.0.1' });

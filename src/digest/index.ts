@@ -1,5 +1,4 @@
 import type { DigestDeps } from './deps.js';
-import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ContentOptions } from './content.js';
 import { migrate, openDatabase, type Db } from '../db/index.js';
@@ -15,7 +14,7 @@ export type { DigestLimits, DigestService } from './service.js';
 
 export interface DigestsOptions {
   /** Where the store lives: DATABASE_URL (PostgreSQL) or PGlite under POLBOT_DATA_DIR. */
-  config?: Pick<Config, 'databaseUrl' | 'dataDir'>;
+  config?: { databaseUrl?: string; dataDir?: string };
   /** An already open database instead (tests); it is not closed by `stop`. */
   db?: Db;
   ctx: DigestDeps;

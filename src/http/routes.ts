@@ -9,6 +9,12 @@ export interface RouteResponse {
   body: string;
 }
 
+/** Where polbot's HTTP server listens (PORT, HOST). */
+export interface HttpConfig {
+  port: number;
+  host: string;
+}
+
 /**
  * A route served next to the Slack events endpoint, on the same port. Operational routes answer
  * with a whole response (`respond`); routes that need the request itself (Slack's OAuth pages,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startCore, type CoreOptions } from '../../app/core.js';
 import type { Core } from '../../commands/core/index.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../app/config.js';
 import { plainInline, typedText } from '../../src/reply/inline.js';
 import type { Inline, Reply } from '../../src/reply/model.js';
 import type { Simulator } from '../../src/sim/server.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, secretsOf } from '../../src/config.js';
+import { ConfigError, loadConfig, secretsOf } from '../../app/config.js';
 import { createLogger } from '../../src/log.js';
 
 const fails = (env: Record<string, string>, variable: string) => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InstallProvider, SlackOAuthError, type CodedError, type Installation } from '@slack/oauth';
 import type { HttpRoute } from '../../../src/http/routes.js';
-import type { SlackOAuthConfig } from '../../../src/config.js';
+import type { SlackOAuthConfig } from '../config.js';
 import type { Queryable } from '../../../src/db/connection.js';
 import type { Logger } from '../../../src/log.js';
 import { createSealer } from '../../../src/secrets/seal.js';

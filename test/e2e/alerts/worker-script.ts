@@ -16,7 +16,7 @@ import { slackDeliverer, startSlack } from '../../../adapters/slack/index.js';
 import { startCore } from '../../../app/core.js';
 import { AlertService, type AlertTick } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
-import { loadConfig, secretsOf } from '../../../src/config.js';
+import { loadConfig, secretsOf } from '../../../app/config.js';
 import { openDb } from '../../../src/db/index.js';
 import { migrate } from '../../../src/db/migrations.js';
 import { createLogger } from '../../../src/log.js';

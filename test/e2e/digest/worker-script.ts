@@ -11,7 +11,7 @@
 import { discordDeliverer, startDiscord } from '../../../adapters/discord/index.js';
 import { slackDeliverer, startSlack } from '../../../adapters/slack/index.js';
 import { startCore } from '../../../app/core.js';
-import { loadConfig, secretsOf } from '../../../src/config.js';
+import { loadConfig, secretsOf } from '../../../app/config.js';
 import { openDb } from '../../../src/db/index.js';
 import { createDigests } from '../../../src/digest/index.js';
 import { createLogger } from '../../../src/log.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBot, type Bot } from '../../../app/bot.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../app/config.js';
 import { createLogger } from '../../../src/log.js';
 import { postToBolt, slashCommandBody, startFakeSlack, type FakeSlack } from '../../fakes/slack/index.js';
 import { blocksJson, headerOf, SIGNING_SECRET } from '../../helpers/slack/harness.js';

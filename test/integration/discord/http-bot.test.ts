@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBot, type Bot } from '../../../app/bot.js';
 import { CHECK_MESSAGE } from '../../../adapters/discord/commands.js';
 import { CHOOSE_ID, RUN_ID } from '../../../adapters/discord/embeds.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../app/config.js';
 import { createLogger } from '../../../src/log.js';
 import type { SimStore } from '../../../src/sim/data/store.js';
 import { type FakeDiscord, type HttpExchange, type InteractionHandle, startFakeDiscord } from '../../fakes/discord/index.js';

@@ -1,6 +1,6 @@
 import { Routes } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runRegisterDiscord } from '../../../adapters/discord/cli.js';
+import { runRegisterDiscord } from '../../../app/cli/discord.js';
 import { commandDefinitions } from '../../../adapters/discord/commands.js';
 import { compareCommands, normaliseCommand, registerDiscordCommands, restFor, summarise } from '../../../adapters/discord/register.js';
 import { type FakeDiscord, startFakeDiscord } from '../../fakes/discord/index.js';

@@ -6,7 +6,7 @@ import oauth from '@slack/oauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startBot, type Bot } from '../../../app/bot.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../app/config.js';
 import { createLogger } from '../../../src/log.js';
 import {
   appUninstalledBody,

@@ -1,8 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig, secretsOf } from '../../src/config.js';
+import { ConfigError, loadConfig, secretsOf } from '../config.js';
 import { createLogger } from '../../src/log.js';
-import { registerDiscordCommands, summarise } from './register.js';
-import { startSharding, stopSharding } from './shard.js';
+import { registerDiscordCommands, summarise } from '../../adapters/discord/register.js';
+import { startSharding, stopSharding } from '../../adapters/discord/shard.js';
 
 /**
  * `polbot register-discord [--dry-run]`: registers the slash commands in DISCORD_GUILD_ID when
@@ -62,8 +62,8 @@ export async function runDiscordShards(argv: string[], env: NodeJS.ProcessEnv = 
 }
 
 // Until the polbot CLI routes these two commands here, they run directly:
-//   node --import tsx adapters/discord/cli.ts register-discord [--dry-run]
-//   node --import tsx adapters/discord/cli.ts discord-shards [--shards=N|auto]
+//   node --import tsx app/cli/discord.ts register-discord [--dry-run]
+//   node --import tsx app/cli/discord.ts discord-shards [--shards=N|auto]
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 
 if (invokedDirectly) {

@@ -1,13 +1,15 @@
 import { z } from 'zod';
+import type { DiscordConfig } from '../adapters/discord/config.js';
+import type { SlackConfig } from '../adapters/slack/config.js';
+import { ConfigError } from '../src/config-error.js';
+import type { HttpConfig } from '../src/http/routes.js';
 
 /**
  * The environment contract (see README "Configuration"). Bad values stop start-up with one line
  * naming the variable; secret values are never echoed back in those lines.
  */
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError } from '../src/config-error.js';
 
 const optionalString = z
   .string()
@@ -103,11 +105,9 @@ export interface Config {
   source: 'rest' | 'mcp';
   mcp: { url?: string; command?: string };
   timeoutMs: number;
-  /** One workspace with `botToken`, or many installed through OAuth (`oauth`): exactly one of the two. */
-  slack: { botToken?: string; oauth?: SlackOAuthConfig; signingSecret?: string; appToken?: string; apiUrl?: string } | null;
-  /** With `publicKey`, interactions come over HTTP (`POST /discord/interactions`) instead of the gateway. */
-  discord: { token: string; applicationId: string; guildId?: string; apiUrl?: string; publicKey?: string } | null;
-  http: { port: number; host: string };
+  slack: SlackConfig | null;
+  discord: DiscordConfig | null;
+  http: HttpConfig;
   databaseUrl?: string;
   dataDir: string;
   charts: { renderer: 'local' | 'quickchart'; quickchartUrl: string };
@@ -115,14 +115,6 @@ export interface Config {
   digestAdmins: string[];
   /** Null when switched off (either limit set to 0). */
   rateLimits: { perUser: number; perChannel: number; windowSec: number } | null;
-}
-
-export interface SlackOAuthConfig {
-  clientId: string;
-  clientSecret: string;
-  stateSecret: string;
-  /** AES-256-GCM key for the installation tokens at rest. */
-  encryptionKey: Buffer;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

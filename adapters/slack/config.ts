@@ -1,0 +1,17 @@
+/** What the Slack adapter is configured with (from SLACK_* in the environment). */
+export interface SlackConfig {
+  /** One workspace with `botToken`, or many installed through OAuth (`oauth`): exactly one of the two. */
+  botToken?: string;
+  oauth?: SlackOAuthConfig;
+  signingSecret?: string;
+  appToken?: string;
+  apiUrl?: string;
+}
+
+export interface SlackOAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+  /** AES-256-GCM key for the installation tokens at rest. */
+  encryptionKey: Buffer;
+}
