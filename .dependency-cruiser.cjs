@@ -27,6 +27,24 @@ module.exports = {
       to: { path: '^adapters/' },
     },
     {
+      name: 'commands-build-nothing',
+      severity: 'error',
+      comment:
+        'The command core is handed its sources, charts, limits and stores: commands/ imports nothing that builds or starts them (types are fine: they build nothing).',
+      from: { path: '^commands/' },
+      to: {
+        path: '^src/(http|ops|sim|db)/|^src/api/(upstream|failover)\\.ts$|^src/api/rest/(source|http)\\.ts$|^src/api/mcp/(source|connection)\\.ts$|^src/api/cache/cached-source\\.ts$|^src/charts/(renderer|local|quickchart)\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'core-names-no-platform',
+      severity: 'error',
+      comment: 'Nothing under src/ or commands/ uses a chat platform library: platforms live in adapters/.',
+      from: { path: '^(src|commands)/' },
+      to: { path: '(^|/)node_modules/(@slack/|discord\\.js/|@discordjs/|discord-api-types/|grammy/|@grammyjs/)' },
+    },
+    {
       name: 'not-to-app',
       severity: 'error',
       comment: 'app/ composes everything; nothing may depend on the composition root.',

@@ -1,6 +1,6 @@
 import { discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
 import { discordOverHttp } from '../adapters/discord/http/index.js';
-import { slackDeliverer, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
+import { slackDeliverer, slackRefusals, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
 import { slackWorkspaces } from './slack-workspaces.js';
 import { lateDeliverer, type Deliverer } from '../src/delivery/port.js';
 import { AlertService } from '../src/alerts/service.js';
@@ -130,7 +130,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
         digestAdmins: config.digestAdmins,
         workspaces,
         ...(oauth ? { oauth } : {}),
-        onRefused: (reason) => metrics.slackRefused.inc({ reason }),
+        onRefused: slackRefusals(metrics.registry),
       });
       slack = started;
       stoppers.unshift(() => started.stop());

@@ -25,6 +25,7 @@ import type { RefusalReason } from './ingress/protocol.js';
 export { renderReply, type SlackMessage } from './blocks.js';
 export { SlackDeliveryError, type Posted } from './delivery.js';
 export { slackDeliverer } from './deliverer.js';
+export { slackRefusals } from './refusals.js';
 export { CHECK_SHORTCUT_ID, EVENTS_PATH, DEFAULT_PROGRESS_MS, DEFAULT_RETRY, type CommandRunner, type WorkspaceEvents } from './app.js';
 export { createSlackOAuth, INSTALL_PATH, REDIRECT_PATH, scopeOfInstallation, type SlackOAuth } from './oauth/index.js';
 

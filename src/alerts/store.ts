@@ -561,6 +561,7 @@ export class AlertStore {
     instance: string;
     leaseMs: number;
     limit: number;
+    /** Only what these platforms post; every platform's when not given. */
     platforms?: readonly Platform[];
   }): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
     return this.db.transaction(async (tx) => {
@@ -568,9 +569,9 @@ export class AlertStore {
       const rows = await tx.query<Row>(
         `SELECT i.id FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
           WHERE ${DELIVERIES.claimable('i', '$1')}
-            AND r.platform = ANY($3::text[])
+            AND ($3::text[] IS NULL OR r.platform = ANY($3::text[]))
           ORDER BY i.opened_at, i.id LIMIT $2 FOR UPDATE OF i SKIP LOCKED`,
-        [at(opts.now), opts.limit, opts.platforms ?? ['slack', 'discord', 'console']],
+        [at(opts.now), opts.limit, opts.platforms ?? null],
       );
       const claimed: { incident: IncidentView; rule: AlertRule }[] = [];
       for (const r of rows) {
@@ -656,6 +657,7 @@ export class AlertStore {
     instance: string;
     leaseMs: number;
     limit: number;
+    /** Only what these platforms post; every platform's when not given. */
     platforms?: readonly Platform[];
   }): Promise<Followup[]> {
     return this.db.transaction(async (tx) => {
@@ -666,9 +668,9 @@ export class AlertStore {
            JOIN alert_rules r ON r.id = i.rule_id
           WHERE ${FOLLOWUPS.claimable('f', '$1')}
             AND (m.delivery_state IN ('delivered', 'failed', 'suppressed') OR i.delivery_state IN ('failed', 'suppressed'))
-            AND r.platform = ANY($3::text[])
+            AND ($3::text[] IS NULL OR r.platform = ANY($3::text[]))
           ORDER BY f.id LIMIT $2 FOR UPDATE OF f SKIP LOCKED`,
-        [at(opts.now), opts.limit, opts.platforms ?? ['slack', 'discord', 'console']],
+        [at(opts.now), opts.limit, opts.platforms ?? null],
       );
       const claimed: Followup[] = [];
       for (const r of rows) {

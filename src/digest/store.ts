@@ -351,18 +351,19 @@ export class DigestStore {
   async materialize(
     now: number,
     graceMs: number,
-    platforms: readonly Platform[] = ['slack', 'discord'],
+    /** Only digests these platforms post; every platform's when not given. */
+    platforms?: readonly Platform[],
     limit = 200,
   ): Promise<MaterializeReport> {
-    if (platforms.length === 0) return { digests: 0, pending: 0, skipped: 0 };
+    if (platforms?.length === 0) return { digests: 0, pending: 0, skipped: 0 };
     return this.db.transaction(async (tx) => {
       // Only platforms this replica can deliver to: a platform switched off keeps its digests'
       // slots unwritten, and the catch-up rules apply when it comes back.
       const due = (
         await tx.query<Row>(
-          `SELECT * FROM digests WHERE state = 'active' AND next_slot IS NOT NULL AND next_slot <= $1 AND platform = ANY($3::text[])
+          `SELECT * FROM digests WHERE state = 'active' AND next_slot IS NOT NULL AND next_slot <= $1 AND ($3::text[] IS NULL OR platform = ANY($3::text[]))
            ORDER BY next_slot LIMIT $2 FOR UPDATE SKIP LOCKED`,
-          [at(now), limit, [...platforms]],
+          [at(now), limit, platforms ? [...platforms] : null],
         )
       ).map(toDigest);
       const report: MaterializeReport = { digests: due.length, pending: 0, skipped: 0 };

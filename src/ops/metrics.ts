@@ -55,12 +55,6 @@ export function createMetrics() {
       labelNames: ['platform', 'outcome'] as const,
       registers: [registry],
     }),
-    slackRefused: new Counter({
-      name: 'polbot_slack_requests_refused_total',
-      help: 'Requests to the Slack endpoint refused before anything ran: bad_signature (forged or missing), stale (timestamp over 5 minutes off), replayed',
-      labelNames: ['reason'] as const,
-      registers: [registry],
-    }),
     rateLimited: new Counter({
       name: 'polbot_rate_limited_total',
       help: 'Commands refused by the per-person or per-channel limit',

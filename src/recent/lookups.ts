@@ -1,5 +1,6 @@
 import type { EntityKind, EntityRef } from '../api/domain.js';
 import { ms, type Db } from '../db/connection.js';
+import type { Platform } from '../workspace.js';
 
 /**
  * The projects and exchanges a person looked up, newest first, per workspace (a Slack team, a
@@ -8,7 +9,7 @@ import { ms, type Db } from '../db/connection.js';
  */
 
 export interface LookupOwner {
-  platform: 'slack' | 'discord';
+  platform: Platform;
   workspaceId: string;
   userId: string;
 }
