@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { Core } from '../../commands/core/core.js';
+import type { CommandSpec, Core } from '../../commands/core/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { RecordedCall } from '../fakes/discord/index.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
@@ -36,9 +36,9 @@ export interface Stack {
 }
 
 /** Fake Discord, a demo core and the adapter, with polbot's commands registered in the guild. */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}, commands?: readonly CommandSpec[]): Promise<Stack> {
   const fake = await startFakeDiscord({ guildIds: [GUILD_ID], heartbeatIntervalMs: 300 });
-  const core = await demoCore(env);
+  const core = await demoCore(env, commands ? { commands } : {});
   const { log, lines } = memoryLogger();
   const discord = settingsFor(fake, GUILD_ID);
   await registerDiscordCommands({ discord, log });

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { Writable } from 'node:stream';
 import { startSlack, type SlackAdapter } from '../../../adapters/slack/index.js';
-import type { Core } from '../../../commands/core/core.js';
+import type { CommandSpec, Core } from '../../../commands/core/index.js';
 import type { HttpRoute } from '../../../src/http/routes.js';
 import { createLogger } from '../../../src/log.js';
 import type { Simulator } from '../../../src/sim/server.js';
@@ -35,6 +35,10 @@ export interface HarnessOptions {
   progressMs?: number;
   customRoutes?: HttpRoute[];
   env?: Record<string, string>;
+  /** The commands the core serves; all of polbot's by default. */
+  commands?: readonly CommandSpec[];
+  /** Slack user ids allowed to manage digests and alert rules (DIGEST_ADMINS); everyone by default. */
+  digestAdmins?: string[];
 }
 
 export interface Harness {
@@ -78,7 +82,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // The core's per-person limit (10 a minute) would trip over a test file's worth of commands
   // from one fake user; tests that want it set it back.
   // Tests that make the upstream fail would otherwise leave the circuit breaker open for the next.
-  const core = await demoCore({ RATE_LIMIT_PER_USER: '0', ...options.env }, { breaker: { cooldownMs: 50 } });
+  const core = await demoCore(
+    { RATE_LIMIT_PER_USER: '0', ...options.env },
+    { breaker: { cooldownMs: 50 }, ...(options.commands ? { commands: options.commands } : {}) },
+  );
   const sim = core.upstream.sim!;
   const logs = new LogCapture();
   const log = createLogger({ level: 'debug', destination: logs });
@@ -94,6 +101,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     log,
     ...(options.progressMs !== undefined ? { progressMs: options.progressMs } : {}),
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
+    ...(options.digestAdmins ? { digestAdmins: options.digestAdmins } : {}),
   });
   const endpoint = `http://127.0.0.1:${slack.port ?? 0}/slack/events`;
 
