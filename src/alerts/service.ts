@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { EntityRef, PolPoint } from '../api/domain.js';
 import { settle } from '../api/settle.js';
-import type { DigestDeps } from '../digest/deps.js';
+import type { PostDeps } from '../delivery/deps.js';
 import { asDeliveryError, DeliveryError, type Deliverer } from '../delivery/port.js';
 import { workspaceOf, type Platform } from '../workspace.js';
 import type { Logger } from '../log.js';
@@ -44,7 +44,7 @@ export const CEILING_REASON = 'too many alerts in an hour';
 
 export interface AlertServiceOptions {
   store: AlertStore;
-  deps: DigestDeps;
+  deps: PostDeps;
   deliverers: readonly Deliverer[];
   log?: Logger;
   now?: () => number;

@@ -1,4 +1,4 @@
-import type { DigestDeps } from './deps.js';
+import type { PostDeps } from '../delivery/deps.js';
 import type { Logger } from '../log.js';
 import type { ContentOptions } from './content.js';
 import { migrate, openDatabase, type Db } from '../db/index.js';
@@ -17,7 +17,7 @@ export interface DigestsOptions {
   config?: { databaseUrl?: string; dataDir?: string };
   /** An already open database instead (tests); it is not closed by `stop`. */
   db?: Db;
-  ctx: DigestDeps;
+  ctx: PostDeps;
   deliverers: readonly Deliverer[];
   log?: Logger;
   now?: () => number;

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { UpstreamError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import type { Reply } from '../reply/model.js';
-import type { DigestDeps } from './deps.js';
+import type { PostDeps } from '../delivery/deps.js';
 import { buildDigest, chartFor, deliveryKey, EntityLoader, type ContentOptions } from './content.js';
 import {
   asDeliveryError,
@@ -21,7 +21,7 @@ import { LATE_REASON, type ClaimedRun, type DigestStore, type RunContent } from 
 export interface SchedulerOptions {
   store: DigestStore;
   /** The command core's context: the shared cached source and the chart renderer. */
-  ctx: DigestDeps;
+  ctx: PostDeps;
   deliverers: readonly Deliverer[];
   log?: Logger;
   /** Epoch ms. Every decision (due, late, lease) uses this clock, so tests control time. */

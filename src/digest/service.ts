@@ -1,4 +1,4 @@
-import type { DigestDeps } from './deps.js';
+import type { PostDeps } from '../delivery/deps.js';
 import type { Reply } from '../reply/model.js';
 import { buildDigest, chartFor, EntityLoader, type ContentOptions } from './content.js';
 import { nextSlot } from './schedule.js';
@@ -26,7 +26,7 @@ export interface DigestService {
 
 export function createDigestService(opts: {
   store: DigestStore;
-  ctx: DigestDeps;
+  ctx: PostDeps;
   limits?: Partial<DigestLimits>;
   content?: Partial<ContentOptions>;
 }): DigestService {
