@@ -64,7 +64,10 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
   let slack: SlackAdapter | null = null;
   let discord: DiscordHandle | null = null;
   try {
-    const db = await openDatabase({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}), dataDir: config.dataDir });
+    const db = await openDatabase({
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      ...(config.dataDir ? { dataDir: config.dataDir } : {}),
+    });
     stoppers.unshift(() => db.close());
     // The adapters start after the stores: until then a delivery fails in a way that is retried.
     const deliverers: Deliverer[] = [];
