@@ -38,12 +38,13 @@ export class LeaseQueue {
 
   /**
    * SQL true for rows a replica may claim at `now` (a parameter such as `$1`): waiting ones that
-   * also meet `waiting` (their time has come), and claimed ones whose lease ran out.
+   * also meet `waiting` (their time has come; it is bracketed, so it may use OR), and claimed ones
+   * whose lease ran out.
    */
   claimable(alias: string, now: string, waiting?: string): string {
     const c = this.columns;
     const col = (name: string) => `${alias}.${name}`;
-    const pending = `${col(c.state)} = 'pending'${waiting ? ` AND ${waiting}` : ''}`;
+    const pending = `${col(c.state)} = 'pending'${waiting ? ` AND (${waiting})` : ''}`;
     return `((${pending}) OR (${col(c.state)} = 'claimed' AND ${col(c.lease)} <= ${now}))`;
   }
 
