@@ -1,0 +1,110 @@
+/** One request a receiver got, answered or refused; faults and refusals are recorded too, so a test can count retries. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The body as text; empty when it was over the size limit (see `bytes`). */
+  body: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: unknown;
+  bytes: number;
+  /** What the receiver answered; for a hang, what it answered once the hang ended. */
+  status: number;
+  response: unknown;
+  fault?: 'rate-limit' | 'failure' | 'hang';
+  /** The client closed the connection before the answer (it timed out, for instance). */
+  abandoned: boolean;
+  at: Date;
+}
+
+export type RequestFilter = ((call: RecordedRequest) => boolean) | { status?: number; method?: string; path?: string };
+
+interface Waiter {
+  predicate: (call: RecordedRequest) => boolean;
+  resolve: (call: RecordedRequest) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+function toPredicate(filter: RequestFilter | undefined): (call: RecordedRequest) => boolean {
+  if (filter === undefined) return () => true;
+  if (typeof filter === 'function') return filter;
+  return (call) =>
+    (filter.status === undefined || call.status === filter.status) &&
+    (filter.method === undefined || call.method === filter.method.toUpperCase()) &&
+    (filter.path === undefined || call.path === filter.path);
+}
+
+export class RequestLog {
+  readonly #name: string;
+  readonly #calls: RecordedRequest[] = [];
+  readonly #waiters = new Set<Waiter>();
+
+  constructor(name: string) {
+    this.#name = name;
+  }
+
+  record(call: RecordedRequest): void {
+    this.#calls.push(call);
+    for (const waiter of [...this.#waiters]) {
+      let hit: boolean;
+      try {
+        hit = waiter.predicate(call);
+      } catch (error) {
+        // A throwing predicate is the test's bug: fail its wait, not the request being recorded.
+        this.#settle(waiter);
+        waiter.reject(error instanceof Error ? error : new Error(String(error)));
+        continue;
+      }
+      if (hit) {
+        this.#settle(waiter);
+        waiter.resolve(call);
+      }
+    }
+  }
+
+  calls(filter?: RequestFilter): RecordedRequest[] {
+    return this.#calls.filter(toPredicate(filter));
+  }
+
+  /**
+   * The first matching request, already recorded or still to come: the code under test races
+   * the test, and a request that won the race still counts. On timeout the error lists what was
+   * received, since "timed out" alone rarely says what was sent instead.
+   */
+  waitFor(filter: RequestFilter, timeoutMs = 5_000): Promise<RecordedRequest> {
+    const predicate = toPredicate(filter);
+    const seen = this.#calls.find(predicate);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        predicate,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.#waiters.delete(waiter);
+          const seen = this.#calls.map((c) => `${c.method} ${c.path} -> ${c.status}${c.fault ? ` (${c.fault})` : ''}`).join('\n  ');
+          reject(new Error(`${this.#name}: no matching request within ${timeoutMs} ms; received:\n  ${seen || '(none)'}`));
+        }, timeoutMs),
+      };
+      this.#waiters.add(waiter);
+    });
+  }
+
+  clear(): void {
+    this.#calls.length = 0;
+  }
+
+  /** Fails pending waits, so none outlives the receiver. */
+  dispose(): void {
+    for (const waiter of [...this.#waiters]) {
+      this.#settle(waiter);
+      waiter.reject(new Error(`${this.#name} closed while a waitFor was pending`));
+    }
+  }
+
+  #settle(waiter: Waiter): void {
+    clearTimeout(waiter.timer);
+    this.#waiters.delete(waiter);
+  }
+}
