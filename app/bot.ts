@@ -5,6 +5,7 @@ import { slackWorkspaces } from './slack-workspaces.js';
 import { lateDeliverer, type Deliverer } from '../src/delivery/port.js';
 import { AlertService } from '../src/alerts/service.js';
 import { AlertStore } from '../src/alerts/store.js';
+import { Outbox } from '../src/alerts/outbox.js';
 import type { DemoMove } from '../src/alerts/demo.js';
 import type { EntityRef } from '../src/api/domain.js';
 import { applyMove, type Move } from '../src/sim/admin.js';
@@ -90,6 +91,9 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
       complete: (reply) => withCommandText(reply, parts.registry),
       log: log.child({ component: 'alerts' }),
       ...(upstream.sim ? { demo: demoMover(upstream) } : {}),
+      ...(config.destinations.length
+        ? { outbox: new Outbox({ db, destinations: config.destinations, log: log.child({ component: 'alert-destinations' }) }) }
+        : {}),
     });
     stoppers.unshift(() => alerts.stop());
     const core = createCore({ ...parts, digests: digests.service, alerts });

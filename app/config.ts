@@ -3,6 +3,7 @@ import type { DiscordConfig } from '../adapters/discord/config.js';
 import type { SlackConfig } from '../adapters/slack/config.js';
 import { ConfigError } from '../src/config-error.js';
 import type { HttpConfig } from '../src/http/routes.js';
+import { parseDestinations, type Destination } from '../src/alerts/destinations.js';
 
 /**
  * The environment contract (see README "Configuration"). Bad values stop start-up with one line
@@ -92,6 +93,8 @@ const schema = z.object({
   RATE_LIMIT_PER_USER: intIn(0, 100_000, 10),
   RATE_LIMIT_PER_CHANNEL: intIn(0, 100_000, 30),
   RATE_LIMIT_WINDOW_SEC: intIn(1, 86_400, 60),
+  POLBOT_DESTINATIONS: optionalString,
+  PAGERDUTY_EVENTS_URL: httpUrl,
 });
 
 export type Env = z.output<typeof schema>;
@@ -115,6 +118,8 @@ export interface Config {
   digestAdmins: string[];
   /** Null when switched off (either limit set to 0). */
   rateLimits: { perUser: number; perChannel: number; windowSec: number } | null;
+  /** Where alert rules may notify outside chat (POLBOT_DESTINATIONS). */
+  destinations: Destination[];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -165,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fail('DISCORD_TOKEN: required with DISCORD_PUBLIC_KEY (commands are registered and digests posted with it)');
   if (e.DISCORD_TOKEN && !e.DISCORD_APPLICATION_ID) fail('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN');
   if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) fail('DISCORD_TOKEN: required with DISCORD_APPLICATION_ID');
+  const destinations = parseDestinations(e.POLBOT_DESTINATIONS, env, e.PAGERDUTY_EVENTS_URL);
+  if (!destinations.ok) fail(destinations.message);
 
   return {
     upstream:
@@ -212,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.RATE_LIMIT_PER_USER > 0 && e.RATE_LIMIT_PER_CHANNEL > 0
         ? { perUser: e.RATE_LIMIT_PER_USER, perChannel: e.RATE_LIMIT_PER_CHANNEL, windowSec: e.RATE_LIMIT_WINDOW_SEC }
         : null,
+    destinations: destinations.ok ? destinations.destinations : [],
   };
 }
 
@@ -227,6 +235,7 @@ export function secretsOf(config: Config): string[] {
     config.slack?.oauth?.encryptionKey.toString('base64'),
     config.discord?.token,
     config.databaseUrl ? passwordOf(config.databaseUrl) : undefined,
+    ...config.destinations.map((d) => (d.kind === 'pagerduty' ? d.routingKey : d.secret)),
   ].filter((s): s is string => typeof s === 'string' && s.length >= 4);
 }
 

@@ -10,7 +10,10 @@ import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
 
 const EVERY = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h'] as const;
 const COOLDOWN = ['none', '15m', '30m', '1h', '6h', '24h'] as const;
-const USAGE = '<names...> when <condition> [every 5m] [cooldown 30m]';
+const USAGE = '<names...> when <condition> [every 5m] [cooldown 30m] [notify <destination>]';
+
+/** A setting at the end of the condition: `every 15m`, `cooldown 1h`, `notify oncall, siem`. */
+const SETTING = /\s+(every|cooldown|notify)\s+(\S+(?:\s*,\s*\S+)*)$/i;
 
 /** `binance, kraken when pol above 5% every 15m`: names, `when`, the condition, then optional settings at the end. */
 function parseAdd(rest: string): { ok: true; args: Args } | { ok: false; message: string } {
@@ -19,10 +22,10 @@ function parseAdd(rest: string): { ok: true; args: Args } | { ok: false; message
   const names = (m[1]!.includes(',') ? m[1]!.split(',') : m[1]!.split(/\s+/)).map((n) => n.trim()).filter(Boolean);
   let condition = m[2]!.trim();
   const settings: Record<string, string> = {};
-  for (let t = /\s+(every|cooldown)\s+(\S+)$/i.exec(condition); t; t = /\s+(every|cooldown)\s+(\S+)$/i.exec(condition)) {
+  for (let t = SETTING.exec(condition); t; t = SETTING.exec(condition)) {
     const key = t[1]!.toLowerCase();
     if (settings[key]) return { ok: false, message: `'${key}' is given twice; give it once.` };
-    settings[key] = t[2]!.toLowerCase();
+    settings[key] = t[2]!.toLowerCase().replace(/\s+/g, '');
     condition = condition.slice(0, t.index).trim();
   }
   const parsed = parseCondition(condition, []);
@@ -90,6 +93,12 @@ export default defineCommand({
       choices: COOLDOWN.map((value) => ({ value })),
       aliases: aliases(COOLDOWN),
     },
+    {
+      type: 'text',
+      name: 'notify',
+      description: 'Destinations outside chat to tell too, as named by the operator (e.g. oncall)',
+      maxLength: 100,
+    },
   ],
   text: {
     usage: USAGE,
@@ -102,6 +111,7 @@ export default defineCommand({
         `when ${str(args, 'when')}`,
         str(args, 'every') && `every ${str(args, 'every')}`,
         str(args, 'cooldown') && `cooldown ${str(args, 'cooldown')}`,
+        str(args, 'notify') && `notify ${str(args, 'notify')}`,
       ]
         .filter(Boolean)
         .join(' '),
@@ -116,6 +126,17 @@ export default defineCommand({
         );
       const cooldownSec =
         str(args, 'cooldown') === 'none' ? 0 : str(args, 'cooldown') ? durationSec(str(args, 'cooldown'))! : limits.defaultCooldownSec;
+
+      const notify = [
+        ...new Set(
+          str(args, 'notify')
+            .split(',')
+            .map((n) => n.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+      ];
+      const unknown = notify.filter((n) => !service.destinations.includes(n));
+      if (unknown.length) return unknownDestination(unknown[0]!, service.destinations);
 
       const names = list(args, 'names');
       const resolved = await resolveWatchlist(ctx, names, (chosen) => ({
@@ -155,6 +176,7 @@ export default defineCommand({
           everySec,
           cooldownSec,
           createdBy: userId,
+          notify,
         },
         ctx.now(),
         limits,
@@ -176,11 +198,24 @@ export default defineCommand({
       return {
         kind: 'text',
         title: `Alert rule #${rule.id} added`,
-        text: inline`Alerting this channel on ${describeCondition(rule.condition)}. Checked every ${durationText(everySec)}; after an alert closes, quiet for ${durationText(cooldownSec)}. See a sample with ${ref('alert-test', { id: String(rule.id) })}.`,
+        text: inline`Alerting this channel on ${describeCondition(rule.condition)}. Checked every ${durationText(everySec)}; after an alert closes, quiet for ${durationText(cooldownSec)}.${notify.length ? ` Also telling ${notify.join(' and ')}.` : ''} See a sample with ${ref('alert-test', { id: String(rule.id) })}.`,
         sections: [{ title: 'Watching', items: entities.map((e) => `${e.name}${e.ticker ? ` (${e.ticker})` : ''} · ${e.kind}`) }],
       };
     }),
 });
+
+/** A destination is the operator's to name: a person picks from those, never types an address. */
+function unknownDestination(name: string, configured: readonly string[]): ErrorReply {
+  return {
+    kind: 'error',
+    message: configured.length
+      ? `There is no destination '${name.slice(0, 40)}'. This polbot can notify ${configured.join(', ')}.`
+      : `There is no destination '${name.slice(0, 40)}': this polbot has no destinations outside chat.`,
+    hint: configured.length
+      ? 'Use one of those names after notify.'
+      : 'The operator names them in POLBOT_DESTINATIONS (PagerDuty or signed webhooks).',
+  };
+}
 
 const rulesText = (n: number) => `${n} alert ${n === 1 ? 'rule' : 'rules'}`;
 

@@ -1,5 +1,5 @@
 import { inline, ref } from '../src/reply/inline.js';
-import type { Action, TableReply } from '../src/reply/model.js';
+import type { Action, Inline, TableReply } from '../src/reply/model.js';
 import { durationText } from '../src/alerts/duration.js';
 import { namesSummary } from '../src/digest/text.js';
 import { withAlerts } from './kit/alert.js';
@@ -22,6 +22,10 @@ export default defineCommand({
         service.store.listChannel(platform, channelId),
         service.store.openCounts(platform, channelId),
       ]);
+      const notifying = rules.some((r) => r.notify.length > 0);
+      const failures = notifying ? await service.destinationFailures(rules.map((r) => r.id)) : [];
+      // A destination that could not be told is said here, where the people who set it look.
+      const undelivered = failures.map((f) => `#${f.ruleId} to ${f.destination}: ${f.reason}`);
       if (rules.length === 0) {
         return {
           kind: 'text',
@@ -41,14 +45,18 @@ export default defineCommand({
       const table: TableReply = {
         kind: 'table',
         title: `Alert rules in this channel (${rules.length} of at most ${service.limits.perChannel})`,
-        note: paused.length
-          ? inline`Paused (${reasons.join('; ')}). Paused rules are not checked; fix the cause if one is given, then ${ref('alert-resume', { id: paused.length === 1 ? String(paused[0]!.id) : 'all' })}.`
-          : 'Each rule posts one message per alert; further crossings go in its thread.',
+        note: withUndelivered(
+          paused.length
+            ? inline`Paused (${reasons.join('; ')}). Paused rules are not checked; fix the cause if one is given, then ${ref('alert-resume', { id: paused.length === 1 ? String(paused[0]!.id) : 'all' })}.`
+            : 'Each rule posts one message per alert; further crossings go in its thread.',
+          undelivered,
+        ),
         columns: [
           { key: 'id', label: '#', align: 'right' },
           { key: 'watch', label: 'Watching' },
           { key: 'when', label: 'When' },
           { key: 'every', label: 'Every' },
+          ...(notifying ? [{ key: 'notify', label: 'Also tells' }] : []),
           { key: 'open', label: 'Open alerts', align: 'right' },
           { key: 'state', label: 'State' },
         ],
@@ -57,6 +65,7 @@ export default defineCommand({
           watch: namesSummary(r.entities),
           when: r.conditionText,
           every: durationText(r.everySec),
+          ...(notifying ? { notify: r.notify.join(', ') || '—' } : {}),
           open: String(open.get(r.id) ?? 0),
           state: r.state,
         })),
@@ -68,3 +77,9 @@ export default defineCommand({
       return table;
     }),
 });
+
+/** The table's note, and after it what could not be told to a destination outside chat. */
+function withUndelivered(note: Inline, undelivered: readonly string[]): Inline {
+  if (!undelivered.length) return note;
+  return [...(typeof note === 'string' ? [note] : note), ` Not delivered outside chat in the last day: ${undelivered.join('; ')}.`];
+}

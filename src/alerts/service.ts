@@ -11,6 +11,7 @@ import { Ticker } from '../time/ticker.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
 import { alertKey } from './key.js';
+import type { DestinationFailure, Outbox, OutboxReport } from './outbox.js';
 import { percentText } from './condition.js';
 import { demoMove, type DemoMove } from './demo.js';
 import { evaluate } from './evaluate.js';
@@ -65,6 +66,8 @@ export interface AlertServiceOptions {
    * `alert test` is followed by a real alert.
    */
   demo?: (entity: EntityRef, move: DemoMove) => Promise<void>;
+  /** Tells destinations outside chat (PagerDuty, webhooks) of each transition; absent where none are configured. */
+  outbox?: Outbox;
 }
 
 export interface AlertTick {
@@ -78,6 +81,8 @@ export interface AlertTick {
   failed: number;
   /** Claims lost to another replica mid-delivery (their lease ran out). */
   lost: number;
+  /** Events sent to destinations outside chat, where any are configured. */
+  outbound?: OutboxReport;
 }
 
 /** A person's step on an alert, as the commands give it. */
@@ -129,6 +134,16 @@ export class AlertService {
     return [...this.byPlatform.keys()];
   }
 
+  /** The destinations outside chat a rule may notify (POLBOT_DESTINATIONS), by name. */
+  get destinations(): string[] {
+    return this.options.outbox?.names ?? [];
+  }
+
+  /** Deliveries to those destinations given up over the last day, per rule, for `alert list`. */
+  destinationFailures(ruleIds: readonly number[]): Promise<DestinationFailure[]> {
+    return this.options.outbox ? this.options.outbox.failures(ruleIds, this.clock()) : Promise.resolve([]);
+  }
+
   /** One check and delivery pass; safe from any number of replicas at once. */
   async tick(): Promise<AlertTick> {
     // Everything due is checked in this tick, a batch at a time, so the rules watching one entity
@@ -144,6 +159,7 @@ export class AlertService {
     const report: AlertTick = { check, posted: 0, confirmed: 0, followups: 0, suppressed: 0, failed: 0, lost: 0 };
     await this.deliverIncidents(report);
     await this.deliverFollowups(report);
+    if (this.options.outbox) report.outbound = await this.options.outbox.dispatch(this.clock());
     return report;
   }
 

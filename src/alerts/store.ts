@@ -1,5 +1,5 @@
 import type { EntityKind, EntityRef } from '../api/domain.js';
-import { LeaseQueue, ms, msOrNull, type Db } from '../db/index.js';
+import { LeaseQueue, ms, msOrNull, type Db, type Queryable } from '../db/index.js';
 import { scopeCondition } from '../db/scope.js';
 import { UNINSTALLED_REASON, type InstallScope, type Platform } from '../workspace.js';
 import type { Condition } from './condition.js';
@@ -27,6 +27,8 @@ export interface AlertRule {
   conditionText: string;
   everySec: number;
   cooldownSec: number;
+  /** Destinations outside chat told of each incident's transitions (names from POLBOT_DESTINATIONS). */
+  notify: string[];
   state: RuleState;
   /** Why it is paused, safe to show in the channel. */
   stateReason: string | null;
@@ -39,7 +41,7 @@ export interface AlertRule {
 export type NewRule = Pick<
   AlertRule,
   'platform' | 'workspaceId' | 'channelId' | 'entities' | 'condition' | 'conditionText' | 'everySec' | 'cooldownSec' | 'createdBy'
-> & { enterpriseId?: string | null };
+> & { enterpriseId?: string | null; notify?: readonly string[] };
 
 export interface RuleLimits {
   perChannel: number;
@@ -87,6 +89,7 @@ function toRule(r: Row): AlertRule {
     conditionText: String(r.condition_text),
     everySec: Number(r.every_sec),
     cooldownSec: Number(r.cooldown_sec),
+    notify: Array.isArray(r.notify) ? (r.notify as string[]) : parseTextArray(r.notify),
     state: r.state as RuleState,
     stateReason: (r.state_reason as string | null) ?? null,
     createdBy: String(r.created_by),
@@ -159,6 +162,37 @@ function toView(r: Row): IncidentView {
 
 const OPEN = `('open', 'acknowledged', 'snoozed')`;
 
+/** A text array read back through to_jsonb comes as an array; read raw, `{a,b}` text on some drivers. */
+function parseTextArray(v: unknown): string[] {
+  if (typeof v !== 'string') return [];
+  return v
+    .replace(/^\{|\}$/g, '')
+    .split(',')
+    .filter(Boolean);
+}
+
+export type Transition = 'opened' | 'escalated' | 'acknowledged' | 'snoozed' | 'resolved' | 'cleared';
+
+/**
+ * Queues one event per destination the incidents' rules notify, in the transaction that moved
+ * them: the move and its events are kept together or not at all.
+ */
+async function queueEvents(
+  tx: Queryable,
+  incidentIds: readonly number[],
+  transition: Transition,
+  actor: string | null,
+  now: number,
+): Promise<void> {
+  if (!incidentIds.length) return;
+  await tx.query(
+    `INSERT INTO alert_events (incident_id, destination, transition, actor, occurred_at, not_before)
+     SELECT i.id, d.name, $2, $3, $4, $4 FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id, unnest(r.notify) AS d (name)
+      WHERE i.id = ANY($1::int[])`,
+    [incidentIds, transition, actor, at(now)],
+  );
+}
+
 const at = (t: number) => new Date(t);
 /** A row read back through to_jsonb: timestamps come as ISO strings, which `ms` reads too. */
 const jsonRow = (v: unknown): Row => (typeof v === 'string' ? (JSON.parse(v) as Row) : (v as Row));
@@ -215,8 +249,8 @@ export class AlertStore {
           return { ok: false, reason: 'workspace_full', count: Number(workspace?.n ?? 0) } as const;
       }
       const [row] = await tx.query<Row>(
-        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check, enterprise_id)
-         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10, $11) RETURNING *`,
+        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check, enterprise_id, notify)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10, $11, $12::text[]) RETURNING *`,
         [
           input.platform,
           input.workspaceId,
@@ -229,6 +263,7 @@ export class AlertStore {
           input.createdBy,
           at(now),
           input.enterpriseId ?? null,
+          [...(input.notify ?? [])],
         ],
       );
       const rule = toRule(row!);
@@ -444,11 +479,15 @@ export class AlertStore {
     verdict: Verdict,
     now: number,
   ): Promise<{ incident: Incident; opened: boolean }> {
-    const [inserted] = await this.db.query<Row>(
-      `INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at) VALUES ($1, $2, $3, 'open', $4::jsonb, $5, $5)
-       ON CONFLICT (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed') DO NOTHING RETURNING *`,
-      [ruleId, kind, slug, json(verdict), at(now)],
-    );
+    const inserted = await this.db.transaction(async (tx) => {
+      const [row] = await tx.query<Row>(
+        `INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at) VALUES ($1, $2, $3, 'open', $4::jsonb, $5, $5)
+         ON CONFLICT (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed') DO NOTHING RETURNING *`,
+        [ruleId, kind, slug, json(verdict), at(now)],
+      );
+      if (row) await queueEvents(tx, [Number(row.id)], 'opened', null, now);
+      return row;
+    });
     if (inserted) return { incident: toIncident(inserted), opened: true };
     const [open] = await this.db.query<Row>(
       `SELECT * FROM alert_incidents WHERE rule_id = $1 AND kind = $2 AND slug = $3 AND status IN ${OPEN}`,
@@ -468,6 +507,7 @@ export class AlertStore {
         [id, json(verdict), at(now)],
       );
       if (!rows.length) return false;
+      await queueEvents(tx, [id], 'cleared', null, now);
       await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'cleared', $2::jsonb, $3)`, [
         id,
         json(verdict),
@@ -525,14 +565,25 @@ export class AlertStore {
           ? `status = 'snoozed', snoozed_until = $6, snoozed_by = $4, acknowledged_by = COALESCE(acknowledged_by, $4), acknowledged_at = COALESCE(acknowledged_at, $5), updated_at = $5`
           : `status = 'resolved', closed_by = $4, closed_at = $5, updated_at = $5`;
     // Incidents sharing one message move together: its buttons speak for all of them.
-    const rows = await this.db.query<Row>(
-      `UPDATE alert_incidents i SET ${set}
-         FROM alert_rules r
-        WHERE r.id = i.rule_id AND r.platform = $2 AND r.channel_id = $3 AND i.status IN ${OPEN}
-          AND COALESCE(i.lead_id, i.id) = (SELECT COALESCE(lead_id, id) FROM alert_incidents WHERE id = $1)
-        RETURNING i.*`,
-      [id, where.platform, where.channelId, step.by, at(now), ...(step.kind === 'snooze' ? [at(step.until)] : [])],
-    );
+    const rows = await this.db.transaction(async (tx) => {
+      const moved = await tx.query<Row>(
+        `UPDATE alert_incidents i SET ${set}
+           FROM alert_rules r
+          WHERE r.id = i.rule_id AND r.platform = $2 AND r.channel_id = $3 AND i.status IN ${OPEN}
+            AND COALESCE(i.lead_id, i.id) = (SELECT COALESCE(lead_id, id) FROM alert_incidents WHERE id = $1)
+          RETURNING i.*`,
+        [id, where.platform, where.channelId, step.by, at(now), ...(step.kind === 'snooze' ? [at(step.until)] : [])],
+      );
+      const transition = step.kind === 'acknowledge' ? 'acknowledged' : step.kind === 'snooze' ? 'snoozed' : 'resolved';
+      await queueEvents(
+        tx,
+        moved.map((r) => Number(r.id)),
+        transition,
+        step.by,
+        now,
+      );
+      return moved;
+    });
     const views = rows.map(toView);
     return views.find((v) => v.id === id) ?? views[0] ?? null;
   }

@@ -213,6 +213,35 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX recent_lookups_newest ON recent_lookups (platform, workspace_id, user_id, looked_up_at DESC)`,
     ],
   },
+  {
+    version: 9,
+    name: 'alert destinations outside chat, and the events each incident sends them',
+    statements: [
+      `ALTER TABLE alert_rules ADD COLUMN notify text[] NOT NULL DEFAULT '{}'`,
+      // One row per event and destination, written in the transaction that moves the incident, so a
+      // transition is never lost nor sent twice: the row is claimed through the leased queue.
+      // \`body\` is kept once written: a retry resends the same bytes, as a receiver that
+      // de-duplicates by event id expects.
+      `CREATE TABLE alert_events (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        incident_id integer NOT NULL REFERENCES alert_incidents (id) ON DELETE CASCADE,
+        destination text NOT NULL,
+        transition text NOT NULL CHECK (transition IN ('opened', 'escalated', 'acknowledged', 'snoozed', 'resolved', 'cleared')),
+        actor text,
+        occurred_at timestamptz NOT NULL,
+        body text,
+        state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'claimed', 'done', 'failed')),
+        not_before timestamptz NOT NULL,
+        claimed_by text,
+        lease_until timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
+        reason text,
+        finished_at timestamptz
+      )`,
+      `CREATE INDEX alert_events_to_send ON alert_events (not_before) WHERE state IN ('pending', 'claimed')`,
+      `CREATE INDEX alert_events_by_incident ON alert_events (incident_id)`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

@@ -272,6 +272,7 @@ describe.each(ENGINES)('an install made with 820eb6e, upgraded on %s', (engine) 
         conditionText: 'pol above 5%',
         everySec: 300,
         cooldownSec: 3600,
+        notify: [],
         state: 'active',
         stateReason: null,
         createdBy: 'U0ALICE',
@@ -291,6 +292,7 @@ describe.each(ENGINES)('an install made with 820eb6e, upgraded on %s', (engine) 
         conditionText: 'rating below A',
         everySec: 900,
         cooldownSec: 0,
+        notify: [],
         state: 'active',
       },
     ]);
