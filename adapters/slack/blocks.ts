@@ -59,16 +59,20 @@ const NOTE_TEXT = 500;
 const LEAD_TEXT = 1_000;
 const MAX_FOOTER_NOTES = 4;
 
-export function renderReply(reply: Reply): SlackMessage {
+/**
+ * `chart`, when given, is a picture already in Slack (an uploaded file, or the one a posted message
+ * shows), drawn where the reply's image goes instead of that image.
+ */
+export function renderReply(reply: Reply, chart?: types.ImageBlock): SlackMessage {
   switch (reply.kind) {
     case 'card':
-      return card(reply);
+      return card(reply, chart);
     case 'choice':
       return choice(reply);
     case 'table':
-      return table(reply);
+      return table(reply, chart);
     case 'text':
-      return textReply(reply);
+      return textReply(reply, chart);
     case 'error':
       return errorReply(reply);
   }
@@ -171,8 +175,14 @@ function menuBlocks(menus: readonly Menu[] | undefined): Block[] {
   return [...(elements.length ? [{ type: 'actions' as const, elements: elements.slice(0, LIMITS.actionsElements) }] : []), ...lookups];
 }
 
-function image(img: ReplyImage | undefined): Block[] {
-  // PNG charts are uploaded as files next to the message; only hosted images are blocks.
+/** The image block of a chart uploaded to Slack as a file: its alt text cut to Slack's limit. */
+export function uploadedChart(fileId: string, alt: string): types.ImageBlock {
+  return { type: 'image', slack_file: { id: fileId }, alt_text: clip(plain(flat(alt)), LEAD_TEXT) || 'chart' };
+}
+
+function image(img: ReplyImage | undefined, chart: types.ImageBlock | undefined): Block[] {
+  if (chart) return [chart];
+  // A PNG is shown only once uploaded (see `chart`); hosted images are blocks of their own.
   if (img?.kind !== 'url' || img.url.length > LIMITS.imageUrl || !/^https?:\/\//i.test(img.url)) return [];
   const alt = clip(plain(flat(img.alt)), LEAD_TEXT) || 'chart';
   return [{ type: 'image', image_url: img.url, alt_text: alt }];
@@ -308,12 +318,12 @@ function fallback(text: string, simulated = false): string {
   return simulated ? `${summary} · SIMULATED DATA` : summary;
 }
 
-function card(r: CardReply): SlackMessage {
+function card(r: CardReply, chart: types.ImageBlock | undefined): SlackMessage {
   const head: Block[] = [...header(r.title)];
   if (r.subtitle) head.push(context(clip(mrkdwn(flat(r.subtitle)), SHORT_TEXT)));
   head.push(section(headline(r.headline), LEAD_TEXT), { type: 'divider' });
   const body = r.sections.flatMap(sectionBlocks);
-  const tail = [...image(r.image), ...followUps(r.actions), ...footer(r.footer)];
+  const tail = [...image(r.image, chart), ...followUps(r.actions), ...footer(r.footer)];
   const h = r.headline;
   const summary = `${r.title}: ${h.label} ${h.value}${h.rating ? `, rated ${h.rating}` : ''} (${h.direction})`;
   return { text: fallback(summary, r.footer.simulated), blocks: assemble(head, body, tail) };
@@ -357,22 +367,22 @@ function tableCode(r: TableReply): string {
   return r.rows.length ? text : `${text}\n_no rows_`;
 }
 
-function table(r: TableReply): SlackMessage {
+function table(r: TableReply, chart: types.ImageBlock | undefined): SlackMessage {
   const head: Block[] = [...header(r.title)];
   if (r.note) head.push(context(clip(inline(r.note), NOTE_TEXT)));
   const body: Block[] = [section(tableCode(r))];
-  const tail = [...image(r.image), ...menuBlocks(r.menus), ...followUps(r.actions), ...footer(r.footer)];
+  const tail = [...image(r.image, chart), ...menuBlocks(r.menus), ...followUps(r.actions), ...footer(r.footer)];
   return { text: fallback(r.title, r.footer?.simulated), blocks: assemble(head, body, tail) };
 }
 
-function textReply(r: TextReply): SlackMessage {
+function textReply(r: TextReply, chart: types.ImageBlock | undefined): SlackMessage {
   const head: Block[] = r.title ? header(r.title) : [];
   const body: Block[] = [];
   const text = r.text === undefined ? '' : flatInline(r.text).trim();
   if (text) body.push(section(inline(r.text!, false).trim()));
   for (const s of r.sections ?? []) body.push(...sectionBlocks(s));
   if (r.commands?.length) body.push(...commandBlocks(r.commands));
-  const tail = [...image(r.image), ...footer(r.footer)];
+  const tail = [...image(r.image, chart), ...footer(r.footer)];
   if (!head.length && !body.length && !tail.length) body.push(section('_nothing to show_'));
   const summary = r.title ?? (text.split('\n')[0] || 'polbot');
   return { text: fallback(summary, r.footer?.simulated), blocks: assemble(head, body, tail) };

@@ -18,7 +18,7 @@ import {
   type WorkspaceEvents,
 } from './app.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
-import { postToChannel, updateInChannel, slackErrorCode, SlackDeliveryError, type Posted } from './delivery.js';
+import { postAsOneMessage, updateInChannel, slackErrorCode, SlackDeliveryError, type Posted } from './delivery.js';
 import type { SlackOAuth } from './oauth/index.js';
 import type { RefusalReason } from './ingress/protocol.js';
 
@@ -55,12 +55,13 @@ export interface SlackAdapter {
   /** The bound HTTP port: always in HTTP mode, in Socket Mode only when custom routes are served. */
   port?: number;
   /**
-   * Posts any Reply into a channel as the bot (cards with their chart file), e.g. for scheduled
-   * digests. Throws SlackDeliveryError carrying Slack's error code (`not_in_channel`...). Sent
-   * once, never repeated by the client: a failure (a timeout above all) may still have landed.
+   * Posts any Reply into a channel as the bot, as one message with its chart inside (an image
+   * block of a file uploaded unshared), e.g. for scheduled digests and alerts. Throws
+   * SlackDeliveryError carrying Slack's error code (`not_in_channel`...). Sent once, never
+   * repeated by the client: a failure (a timeout above all) may still have landed.
    */
   postReply(channelId: string, reply: Reply, opts?: { threadTs?: string; workspace?: WorkspaceRef }): Promise<Posted>;
-  /** Redraws a message the bot posted (its `ts`), in place; its files stay as they were. */
+  /** Redraws a message the bot posted (its `ts`), in place; the chart it shows stays. */
   updateReply(channelId: string, ts: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
   /**
    * Whether one of the bot's recent messages in the channel carries `needle` (a digest's delivery
@@ -218,9 +219,9 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     mode: mode.kind,
     ...(port !== undefined ? { port } : {}),
     postReply: async (channelId, reply, opts) =>
-      postToChannel((await clientsFor(opts?.workspace, channelId)).delivery, log, channelId, reply, opts?.threadTs),
+      postAsOneMessage((await clientsFor(opts?.workspace, channelId)).delivery, log, channelId, reply, opts?.threadTs),
     updateReply: async (channelId, ts, reply, workspace) =>
-      updateInChannel((await clientsFor(workspace, channelId)).calls, channelId, ts, reply),
+      updateInChannel((await clientsFor(workspace, channelId)).calls, log, channelId, ts, reply),
     findRecentMessage,
     hasRecentMessage: async (channelId, needle, workspace) => (await findRecentMessage(channelId, needle, workspace)) !== null,
     stop() {

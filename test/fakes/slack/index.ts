@@ -12,7 +12,7 @@
 export { startFakeSlack, type FakeSlack, type FakeSlackOptions } from './server.js';
 export type { RecordedCall, CallPredicate } from './recorder.js';
 export type { FailOptions, RateLimitOptions } from './failures.js';
-export type { UploadRecord } from './files.js';
+export type { FakeFile, UploadRecord } from './files.js';
 export type { EnvelopeInput, SocketAck, SocketModeControls } from './socket-mode.js';
 export { signSlackRequest, postToBolt, type SlackSignatureHeaders, type PostToBoltOptions, type BoltResponse } from './signing.js';
 export {

@@ -1,7 +1,8 @@
 /**
  * What Slack refuses, enforced by the fake so that a test fails where Slack would: Block Kit's
  * limits on every message, a response_url's five uses and thirty minutes, the Web API's rate
- * tiers, and image blocks whose URL Slack cannot download. Each rule is Slack's documented
+ * tiers, image blocks whose URL Slack cannot download, and image blocks showing a Slack file the
+ * poster may not show (another workspace's, not completed, still processing). Each rule is Slack's documented
  * behaviour; the error shapes are the ones Slack answers with.
  */
 
@@ -19,6 +20,7 @@ export const BLOCK_LIMITS = {
   optionValue: 150,
   placeholderText: 150,
   blockId: 255,
+  imageAltText: 2000,
 } as const;
 
 type Obj = Record<string, unknown>;
@@ -74,8 +76,47 @@ export function blockErrors(blocks: readonly unknown[], maxBlocks: number = BLOC
       element(b.accessory, `${at}/accessory`);
     }
     if (b.type === 'actions' && Array.isArray(b.elements)) b.elements.forEach((e, j) => element(e, `${at}/elements/${j}`));
+    if (b.type === 'image') imageErrors(b, at, err);
   });
   return errors;
+}
+
+/**
+ * An image block: a plain-text alt_text of at most 2,000 characters, and its picture either at a
+ * public `image_url` or in a Slack file (`slack_file` with an `id` or a `url`, never both nor neither).
+ */
+function imageErrors(b: Obj, at: string, err: (pointer: string, what: string) => void): void {
+  if (typeof b.alt_text !== 'string' || b.alt_text.trim() === '') err(at, 'missing required field: alt_text');
+  else if (b.alt_text.length > BLOCK_LIMITS.imageAltText)
+    err(`${at}/alt_text`, `must be less than ${BLOCK_LIMITS.imageAltText + 1} characters`);
+  const hasUrl = b.image_url !== undefined;
+  const hasFile = b.slack_file !== undefined;
+  if (hasUrl === hasFile) err(at, 'must provide exactly one of image_url or slack_file');
+  if (hasFile) {
+    const file = isObj(b.slack_file) ? b.slack_file : {};
+    if ((file.id !== undefined) === (file.url !== undefined)) err(`${at}/slack_file`, 'must provide exactly one of id or url');
+  }
+}
+
+/** Image blocks' Slack files, with their pointers: each must be one the poster's workspace may show. */
+export function slackFiles(blocks: readonly unknown[]): { pointer: string; ref: { id?: unknown; url?: unknown } }[] {
+  return blocks.flatMap((b, i) =>
+    isObj(b) && b.type === 'image' && isObj(b.slack_file) ? [{ pointer: `/blocks/${i}/slack_file`, ref: b.slack_file }] : [],
+  );
+}
+
+/**
+ * Slack refuses a message showing a file that does not exist in the poster's workspace, whose
+ * upload was never completed, that Slack is still processing (for a moment after completion),
+ * or that is not an image, all with the one message `invalid slack file`.
+ */
+export function unusableFiles(
+  files: ReturnType<typeof slackFiles>,
+  unusable: (ref: { id?: unknown; url?: unknown }) => string | undefined,
+): string[] {
+  return files
+    .filter(({ ref }) => unusable(ref) !== undefined)
+    .map(({ pointer }) => `[ERROR] invalid slack file [json-pointer:${pointer}]`);
 }
 
 /** A static select: a placeholder, 1 to 100 options of short text and value, and an initial option that is one of them. */

@@ -3,13 +3,23 @@ import type { AddressInfo } from 'node:net';
 import { requestHead, secretWatch } from '../../helpers/secret-watch.js';
 import { parseArgs, readBody, mediaType } from './body.js';
 import { FailurePlan, type FailOptions, type PlannedFailure, type RateLimitOptions } from './failures.js';
-import { FileStore, type UploadRecord } from './files.js';
+import { FileStore, type FakeFile, type UploadRecord } from './files.js';
 import { FakeWorkspaces, type OAuthClient, type WorkspaceSpec } from './workspaces.js';
 import { FakeHome } from './home.js';
 import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN, DEFAULT_IDENTITY, createIdSequence, createTsClock, type FakeIdentity } from './identity.js';
 import { CallRecorder, type CallPredicate, type RecordedCall } from './recorder.js';
 import { FakeSocketMode, type SocketModeControls } from './socket-mode.js';
-import { blockErrors, blocksOf, imageUrls, MESSAGE_METHODS, RateTiers, ResponseUrls, undownloadable } from './rules.js';
+import {
+  blockErrors,
+  blocksOf,
+  imageUrls,
+  MESSAGE_METHODS,
+  RateTiers,
+  ResponseUrls,
+  slackFiles,
+  undownloadable,
+  unusableFiles,
+} from './rules.js';
 import { METHODS, type ApiBody, type TokenKind } from './web-api.js';
 
 export interface FakeSlackOptions {
@@ -49,6 +59,14 @@ export interface FakeSlack {
   /** Every HTTP request (line, headers, body) and WebSocket frame, as text, for leak scans. */
   rawPayloads(): string[];
   uploads(): UploadRecord[];
+  /** Every file uploaded: its workspace, whether the upload was completed, the channels it was shared into. */
+  files(): FakeFile[];
+  /**
+   * Slack processes a completed upload for a moment before a message can show it in an image
+   * block; until then such a message is refused (`invalid slack file`). Applies to uploads
+   * completed from now on; 0 (the default) makes files usable at once.
+   */
+  processFilesFor(ms: number): void;
   /** Forgets recorded calls, raw payloads and uploads; scheduled failures stay. */
   clear(): void;
 
@@ -102,7 +120,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const scopes = granted.join(',');
   const recorder = new CallRecorder();
   const failures = new FailurePlan();
-  const files = new FileStore();
+  const fileStore = new FileStore();
   const nextTs = createTsClock();
   const history = new Map<string, Record<string, unknown>[]>();
   const home = new FakeHome();
@@ -119,11 +137,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const responseUrls = new ResponseUrls();
   const rateTiers = options.rateLimits ? new RateTiers() : null;
 
-  /** Block Kit limits and image downloads, as Slack checks them before taking a message. */
-  const messageError = async (args: Record<string, unknown>): Promise<string[]> => {
+  /** Block Kit limits, Slack files and image downloads, as Slack checks them before taking a message from `team`. */
+  const messageError = async (args: Record<string, unknown>, team: string): Promise<string[]> => {
     const blocks = blocksOf(args);
     const errors = blockErrors(blocks);
-    return errors.length ? errors : undownloadable(imageUrls(blocks));
+    if (errors.length) return errors;
+    const files = unusableFiles(slackFiles(blocks), (ref) => fileStore.unusable(ref, team, now()));
+    return files.length ? files : undownloadable(imageUrls(blocks));
   };
   const invalidBlocks = (errors: string[]) => ({ ok: false, error: 'invalid_blocks', errors, response_metadata: { messages: errors } });
 
@@ -169,7 +189,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const wait = rateTiers?.take(method, stringArg(args.channel ?? args.channel_id), now());
     if (wait !== undefined) return [json(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(wait) }), args];
     if (MESSAGE_METHODS.has(method)) {
-      const errors = await messageError(args);
+      const errors = await messageError(args, caller.teamId);
       if (errors.length) return [json(200, invalidBlocks(errors)), args];
     }
     const body: ApiBody = spec.handle({
@@ -178,7 +198,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       history,
       home,
       nextTs,
-      files,
+      files: fileStore,
+      now,
       origin,
       issueSocketUrl: () => socket.issueUrl(origin.replace(/^http/, 'ws')),
     });
@@ -196,7 +217,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const args = { filename: part?.filename, length: bytes.length };
     const planned = failures.take('upload');
     if (planned) return [fromPlan(planned), args];
-    if (!files.receive(fileId, bytes, contentType)) return [text(404, 'file_not_found'), args];
+    if (!fileStore.receive(fileId, bytes, contentType)) return [text(404, 'file_not_found'), args];
     return [text(200, `OK - ${bytes.length}`), args];
   };
 
@@ -210,7 +231,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (spent) return [text(404, spent), parsed.args];
     const planned = failures.take('response_url');
     if (planned) return [fromPlan(planned), parsed.args];
-    const errors = await messageError(parsed.args);
+    // A response_url belongs to the app's own workspace.
+    const errors = await messageError(parsed.args, identity.teamId);
     if (errors.length) return [json(400, invalidBlocks(errors)), parsed.args];
     return [json(200, { ok: true }), parsed.args];
   };
@@ -278,10 +300,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     calls: (method) => recorder.calls(method),
     waitFor: (method, predicate, timeoutMs) => recorder.waitFor(method, predicate, timeoutMs),
     rawPayloads: () => recorder.rawPayloads(),
-    uploads: () => files.uploads(),
+    uploads: () => fileStore.uploads(),
+    files: () => fileStore.files(),
+    processFilesFor: (ms) => {
+      fileStore.processingMs = ms;
+    },
     clear: () => {
       recorder.clear();
-      files.clearRecords();
+      fileStore.clearRecords();
     },
     installWorkspace: (spec) => workspaces.authorize(spec, now()),
     uninstallWorkspace: (teamId) => workspaces.uninstall(teamId),

@@ -7,6 +7,8 @@ export interface ApiContext {
   identity: FakeIdentity;
   nextTs: () => string;
   files: FileStore;
+  /** The fake's clock (moved on by `advanceClock`), in milliseconds. */
+  now: () => number;
   /** Scheme, host and port of the fake, for URLs it hands out. */
   origin: string;
   issueSocketUrl: () => string;
@@ -60,6 +62,23 @@ function hasContent(args: Record<string, unknown>): boolean {
   });
 }
 
+/**
+ * conversations.history's time range: messages after `oldest` and before `latest` (now unless
+ * given), each end included only with `inclusive`. Reading one message is `latest` = its ts,
+ * `inclusive`, `limit` 1.
+ */
+function timeRange(args: Record<string, unknown>): (ts: string) => boolean {
+  const latest = str(args.latest);
+  const oldest = str(args.oldest);
+  const inclusive = args.inclusive === true || args.inclusive === 'true' || args.inclusive === '1' || args.inclusive === 1;
+  return (ts) => {
+    const at = Number(ts);
+    if (latest !== undefined && (inclusive ? at > Number(latest) : at >= Number(latest))) return false;
+    if (oldest !== undefined && (inclusive ? at < Number(oldest) : at <= Number(oldest))) return false;
+    return true;
+  };
+}
+
 const MIME_BY_EXTENSION: Record<string, string> = {
   csv: 'text/csv',
   gif: 'image/gif',
@@ -73,7 +92,7 @@ const MIME_BY_EXTENSION: Record<string, string> = {
 };
 
 function describeFile(ctx: ApiContext, id: string, title: string | undefined): Record<string, unknown> | undefined {
-  const file = ctx.files.uploaded(id);
+  const file = ctx.files.uploaded(id, ctx.identity.teamId);
   if (!file) return undefined;
   const { identity, origin } = ctx;
   const extension = file.filename.includes('.') ? (file.filename.split('.').pop() ?? '').toLowerCase() : '';
@@ -146,7 +165,10 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
       // Slack's limit: 100 unless asked, at most 999 a page.
       const limit = Math.min(999, Number(ctx.args.limit ?? 100) || 100);
       // The channel's own messages, newest first: thread replies stay in their threads.
-      const messages = [...(ctx.history.get(channel) ?? [])].filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts).reverse();
+      const within = timeRange(ctx.args);
+      const messages = [...(ctx.history.get(channel) ?? [])]
+        .filter((m) => (m.thread_ts === undefined || m.thread_ts === m.ts) && within(String(m.ts)))
+        .reverse();
       // A page goes on from the cursor the previous page handed out (`next_ts:<ts>`, base64).
       let start = 0;
       const cursor = str(ctx.args.cursor);
@@ -212,7 +234,7 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
       const filename = str(ctx.args.filename);
       const length = Number(ctx.args.length);
       if (!filename || !Number.isInteger(length) || length < 0) return fail('invalid_arguments');
-      const file = ctx.files.issue(filename, length);
+      const file = ctx.files.issue(filename, length, ctx.identity.teamId);
       return { ok: true, upload_url: `${ctx.origin}/upload/${file.id}`, file_id: file.id };
     },
   },
@@ -222,16 +244,41 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
     handle: (ctx) => {
       const requested = ctx.args.files;
       if (!Array.isArray(requested) || requested.length === 0) return fail('invalid_arguments');
+      const channel = str(ctx.args.channel_id) ?? str(ctx.args.channels);
+      const threadTs = str(ctx.args.thread_ts);
       const described: Record<string, unknown>[] = [];
+      const completed: NonNullable<ReturnType<FileStore['uploaded']>>[] = [];
       for (const entry of requested as unknown[]) {
         const { id, title } = (entry ?? {}) as { id?: unknown; title?: unknown };
         const fileId = str(id);
         if (!fileId) return fail('invalid_arguments');
-        // An id whose bytes never arrived is treated as missing, so a skipped
-        // upload step fails loudly instead of sharing an empty file.
+        // An id whose bytes never arrived, or that another workspace uploaded, is treated as
+        // missing, so a skipped upload step fails loudly instead of sharing an empty file.
         const file = describeFile(ctx, fileId, str(title));
         if (!file) return fail('file_not_found');
         described.push(file);
+        completed.push(ctx.files.uploaded(fileId, ctx.identity.teamId)!);
+      }
+      for (const file of completed) ctx.files.complete(file, ctx.now());
+      // Without a channel the files stay private to the uploader: nothing appears anywhere.
+      if (channel) {
+        for (const file of completed) ctx.files.share(file, channel);
+        // Sharing posts the files as a message of their own in the channel (or thread).
+        const ts = ctx.nextTs();
+        const message: Record<string, unknown> = {
+          type: 'message',
+          user: ctx.identity.botUserId,
+          bot_id: ctx.identity.botId,
+          ts,
+          text: str(ctx.args.initial_comment) ?? '',
+          files: described,
+          upload: true,
+          team: ctx.identity.teamId,
+          ...(threadTs ? { thread_ts: threadTs } : {}),
+        };
+        const list = ctx.history.get(channel) ?? [];
+        list.push(message);
+        ctx.history.set(channel, list);
       }
       return { ok: true, files: described };
     },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { slackDeliverer } from '../../../adapters/slack/deliverer.js';
+import { alertKey } from '../../../src/alerts/key.js';
 import { AlertService } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import { openPglite, type Db } from '../../../src/db/connection.js';
@@ -53,10 +54,18 @@ async function move(body: Record<string, unknown>): Promise<void> {
   await db.query('UPDATE alert_rules SET next_check = now()');
 }
 
-const posts = (channel: string) => h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel && c.status === 200);
+/** Messages that landed in the channel: a post Slack refused (429, invalid_blocks) is none. */
+const posts = (channel: string) =>
+  h.fake.calls('chat.postMessage').filter((c) => c.args.channel === channel && c.status === 200 && (c.response as { ok: boolean }).ok);
 const topLevel = (channel: string) => posts(channel).filter((c) => !c.args.thread_ts);
 const alertMessages = (channel: string) => topLevel(channel).filter((c) => /Alert:|\d alerts:/.test(headerOf(c.args) ?? ''));
 const updatesOf = (ts: string) => h.fake.calls('chat.update').filter((c) => c.args.ts === ts);
+/** The image block a message shows, if any. */
+const chartOf = (call: RecordedCall) =>
+  ((call.args.blocks ?? []) as { type: string; slack_file?: { id: string }; alt_text?: string }[]).find((b) => b.type === 'image');
+/** Files shared into the channel: each would be a message of its own there. */
+const sharedInto = (channel: string) => h.fake.files().filter((f) => f.channels.includes(channel));
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 interface Button {
   action_id: string;
@@ -85,6 +94,27 @@ async function addRule(text: string, channel = CHANNEL): Promise<number> {
     WAIT,
   );
   return Number(/#(\d+)/.exec(headerOf(added.args)!)![1]);
+}
+
+/** A rule 2 points above where `slug`'s PoL stands, checked once, then PoL moved 4 points up: the next tick opens an incident. */
+async function aboutToCross(slug: string, channel: string): Promise<void> {
+  const start = h.sim.store.exchange(slug)!.pol.at(-1)!;
+  await addRule(`alert add ${slug} when pol above ${((start + 0.02) * 100).toFixed(1)}%`, channel);
+  await service.tick();
+  await move({ kind: 'exchange', slug, pol: start + 0.04 });
+}
+
+/**
+ * An incident opens while Slack takes `processingMs` to process each uploaded file, and is posted
+ * once: every try to post its message, refused or taken.
+ */
+async function crossWhileSlackProcesses(slug: string, channel: string, processingMs: number): Promise<RecordedCall[]> {
+  await aboutToCross(slug, channel);
+  const before = new Set(h.fake.calls('chat.postMessage'));
+  h.fake.processFilesFor(processingMs);
+  onTestFinished(() => h.fake.processFilesFor(0));
+  expect(await service.tick()).toMatchObject({ posted: 1, failed: 0 });
+  return h.fake.calls('chat.postMessage').filter((c) => !before.has(c) && c.args.channel === channel && !c.args.thread_ts);
 }
 
 describe('alerts in Slack', () => {
@@ -116,10 +146,15 @@ describe('alerts in Slack', () => {
       ['Resolve', expect.stringMatching(/^alert resolve \d+$/)],
       ['View card', 'exchange:kraken'],
     ]);
-    // The chart of the last 30 days went with it.
-    await h.fake
-      .waitFor('files.completeUploadExternal', (c) => c.args.channel_id === CHANNEL || c.args.channels === CHANNEL, 8_000)
-      .catch(() => undefined);
+    // The chart of the last 30 days is inside it: an image block showing a PNG uploaded without
+    // being shared, so the incident is this one message, with no file message after it.
+    const chart = chartOf(message);
+    expect(chart).toEqual({ type: 'image', slack_file: { id: expect.any(String) }, alt_text: expect.stringContaining('Kraken') });
+    const upload = h.fake.uploads().find((u) => u.file_id === chart!.slack_file!.id);
+    expect(upload?.bytes.subarray(0, 8).equals(PNG)).toBe(true);
+    expect(h.fake.files().find((f) => f.id === upload!.file_id)).toMatchObject({ completedAt: expect.any(Number), channels: [] });
+    expect(sharedInto(CHANNEL)).toEqual([]);
+    expect(topLevel(CHANNEL).map((c) => headerOf(c.args))).toEqual([`Alert rule #${id} added`, '🔔 Alert: Kraken']);
 
     // The condition still holds at the next check: no second message.
     await db.query('UPDATE alert_rules SET next_check = now()');
@@ -138,6 +173,8 @@ describe('alerts in Slack', () => {
     const acknowledged = await click(message, 'Acknowledge', ts);
     expect(blocksJson(acknowledged.args)).toMatch(/Acknowledged by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
     expect(buttons(acknowledged).map((b) => b.text.text)).toEqual(['Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
+    // chat.update replaces every block: the redraw shows the same chart again.
+    expect(chartOf(acknowledged)).toEqual(chart);
 
     // Worse again while open: a reply in the message's thread, never a new message.
     await move({ kind: 'exchange', slug: 'kraken', pol: 0.15 });
@@ -159,7 +196,9 @@ describe('alerts in Slack', () => {
     expect(blocksJson(resolved.args)).toMatch(/Resolved by fake\.user at/);
     expect(headerOf(resolved.args)).toBe('✅ Alert: Kraken');
     expect(buttons(resolved).map((b) => b.text.text)).toEqual(['View card']);
+    expect(chartOf(resolved)).toEqual(chart);
     expect(alertMessages(CHANNEL)).toHaveLength(1);
+    expect(sharedInto(CHANNEL)).toEqual([]);
 
     // Someone resolving it again is told privately that it is closed; the message is left as it is.
     const updates = h.fake.calls('chat.update').length;
@@ -192,6 +231,8 @@ describe('alerts in Slack', () => {
     expect(headerOf(redrawn.args)).toBe('✅ Alert: OKX');
     expect(blocksJson(redrawn.args)).toContain('Cleared by itself at');
     expect(buttons(redrawn).map((b) => b.text.text)).toEqual(['View card']);
+    expect(chartOf(redrawn)).toEqual(chartOf(alertMessages(channel)[0]!));
+    expect(chartOf(redrawn)?.slack_file?.id).toMatch(/^F/);
     const thread = posts(channel).filter((c) => c.args.thread_ts === ts);
     expect(thread).toHaveLength(1);
     expect(headerOf(thread[0]!.args) ?? blocksJson(thread[0]!.args)).toMatch(/Cleared: OKX/);
@@ -226,15 +267,50 @@ describe('alerts in Slack', () => {
 
   it('waits out Slack’s rate limit (429 with Retry-After) and still posts the alert once', async () => {
     const channel = 'CALERTS07';
-    const start = h.sim.store.exchange('bitget')!.pol.at(-1)!;
-    await addRule(`alert add bitget when pol above ${((start + 0.02) * 100).toFixed(1)}%`, channel);
-    await service.tick();
-    await move({ kind: 'exchange', slug: 'bitget', pol: start + 0.04 });
+    await aboutToCross('bitget', channel);
     h.fake.rateLimitNext('chat.postMessage', { retryAfterSec: 1 });
     const report = await service.tick();
     expect(report).toMatchObject({ posted: 1, failed: 0 });
     expect(h.fake.calls('chat.postMessage').filter((c) => c.status === 429)).toHaveLength(1);
     expect(alertMessages(channel).map((c) => headerOf(c.args))).toEqual(['🔔 Alert: Bitget']);
+  });
+
+  it('waits while Slack processes the chart, then posts the alert once with the chart inside', async () => {
+    const channel = 'CALERTS12';
+    // Slack needs 1.2 s before the uploaded file can be shown: the post is refused twice, then taken.
+    const attempts = await crossWhileSlackProcesses('kucoin', channel, 1_200);
+    expect(attempts.map((c) => (c.response as { ok: boolean; errors?: string[] }).errors ?? 'ok')).toEqual([
+      [expect.stringMatching(/^\[ERROR\] invalid slack file \[json-pointer:\/blocks\/\d+\/slack_file\]$/)],
+      [expect.stringMatching(/invalid slack file/)],
+      'ok',
+    ]);
+    expect(alertMessages(channel).map((c) => headerOf(c.args))).toEqual(['🔔 Alert: KuCoin']);
+    const chart = chartOf(alertMessages(channel)[0]!);
+    // Every try showed the one file uploaded for it.
+    expect(new Set(attempts.map((c) => chartOf(c)?.slack_file?.id))).toEqual(new Set([chart!.slack_file!.id]));
+    expect(sharedInto(channel)).toEqual([]);
+    expect(blocksJson(alertMessages(channel)[0]!.args)).not.toContain('The chart could not be shown');
+  });
+
+  it('posts the alert without its chart, saying so, when Slack never finishes processing it; never two messages', async () => {
+    const channel = 'CALERTS13';
+    const attempts = await crossWhileSlackProcesses('bybit', channel, 60_000);
+    // Four tries over about 3.5 s, each refused for the file, then the message without it.
+    expect(attempts.map((c) => (c.response as { ok: boolean }).ok)).toEqual([false, false, false, false, true]);
+    expect(attempts[4]!.at.getTime() - attempts[0]!.at.getTime()).toBeGreaterThanOrEqual(3_400);
+    const [message, ...more] = alertMessages(channel);
+    expect(more).toEqual([]);
+    expect(headerOf(message!.args)).toBe('🔔 Alert: Bybit');
+    expect(chartOf(message!)).toBeUndefined();
+    expect(blocksJson(message!.args)).toContain('The chart could not be shown: Slack had not finished processing it.');
+    expect(sharedInto(channel)).toEqual([]);
+    // Still the incident's one message: its key is in it, and Acknowledge redraws it in place.
+    const [incident] = await db.query<{ id: number }>(`SELECT id FROM alert_incidents WHERE slug = 'bybit' ORDER BY id DESC LIMIT 1`);
+    expect(await slackDeliverer(h.slack).find!(channel, alertKey(incident!.id))).toBe((message!.response as { ts: string }).ts);
+    const ts = (message!.response as { ts: string }).ts;
+    const acknowledged = await click(message!, 'Acknowledge', ts, channel);
+    expect(blocksJson(acknowledged.args)).toMatch(/Acknowledged by fake\.user/);
+    expect(alertMessages(channel)).toHaveLength(1);
   });
 
   it('refuses what it cannot read: a bad condition with the grammar, a threshold out of its domain, an ambiguous name', async () => {

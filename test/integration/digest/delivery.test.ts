@@ -124,10 +124,15 @@ describe.each(ENGINES)('digest delivery through the Slack and Discord adapters o
     expect(slackTexts.join('\n')).toMatch(/```\nName +PoL +Change +Rating\n[─ ]+\nBitcoin \(BTC\) .+\nBinance .+\nPepe \(PEPE\) .+\n```/);
     expect(slackTexts.join('\n')).toContain('PoL: lower is safer');
     expect(slackMessage!.text).toContain('SIMULATED DATA');
-    // Its chart went with it as a PNG file.
-    expect(fakeSlack.uploads().map((u) => [u.filename, u.bytes.subarray(0, 8).equals(PNG)])).toEqual([
-      [`digest-${ok.slack}-watchlist-30d.png`, true],
+    // Its chart is inside it: an image block showing the PNG, uploaded once (the retry showed the
+    // same file) and shared into no channel, so it is not a message of its own. The channels that
+    // refused the digest cost an upload nobody sees, never a message.
+    const charts = fakeSlack.uploads().filter((u) => u.filename === `digest-${ok.slack}-watchlist-30d.png`);
+    expect(charts.map((u) => u.bytes.subarray(0, 8).equals(PNG))).toEqual([true]);
+    expect((slackMessage!.blocks as { type: string }[]).filter((b) => b.type === 'image')).toEqual([
+      { type: 'image', slack_file: { id: charts[0]!.file_id }, alt_text: expect.stringContaining('PoL') },
     ]);
+    expect(fakeSlack.files().filter((f) => f.channels.length > 0)).toEqual([]);
 
     // Discord: one message with its embed, the key and the chart attached.
     const [discordMessage, ...moreDiscord] = fakeDiscord.messages(discordChannel);

@@ -705,7 +705,7 @@ describe('secrets', () => {
 });
 
 describe('postReply', () => {
-  it('posts any Reply into a channel by id, with its chart, for scheduled digests', async () => {
+  it('posts any Reply into a channel by id, as one message with its chart inside, for scheduled digests', async () => {
     const { reply } = await h.core.run('exchange gemini');
     const posted = await h.slack.postReply('C0DIGEST01', reply);
 
@@ -713,7 +713,15 @@ describe('postReply', () => {
     const post = h.fake.calls('chat.postMessage')[0]!;
     expect(post.args.channel).toBe('C0DIGEST01');
     expect(headerOf(post.args)).toBe('Gemini');
-    expect(h.fake.calls('files.completeUploadExternal')[0]?.args.channel_id).toBe('C0DIGEST01');
+    // The chart was uploaded first, shared nowhere, and the message shows it.
+    const [complete] = h.fake.calls('files.completeUploadExternal');
+    expect(complete?.args.channel_id).toBeUndefined();
+    const [upload] = h.fake.uploads();
+    expect(upload?.bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    expect((post.args.blocks as { type: string }[]).filter((b) => b.type === 'image')).toEqual([
+      { type: 'image', slack_file: { id: upload!.file_id }, alt_text: expect.stringContaining('Gemini') },
+    ]);
+    expect(h.fake.files().find((f) => f.id === upload!.file_id)?.channels).toEqual([]);
 
     const threaded = await h.slack.postReply(
       'C0DIGEST01',
