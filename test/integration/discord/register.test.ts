@@ -134,7 +134,7 @@ describe('register-discord', () => {
     // Acknowledge, snooze and resolve are the alert message's buttons, open to everyone; not here.
     expect(((alert!.options ?? []) as Option[]).map((s) => s.name)).toEqual(['add', 'list', 'remove', 'pause', 'resume', 'test']);
     const add = ((alert!.options ?? []) as Option[]).find((s) => s.name === 'add')!.options as Option[];
-    expect(add.map((o) => o.name)).toEqual(['names', 'when', 'every', 'cooldown']);
+    expect(add.map((o) => o.name)).toEqual(['names', 'when', 'every', 'cooldown', 'notify']);
     expect(add.find((o) => o.name === 'when')).toMatchObject({ required: true, autocomplete: true });
     expect(add.find((o) => o.name === 'every')?.choices?.map((c) => c.value)).toEqual(['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h']);
   });
