@@ -1,8 +1,7 @@
 import { inline, ref } from '../src/reply/inline.js';
 import type { Action, TableReply } from '../src/reply/model.js';
 import { durationText } from '../src/alerts/duration.js';
-import { namesSummary } from '../src/digest/text.js';
-import { withAlerts } from './kit/alert.js';
+import { noRulesYet, RULE_COLUMNS, ruleCells, withAlerts } from './kit/alert.js';
 import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
@@ -22,13 +21,7 @@ export default defineCommand({
         service.store.listChannel(platform, channelId),
         service.store.openCounts(platform, channelId),
       ]);
-      if (rules.length === 0) {
-        return {
-          kind: 'text',
-          title: 'No alert rules in this channel yet',
-          text: inline`Add one with ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%' })}`,
-        };
-      }
+      if (rules.length === 0) return noRulesYet();
       const paused = rules.filter((r) => r.state === 'paused');
       // Why each paused rule stopped, said once per reason: the table keeps to what fits a column.
       const reasons = [...new Set(paused.map((r) => (r.stateReason ?? 'paused').replace(/^paused: /, '')))].map(
@@ -45,17 +38,13 @@ export default defineCommand({
           ? inline`Paused (${reasons.join('; ')}). Paused rules are not checked; fix the cause if one is given, then ${ref('alert-resume', { id: paused.length === 1 ? String(paused[0]!.id) : 'all' })}.`
           : 'Each rule posts one message per alert; further crossings go in its thread.',
         columns: [
-          { key: 'id', label: '#', align: 'right' },
-          { key: 'watch', label: 'Watching' },
-          { key: 'when', label: 'When' },
+          ...RULE_COLUMNS,
           { key: 'every', label: 'Every' },
           { key: 'open', label: 'Open alerts', align: 'right' },
           { key: 'state', label: 'State' },
         ],
         rows: rules.map((r) => ({
-          id: String(r.id),
-          watch: namesSummary(r.entities),
-          when: r.conditionText,
+          ...ruleCells(r),
           every: durationText(r.everySec),
           open: String(open.get(r.id) ?? 0),
           state: r.state,
