@@ -1,5 +1,5 @@
 import { CONDITION_GRAMMAR, conditionSuggestions, describeCondition, parseCondition } from '../src/alerts/condition.js';
-import { durationSec, durationText } from '../src/alerts/duration.js';
+import { COOLDOWN_CHOICES, durationSec, durationText } from '../src/alerts/duration.js';
 import { unreadablePart } from '../src/alerts/readings.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../src/reply/model.js';
@@ -9,7 +9,6 @@ import { resolveWatchlist } from './kit/resolve-watchlist.js';
 import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
 
 const EVERY = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h'] as const;
-const COOLDOWN = ['none', '15m', '30m', '1h', '6h', '24h'] as const;
 const USAGE = '<names...> when <condition> [every 5m] [cooldown 30m] [notify <destination>]';
 
 /** A setting at the end of the condition: `every 15m`, `cooldown 1h`, `notify oncall, siem`. */
@@ -90,8 +89,8 @@ export default defineCommand({
       type: 'choice',
       name: 'cooldown',
       description: 'Quiet time after an alert closes (default 30m)',
-      choices: COOLDOWN.map((value) => ({ value })),
-      aliases: aliases(COOLDOWN),
+      choices: COOLDOWN_CHOICES.map((value) => ({ value })),
+      aliases: aliases(COOLDOWN_CHOICES),
     },
     {
       type: 'text',

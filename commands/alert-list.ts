@@ -1,8 +1,7 @@
 import { inline, ref } from '../src/reply/inline.js';
 import type { Action, Inline, TableReply } from '../src/reply/model.js';
 import { durationText } from '../src/alerts/duration.js';
-import { namesSummary } from '../src/digest/text.js';
-import { withAlerts } from './kit/alert.js';
+import { noRulesYet, RULE_COLUMNS, ruleCells, withAlerts } from './kit/alert.js';
 import { defineCommand } from './kit/spec.js';
 
 export default defineCommand({
@@ -26,13 +25,7 @@ export default defineCommand({
       const failures = notifying ? await service.destinationFailures(rules.map((r) => r.id)) : [];
       // A destination that could not be told is said here, where the people who set it look.
       const undelivered = failures.map((f) => `#${f.ruleId} to ${f.destination}: ${f.reason}`);
-      if (rules.length === 0) {
-        return {
-          kind: 'text',
-          title: 'No alert rules in this channel yet',
-          text: inline`Add one with ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%' })}`,
-        };
-      }
+      if (rules.length === 0) return noRulesYet();
       const paused = rules.filter((r) => r.state === 'paused');
       // Why each paused rule stopped, said once per reason: the table keeps to what fits a column.
       const reasons = [...new Set(paused.map((r) => (r.stateReason ?? 'paused').replace(/^paused: /, '')))].map(
@@ -52,18 +45,14 @@ export default defineCommand({
           undelivered,
         ),
         columns: [
-          { key: 'id', label: '#', align: 'right' },
-          { key: 'watch', label: 'Watching' },
-          { key: 'when', label: 'When' },
+          ...RULE_COLUMNS,
           { key: 'every', label: 'Every' },
           ...(notifying ? [{ key: 'notify', label: 'Also tells' }] : []),
           { key: 'open', label: 'Open alerts', align: 'right' },
           { key: 'state', label: 'State' },
         ],
         rows: rules.map((r) => ({
-          id: String(r.id),
-          watch: namesSummary(r.entities),
-          when: r.conditionText,
+          ...ruleCells(r),
           every: durationText(r.everySec),
           ...(notifying ? { notify: r.notify.join(', ') || '—' } : {}),
           open: String(open.get(r.id) ?? 0),

@@ -23,8 +23,8 @@ export default alertRuleCommand({
       audience: 'asker',
       title: `Test alert of rule #${id} posted`,
       text: moved
-        ? `Demo data: the simulator moved ${moved}. The real alert follows within a minute, with buttons to acknowledge, snooze and resolve.`
-        : 'Real alerts of this rule look like it, with buttons to acknowledge, snooze and resolve.',
+        ? `Demo data: the simulator moved ${moved}. The real alert follows within a minute, with buttons to acknowledge and snooze it and a menu to resolve it.`
+        : 'Real alerts of this rule look like it, with buttons to acknowledge and snooze them and a menu to resolve them.',
     };
   },
 });

@@ -138,7 +138,7 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
         out.push(paint(style, h.change.trend === 'worse' ? 'red' : h.change.trend === 'better' ? 'green' : 'dim', h.change.text));
       out.push(...series(style, reply.series));
       for (const s of reply.sections) out.push('', ...section(style, s));
-      out.push(...more(style, reply.actions));
+      out.push(...more(style, reply.actions), ...menus(style, reply.menus));
       out.push('', ...image(style), ...footer(style, reply.footer));
       break;
     }

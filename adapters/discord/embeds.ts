@@ -384,7 +384,10 @@ function cardMessage(reply: Extract<Reply, { kind: 'card' }>, opts: RenderOption
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };
-  return message({ embeds: [embed], files, components: actionButtons(reply.actions, opts) });
+  const buttons = actionButtons(reply.actions, opts);
+  // A card's menus follow its buttons: they finish a step (resolve, and why) rather than narrow a list.
+  const components = [...buttons, ...menuRows(reply.menus ?? [], opts)].slice(0, MAX_ROWS);
+  return message({ embeds: [embed], files, components });
 }
 
 /** A monospace table inside a code block, as many rows as fit, the rest counted. */

@@ -323,7 +323,8 @@ function card(r: CardReply, chart: types.ImageBlock | undefined): SlackMessage {
   if (r.subtitle) head.push(context(clip(mrkdwn(flat(r.subtitle)), SHORT_TEXT)));
   head.push(section(headline(r.headline), LEAD_TEXT), { type: 'divider' });
   const body = r.sections.flatMap(sectionBlocks);
-  const tail = [...image(r.image, chart), ...followUps(r.actions), ...footer(r.footer)];
+  // A card's menus follow its buttons: they finish a step (resolve, and why) rather than narrow a list.
+  const tail = [...image(r.image, chart), ...followUps(r.actions), ...menuBlocks(r.menus), ...footer(r.footer)];
   const h = r.headline;
   const summary = `${r.title}: ${h.label} ${h.value}${h.rating ? `, rated ${h.rating}` : ''} (${h.direction})`;
   return { text: fallback(summary, r.footer.simulated), blocks: assemble(head, body, tail) };

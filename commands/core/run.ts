@@ -1,7 +1,7 @@
 import { UpstreamError } from '../../src/api/errors.js';
 import type { Logger } from '../../src/log.js';
 import { inline, placeholder, ref } from '../../src/reply/inline.js';
-import type { Action, CommandRef, ErrorReply, Inline, Reply } from '../../src/reply/model.js';
+import type { Action, CommandRef, ErrorReply, Inline, Menu, Reply } from '../../src/reply/model.js';
 import type { Caller, CommandContext } from '../kit/context.js';
 import type { CommandSpec, Invocation } from '../kit/spec.js';
 import type { Registry } from './registry.js';
@@ -67,6 +67,7 @@ export function typedAction(registry: Registry, a: Action): Action {
 export function withCommandText(reply: Reply, registry: Registry): Reply {
   const typed = (r: CommandRef): CommandRef => ({ ...r, text: registry.text(r) });
   const fill = (a: Action): Action => typedAction(registry, a);
+  const fillMenus = (menus: readonly Menu[]): Menu[] => menus.map((m) => ({ ...m, options: m.options.map(fill) }));
   const text = <T extends Inline | undefined>(t: T): T =>
     (typeof t === 'string' || t === undefined ? t : t.map((p) => (typeof p === 'string' ? p : { ref: typed(p.ref) }))) as T;
   switch (reply.kind) {
@@ -78,13 +79,17 @@ export function withCommandText(reply: Reply, registry: Registry): Reply {
         options: reply.options.map(fill),
       };
     case 'card':
-      return reply.actions ? { ...reply, actions: reply.actions.map(fill) } : reply;
+      return {
+        ...reply,
+        ...(reply.actions ? { actions: reply.actions.map(fill) } : {}),
+        ...(reply.menus ? { menus: fillMenus(reply.menus) } : {}),
+      };
     case 'table':
       return {
         ...reply,
         ...(reply.note !== undefined ? { note: text(reply.note) } : {}),
         ...(reply.actions ? { actions: reply.actions.map(fill) } : {}),
-        ...(reply.menus ? { menus: reply.menus.map((m) => ({ ...m, options: m.options.map(fill) })) } : {}),
+        ...(reply.menus ? { menus: fillMenus(reply.menus) } : {}),
       };
     case 'text':
       return {

@@ -1,6 +1,8 @@
 import type { AlertService } from '../../src/alerts/service.js';
+import type { AlertRule } from '../../src/alerts/store.js';
+import { namesSummary } from '../../src/digest/text.js';
 import { inline, ref } from '../../src/reply/inline.js';
-import type { ErrorReply, Reply } from '../../src/reply/model.js';
+import type { Column, ErrorReply, Reply } from '../../src/reply/model.js';
 import { verbSpec } from './group.js';
 import { defineCommand, int, type CommandSpec, type HandlerContext } from './spec.js';
 
@@ -14,6 +16,22 @@ export function withAlerts(ctx: HandlerContext, run: (service: AlertService) => 
 }
 
 export const seeRules = () => inline`See this channel’s alert rules with ${ref('alert-list')}.`;
+
+/** The columns that say which rule a row is, first in every table of a channel's rules. */
+export const RULE_COLUMNS: readonly Column[] = [
+  { key: 'id', label: '#', align: 'right' },
+  { key: 'watch', label: 'Watching' },
+  { key: 'when', label: 'When' },
+];
+
+export const ruleCells = (r: AlertRule) => ({ id: String(r.id), watch: namesSummary(r.entities), when: r.conditionText });
+
+/** What a channel's rules look like before it has any: the way to add one. */
+export const noRulesYet = (): Reply => ({
+  kind: 'text',
+  title: 'No alert rules in this channel yet',
+  text: inline`Add one with ${ref('alert-add', { names: ['binance', 'kraken'], when: 'pol above 5%' })}`,
+});
 
 export function missingRule(id: number): ErrorReply {
   return { kind: 'error', message: `There is no alert rule #${id} in this channel.`, hint: seeRules() };

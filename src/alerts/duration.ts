@@ -19,3 +19,14 @@ export function durationText(sec: number): string {
   if (sec % 60 === 0) return `${sec / 60}m`;
   return `${sec}s`;
 }
+
+/**
+ * Quiet times a rule may have after an alert closes. 2h, 12h and 48h are there so that a noisy
+ * rule's usual cooldown can be doubled (`alert stats` suggests that) to one that can be typed.
+ */
+export const COOLDOWN_CHOICES = ['none', '15m', '30m', '1h', '2h', '6h', '12h', '24h', '48h'] as const;
+
+/** A rule's cooldown as it is typed: the choice of those seconds (`48h`, not `2d`). */
+export function cooldownWord(sec: number): string {
+  return COOLDOWN_CHOICES.find((v) => (durationSec(v) ?? 0) === sec) ?? durationText(sec);
+}

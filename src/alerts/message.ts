@@ -1,7 +1,8 @@
 import type { EntityRef } from '../api/domain.js';
-import type { Action, CardReply, Direction, Footer, Headline, Reply, ReplyImage, Section, TextReply } from '../reply/model.js';
+import type { Action, CardReply, Direction, Footer, Headline, Menu, Reply, ReplyImage, Section, TextReply } from '../reply/model.js';
 import { describeCondition, type Condition } from './condition.js';
 import type { Verdict } from './evaluate.js';
+import { REASON_MEANINGS, RESOLVE_REASONS } from './reason.js';
 import type { AlertRule, IncidentView } from './store.js';
 
 /**
@@ -85,13 +86,14 @@ export function statusOf(i: IncidentView, now: number): string {
         : `Snoozed by ${who} until ${i.snoozedUntil !== null ? utcTime(i.snoozedUntil) : 'earlier'}, now open again${acked}`;
     }
     case 'resolved':
-      return `Resolved by ${i.closedBy ?? 'someone'} at ${utcTime(i.closedAt ?? now)}`;
+      return `Resolved${i.closedReason ? ` as ${i.closedReason}` : ''} by ${i.closedBy ?? 'someone'} at ${utcTime(i.closedAt ?? now)}`;
     case 'cleared':
       return `Cleared by itself at ${utcTime(i.closedAt ?? now)}`;
   }
 }
 
-const isOpen = (i: IncidentView) => i.status === 'open' || i.status === 'acknowledged' || i.status === 'snoozed';
+/** Still to be worked: open, acknowledged or snoozed. */
+export const isOpen = (i: IncidentView) => i.status === 'open' || i.status === 'acknowledged' || i.status === 'snoozed';
 
 /** The buttons for what can still be done; a closed incident keeps only View card. */
 function buttons(lead: MessageEntry, open: boolean, acknowledged: boolean, entities: readonly EntityRef[]): Action[] {
@@ -101,7 +103,6 @@ function buttons(lead: MessageEntry, open: boolean, acknowledged: boolean, entit
         ...(acknowledged ? [] : [{ label: 'Acknowledge', run: { command: 'alert-ack', args: { id } } }]),
         { label: 'Snooze 1h', run: { command: 'alert-snooze', args: { id, for: '1h' } } },
         { label: 'Snooze 24h', run: { command: 'alert-snooze', args: { id, for: '24h' } } },
-        { label: 'Resolve', run: { command: 'alert-resolve', args: { id } } },
       ]
     : [];
   const views = entities.slice(0, 5 - steps.length).map((e) => ({
@@ -109,6 +110,20 @@ function buttons(lead: MessageEntry, open: boolean, acknowledged: boolean, entit
     run: { command: 'card', args: { name: `${e.kind}:${e.slug}` } },
   }));
   return [...steps, ...views];
+}
+
+/** The ways to resolve an alert, one per reason, each the whole command: on its message, and asked of a person who typed none. */
+export function resolveActions(id: number): Action[] {
+  return RESOLVE_REASONS.map((reason) => ({
+    label: reason.charAt(0).toUpperCase() + reason.slice(1),
+    description: REASON_MEANINGS[reason],
+    run: { command: 'alert-resolve', args: { id: String(id), reason } },
+  }));
+}
+
+/** Resolving says why: a pick list of the reasons while the incident is open. */
+function resolveMenu(lead: MessageEntry, open: boolean): Menu[] {
+  return open ? [{ label: 'Resolve as…', options: resolveActions(lead.incident.id) }] : [];
 }
 
 export function incidentMessage(input: MessageInput): Reply {
@@ -163,6 +178,7 @@ function single(e: MessageEntry, input: MessageInput): CardReply {
     ...(input.image ? { image: input.image } : {}),
     footer: input.footer,
     actions: input.test ? buttons(e, false, false, [entity]) : buttons(e, isOpen(incident), incident.status !== 'open', [entity]),
+    menus: resolveMenu(e, !input.test && isOpen(incident)),
   };
 }
 
@@ -200,6 +216,7 @@ function several(lead: MessageEntry, input: MessageInput): CardReply {
       open.every((e) => e.incident.status !== 'open'),
       entities,
     ),
+    menus: resolveMenu(lead, open.length > 0),
   };
 }
 

@@ -16,6 +16,7 @@ import { percentText } from './condition.js';
 import { demoMove, type DemoMove } from './demo.js';
 import { evaluate } from './evaluate.js';
 import { needsOf, readEntity } from './readings.js';
+import type { ResolveReason } from './reason.js';
 import { entityOf, followupMessage, incidentMessage, type MessageEntry } from './message.js';
 import type { AlertRule, AlertStore, IncidentView, RuleLimits } from './store.js';
 
@@ -86,7 +87,7 @@ export interface AlertTick {
 }
 
 /** A person's step on an alert, as the commands give it. */
-export type AlertStep = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve' };
+export type AlertStep = { kind: 'acknowledge' } | { kind: 'snooze'; untilMs: number } | { kind: 'resolve'; reason: ResolveReason };
 
 const HOUR = 3_600_000;
 /** 20,000 due rules a tick at the default batch; beyond that, the next tick goes on. */
@@ -175,14 +176,19 @@ export class AlertService {
   // People's steps
 
   /**
-   * Acknowledges, snoozes or resolves an incident (and those sharing its message) from its own
+   * Acknowledges, snoozes or resolves (with a reason) an incident (and those sharing its message) from its own
    * channel, then redraws the message from what the store now holds. Null when there is no such
    * open incident in this channel. A redraw that fails costs the redraw, not the step: the next
    * one draws the same truth.
    */
   async act(id: number, where: { platform: Platform; channelId: string }, by: string, step: AlertStep): Promise<IncidentView | null> {
     const now = this.clock();
-    const stored = step.kind === 'snooze' ? { kind: 'snooze' as const, by, until: step.untilMs } : { kind: step.kind, by };
+    const stored =
+      step.kind === 'snooze'
+        ? { kind: 'snooze' as const, by, until: step.untilMs }
+        : step.kind === 'resolve'
+          ? { kind: 'resolve' as const, by, reason: step.reason }
+          : { kind: step.kind, by };
     const moved = await this.store.act(id, where, stored, now);
     if (!moved) return null;
     await this.redraw(moved.leadId ?? moved.id).catch((err: unknown) => {
@@ -218,6 +224,7 @@ export class AlertService {
       snoozedUntil: null,
       closedBy: null,
       closedAt: null,
+      closedReason: null,
       messageRef: null,
       leadId: null,
       deliveryState: 'delivered',

@@ -4,6 +4,7 @@ import { scopeCondition } from '../db/scope.js';
 import { UNINSTALLED_REASON, type InstallScope, type Platform } from '../workspace.js';
 import type { Condition } from './condition.js';
 import type { Reading, Verdict } from './evaluate.js';
+import type { ResolveReason } from './reason.js';
 
 /**
  * Alert rules of a channel, what the last check of each rule saw of each entity, and incidents.
@@ -111,6 +112,19 @@ function toIncident(r: Row): Incident {
   };
 }
 
+/** How a rule did over a window (`alert stats`), from the incidents it opened in it. */
+export interface RuleStats {
+  ruleId: number;
+  opened: number;
+  acknowledged: number;
+  /** Of the acknowledged ones; null when none was. */
+  medianAckSec: number | null;
+  /** Resolved with a reason, and of those, resolved as noise. */
+  reasoned: number;
+  noise: number;
+  noisy: boolean;
+}
+
 /** An incident with who did what to it, for drawing its message. */
 export interface IncidentView extends Incident {
   acknowledgedBy: string | null;
@@ -119,6 +133,8 @@ export interface IncidentView extends Incident {
   snoozedUntil: number | null;
   closedBy: string | null;
   closedAt: number | null;
+  /** Why a person resolved it; null while open, when it cleared by itself, or resolved before reasons were asked. */
+  closedReason: ResolveReason | null;
   messageRef: string | null;
   /**
    * The incident whose message carries this one (coalesced in one check), or null for its own.
@@ -153,6 +169,7 @@ function toView(r: Row): IncidentView {
     snoozedUntil: msOrNull(r.snoozed_until),
     closedBy: (r.closed_by as string | null) ?? null,
     closedAt: msOrNull(r.closed_at),
+    closedReason: (r.closed_reason as ResolveReason | null) ?? null,
     messageRef: (r.message_ref as string | null) ?? null,
     leadId: r.lead_id === null || r.lead_id === undefined ? null : Number(r.lead_id),
     deliveryState: r.delivery_state as IncidentView['deliveryState'],
@@ -366,6 +383,49 @@ export class AlertStore {
     ).map(toRule);
   }
 
+  /**
+   * How each rule of a channel did over a window, by the incidents it opened then: how many, the
+   * median time to acknowledge of those acknowledged, how many were resolved with a reason and how
+   * many of those as noise, and whether it is noisy (at least `noisy.incidents` incidents, and
+   * at least `noisy.share` of them resolved as noise). Rules without incidents come back with zeros.
+   */
+  async ruleStats(
+    platform: Platform,
+    channelId: string,
+    window: { from: number; to: number },
+    noisy: { incidents: number; share: number },
+  ): Promise<Map<number, RuleStats>> {
+    const rows = await this.db.query<Row>(
+      `SELECT r.id AS rule_id,
+              count(i.id)::int AS opened,
+              count(i.acknowledged_at)::int AS acknowledged,
+              (percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM i.acknowledged_at - i.opened_at)::float8)
+                 FILTER (WHERE i.acknowledged_at IS NOT NULL))::float8 AS median_ack_sec,
+              count(i.closed_reason)::int AS reasoned,
+              (count(*) FILTER (WHERE i.closed_reason = 'noise'))::int AS noise,
+              (count(i.id) >= $5 AND count(*) FILTER (WHERE i.closed_reason = 'noise') >= $6::float8 * count(i.id)) AS noisy
+         FROM alert_rules r
+         LEFT JOIN alert_incidents i ON i.rule_id = r.id AND i.opened_at >= $3 AND i.opened_at <= $4
+        WHERE r.platform = $1 AND r.channel_id = $2
+        GROUP BY r.id`,
+      [platform, channelId, at(window.from), at(window.to), noisy.incidents, noisy.share],
+    );
+    return new Map(
+      rows.map((r) => [
+        Number(r.rule_id),
+        {
+          ruleId: Number(r.rule_id),
+          opened: Number(r.opened),
+          acknowledged: Number(r.acknowledged),
+          medianAckSec: r.median_ack_sec === null || r.median_ack_sec === undefined ? null : Number(r.median_ack_sec),
+          reasoned: Number(r.reasoned),
+          noise: Number(r.noise),
+          noisy: r.noisy === true,
+        },
+      ]),
+    );
+  }
+
   /** Open incidents per rule of a channel, for its list. */
   async openCounts(platform: Platform, channelId: string): Promise<Map<number, number>> {
     const rows = await this.db.query<{ rule_id: number; n: number }>(
@@ -548,14 +608,17 @@ export class AlertStore {
   }
 
   /**
-   * A person's step on an incident from its channel: acknowledge, snooze until a time, or resolve.
+   * A person's step on an incident from its channel: acknowledge, snooze until a time, or resolve with its reason.
    * Only an incident still open moves; the incident as it now stands comes back (null when it is
    * not this channel's, or closed already), so the message can be redrawn from the stored truth.
    */
   async act(
     id: number,
     where: { platform: Platform; channelId: string },
-    step: { kind: 'acknowledge'; by: string } | { kind: 'snooze'; by: string; until: number } | { kind: 'resolve'; by: string },
+    step:
+      | { kind: 'acknowledge'; by: string }
+      | { kind: 'snooze'; by: string; until: number }
+      | { kind: 'resolve'; by: string; reason: ResolveReason },
     now: number,
   ): Promise<IncidentView | null> {
     const set =
@@ -563,7 +626,7 @@ export class AlertStore {
         ? `status = 'acknowledged', acknowledged_by = $4, acknowledged_at = $5, updated_at = $5`
         : step.kind === 'snooze'
           ? `status = 'snoozed', snoozed_until = $6, snoozed_by = $4, acknowledged_by = COALESCE(acknowledged_by, $4), acknowledged_at = COALESCE(acknowledged_at, $5), updated_at = $5`
-          : `status = 'resolved', closed_by = $4, closed_at = $5, updated_at = $5`;
+          : `status = 'resolved', closed_by = $4, closed_at = $5, closed_reason = $6, updated_at = $5`;
     // Incidents sharing one message move together: its buttons speak for all of them.
     const rows = await this.db.transaction(async (tx) => {
       const moved = await tx.query<Row>(
@@ -572,7 +635,14 @@ export class AlertStore {
           WHERE r.id = i.rule_id AND r.platform = $2 AND r.channel_id = $3 AND i.status IN ${OPEN}
             AND COALESCE(i.lead_id, i.id) = (SELECT COALESCE(lead_id, id) FROM alert_incidents WHERE id = $1)
           RETURNING i.*`,
-        [id, where.platform, where.channelId, step.by, at(now), ...(step.kind === 'snooze' ? [at(step.until)] : [])],
+        [
+          id,
+          where.platform,
+          where.channelId,
+          step.by,
+          at(now),
+          ...(step.kind === 'snooze' ? [at(step.until)] : step.kind === 'resolve' ? [step.reason] : []),
+        ],
       );
       const transition = step.kind === 'acknowledge' ? 'acknowledged' : step.kind === 'snooze' ? 'snoozed' : 'resolved';
       await queueEvents(

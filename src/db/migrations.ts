@@ -213,6 +213,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX recent_lookups_newest ON recent_lookups (platform, workspace_id, user_id, looked_up_at DESC)`,
     ],
   },
+  // Version 7 belongs to a change made alongside this one; versions apply by number, whatever order they land in.
+  {
+    version: 8,
+    name: 'why an alert was resolved, and its rule quality over a window',
+    statements: [
+      // Who and when are closed_by and closed_at; an incident that cleared by itself has no reason.
+      `ALTER TABLE alert_incidents ADD COLUMN closed_reason text CHECK (closed_reason IN ('real', 'noise', 'duplicate', 'expected'))`,
+      // `alert stats` reads a channel's incidents by rule and the time they opened.
+      `CREATE INDEX alert_incidents_by_rule_opened ON alert_incidents (rule_id, opened_at)`,
+    ],
+  },
   {
     version: 9,
     name: 'alert destinations outside chat, and the events each incident sends them',

@@ -112,12 +112,15 @@ export interface CardReply {
   footer: Footer;
   /** Follow-up commands worth offering (chart ranges, flags). */
   actions?: Action[];
+  /** Pick lists after the buttons (an alert's "Resolve as…"): each option runs its command. */
+  menus?: Menu[];
 }
 
 export interface ChoiceReply {
   kind: 'choice';
   audience?: Audience;
-  reason: 'ambiguous' | 'not_found';
+  /** A name that could be several, one found nowhere, or a question a command asks before it acts. */
+  reason: 'ambiguous' | 'not_found' | 'question';
   query: string;
   prompt: Inline;
   options: Action[];
@@ -148,7 +151,10 @@ export interface TableReply {
   menus?: Menu[];
 }
 
-/** A pick list: each option runs its command, which is the same answer with that one choice changed. */
+/**
+ * A pick list: each option runs its command. Under a table, that is the same answer with that one
+ * choice changed; under a card, a step that needs one word more (why an alert is resolved).
+ */
 export interface Menu {
   /** What it picks, as a placeholder: `Category`. */
   label: string;

@@ -144,7 +144,7 @@ describe('a rule that notifies PagerDuty and a webhook, through polbot start', (
     await command(`alert ack ${incidentId}`, 'ack');
     await answer('ack');
     await bot.alerts.tick();
-    await command(`alert resolve ${incidentId}`, 'resolve');
+    await command(`alert resolve ${incidentId} as real`, 'resolve');
     await answer('resolve');
     await bot.alerts.tick();
 

@@ -2,10 +2,9 @@ import type { APIMessage } from 'discord.js';
 import { PermissionFlagsBits } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordDeliverer } from '../../../adapters/discord/deliverer.js';
-import { AlertService } from '../../../src/alerts/service.js';
-import { AlertStore } from '../../../src/alerts/store.js';
-import { openPglite, type Db } from '../../../src/db/connection.js';
-import { migrate } from '../../../src/db/migrations.js';
+import type { AlertService } from '../../../src/alerts/service.js';
+import type { Db } from '../../../src/db/connection.js';
+import { alertsOnPglite, DAY, writeHistory } from '../../helpers/alerts.js';
 import { startStack, type Stack } from '../../helpers/discord.js';
 
 /**
@@ -23,15 +22,12 @@ let service: AlertService;
 
 beforeAll(async () => {
   stack = await startStack({ RATE_LIMIT_PER_USER: '0' });
-  db = await openPglite();
-  await migrate(db);
-  service = new AlertService({
-    store: new AlertStore(db),
+  ({ db, service } = await alertsOnPglite({
     deps: stack.core.ctx,
     deliverers: [discordDeliverer(stack.handle)],
     complete: stack.core.complete,
     leaseMs: 60_000,
-  });
+  }));
   stack.core.ctx.alerts = service;
 });
 afterAll(async () => {
@@ -65,31 +61,63 @@ interface Button {
   label?: string;
   custom_id?: string;
 }
-const buttonsOf = (m: { components?: unknown }) =>
-  ((m.components ?? []) as { components: Button[] }[]).flatMap((row) => row.components).filter((c) => c.type === 2);
+interface StringSelect {
+  type: number;
+  custom_id: string;
+  placeholder?: string;
+  options: { label: string; value: string; description?: string }[];
+}
+const componentsOf = (m: { components?: unknown }) =>
+  ((m.components ?? []) as { components: (Button | StringSelect)[] }[]).flatMap((row) => row.components);
+const buttonsOf = (m: { components?: unknown }) => componentsOf(m).filter((c): c is Button => c.type === 2);
+/** The alert's "Resolve as…" menu: a string select whose options carry the whole command. */
+const resolveMenuOf = (m: { components?: unknown }) =>
+  componentsOf(m).find((c): c is StringSelect => c.type === 3 && (c as StringSelect).placeholder === 'Resolve as…');
 
-async function click(
+type Person = { username: string; globalName: string };
+
+/** Uses a component of an alert message as `user`, and waits for the edit of that message it causes. */
+async function use(
   channelId: string,
   messageId: string,
-  label: string,
-  user = { username: 'dana', globalName: 'Dana' },
+  component: (message: APIMessage) => { custom_id: string; component_type: 2 | 3; values?: string[] },
+  user: Person,
 ): Promise<Record<string, unknown>> {
   const message = stack.fake.messages(channelId).find((m) => m.id === messageId) as APIMessage;
-  const button = buttonsOf(message).find((b) => b.label === label);
-  expect(button, `no ${label} button on the message`).toBeDefined();
   const before = edits(channelId, messageId).length;
-  const h = stack.fake.sendComponent({
-    custom_id: button!.custom_id!,
-    component_type: 2,
-    message,
-    user,
-    guildId: stack.discord.guildId,
-    channelId,
-  });
+  const h = stack.fake.sendComponent({ ...component(message), message, user, guildId: stack.discord.guildId, channelId });
   await h.waitForEdit(8_000);
   const deadline = Date.now() + 8_000;
   while (edits(channelId, messageId).length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return edits(channelId, messageId).at(-1)!.body as Record<string, unknown>;
+}
+
+function click(channelId: string, messageId: string, label: string, user: Person = { username: 'dana', globalName: 'Dana' }) {
+  return use(
+    channelId,
+    messageId,
+    (message) => {
+      const button = buttonsOf(message).find((b) => b.label === label);
+      expect(button, `no ${label} button on the message`).toBeDefined();
+      return { custom_id: button!.custom_id!, component_type: 2 };
+    },
+    user,
+  );
+}
+
+/** Picks a reason from the alert's "Resolve as…" menu, as Discord sends a string select's pick. */
+function resolveAs(channelId: string, messageId: string, label: string, user: Person) {
+  return use(
+    channelId,
+    messageId,
+    (message) => {
+      const menu = resolveMenuOf(message);
+      const option = menu?.options.find((o) => o.label === label);
+      expect(option, `no ${label} in the Resolve as… menu`).toBeDefined();
+      return { custom_id: menu!.custom_id, component_type: 3, values: [option!.value] };
+    },
+    user,
+  );
 }
 
 async function addRule(options: Record<string, string>): Promise<number> {
@@ -125,7 +153,12 @@ describe('alerts in Discord', () => {
     expect(message.attachments.map((a) => a.filename)).toEqual([expect.stringMatching(/\.png$/)]);
     expect(message.embeds[0]!.image?.url).toMatch(/^attachment:\/\//);
     expect(JSON.stringify(message.embeds[0])).toContain(`${(line + 1).toFixed(1)}%`);
-    expect(buttonsOf(message).map((b) => b.label)).toEqual(['Acknowledge', 'Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
+    expect(buttonsOf(message).map((b) => b.label)).toEqual(['Acknowledge', 'Snooze 1h', 'Snooze 24h', 'View card']);
+    // Resolving says why: a menu after the buttons, each option the whole command.
+    expect(resolveMenuOf(message)!.options.map((o) => o.label)).toEqual(['Real', 'Noise', 'Duplicate', 'Expected']);
+    expect(resolveMenuOf(message)!.options.map((o) => o.value)).toEqual(
+      ['real', 'noise', 'duplicate', 'expected'].map((r) => expect.stringMatching(new RegExp(`^alert-resolve\\?id=\\d+&reason=${r}$`))),
+    );
 
     // Still above at the next check: nothing new.
     await db.query('UPDATE alert_rules SET next_check = now()');
@@ -133,7 +166,8 @@ describe('alerts in Discord', () => {
 
     const acknowledged = await click(channel, message.id, 'Acknowledge');
     expect(JSON.stringify(acknowledged)).toContain('Acknowledged by Dana');
-    expect(buttonsOf(acknowledged).map((b) => b.label)).toEqual(['Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
+    expect(buttonsOf(acknowledged).map((b) => b.label)).toEqual(['Snooze 1h', 'Snooze 24h', 'View card']);
+    expect(resolveMenuOf(acknowledged)).toBeDefined();
     // The edit keeps the chart: no new files, the embed still points at the attachment.
     expect(stack.fake.messages(channel).find((m) => m.id === message.id)!.attachments).toHaveLength(1);
 
@@ -156,20 +190,27 @@ describe('alerts in Discord', () => {
     const last = edits(channel, message.id).at(-1)!.body as Record<string, unknown>;
     expect(JSON.stringify(last)).toContain('Cleared by itself at');
     expect(buttonsOf(last).map((b) => b.label)).toEqual(['View card']);
+    expect(resolveMenuOf(last)).toBeUndefined();
     expect(posted(message.id)).toHaveLength(2);
     expect(alertPosts(channel)).toHaveLength(1);
   });
 
-  it('lets anyone in the channel resolve from the button, and keeps rule management to server managers', async () => {
+  it('lets anyone in the channel resolve from the menu, saying why, and keeps rule management to server managers', async () => {
     const channel = stack.channelId;
     await addRule({ names: 'kucoin', when: 'downgrade' });
     await service.tick();
     await move({ kind: 'exchange', slug: 'kucoin', rating: 'CC' });
     expect((await service.tick()).posted).toBe(1);
     const message = stack.fake.messages(channel).find((m) => m.embeds[0]?.title === '🔔 Alert: KuCoin')!;
-    const resolved = await click(channel, message.id, 'Resolve', { username: 'sam', globalName: 'Sam' });
-    expect(JSON.stringify(resolved)).toMatch(/Resolved by Sam at/);
+    const resolved = await resolveAs(channel, message.id, 'Duplicate', { username: 'sam', globalName: 'Sam' });
+    expect(JSON.stringify(resolved)).toMatch(/Resolved as duplicate by Sam at \d+ \w+ \d\d:\d\d UTC/);
     expect((resolved.embeds as { title: string }[])[0]!.title).toBe('✅ Alert: KuCoin');
+    expect(resolveMenuOf(resolved)).toBeUndefined();
+    const [stored] = await db.query<{ status: string; closed_reason: string; closed_by: string; closed_at: Date }>(
+      `SELECT status, closed_reason, closed_by, closed_at FROM alert_incidents WHERE slug = 'kucoin'`,
+    );
+    expect(stored).toMatchObject({ status: 'resolved', closed_reason: 'duplicate', closed_by: 'Sam' });
+    expect(Date.now() - stored!.closed_at.getTime()).toBeLessThan(60_000);
 
     // Rule management is /pol-alert, which Discord offers only to members who can manage the
     // server; the buttons above were for everyone.
@@ -177,5 +218,61 @@ describe('alerts in Discord', () => {
       /not available to a member/,
     );
     expect(await service.store.listChannel('discord', channel)).toHaveLength(2);
+  });
+});
+
+describe('alert stats in Discord', () => {
+  it('answers /pol-alert stats with each rule’s alerts, median time to acknowledge and noise, and flags the noisy one', async () => {
+    const channel = stack.channelId;
+    // The rules of the tests above: Bybit's level (one alert, cleared by itself) and KuCoin's
+    // downgrades (one alert, resolved as a duplicate); KuCoin's earlier week written with its times.
+    const [bybit, kucoin] = await service.store.listChannel('discord', channel);
+    const now = Date.now();
+    await writeHistory(
+      service.store,
+      kucoin!,
+      [
+        { openedAt: now - 6 * DAY, ackAfterMin: 2, reason: 'noise' },
+        { openedAt: now - 5 * DAY, ackAfterMin: 6, reason: 'noise' },
+        { openedAt: now - 4 * DAY, reason: 'noise' },
+        { openedAt: now - 3 * DAY, reason: 'real' },
+      ],
+      'Lee',
+    );
+    const h = stack.fake.sendCommand({
+      name: 'pol-alert',
+      subcommand: 'stats',
+      options: { window: '7d' },
+      memberPermissions: MANAGER,
+      channelId: channel,
+    });
+    const answer = (await h.waitForEdit(10_000)).body as { embeds: { title: string; description: string }[] };
+    const [embed] = answer.embeds;
+    expect(embed!.title).toBe('Alert rules over the last 7 days');
+    const rows = Object.fromEntries(
+      /```\n([\s\S]*?)\n```/
+        .exec(embed!.description)![1]!
+        .split('\n')
+        .slice(2)
+        .map((line) => {
+          const [id, ...cells] = line.trim().split(/ {2,}/);
+          return [id!, cells];
+        }),
+    );
+    // KuCoin: five alerts, three of them noise, acknowledged after 2 and 6 minutes.
+    expect(rows[String(kucoin!.id)]).toEqual(['KuCoin', 'downgrade', '5', '4 min', '60% of 5', 'longer cooldown: 1h']);
+    expect(rows[String(bybit!.id)]).toEqual([
+      'Bybit',
+      expect.stringMatching(/^pol above [\d.]+%$/),
+      '1',
+      expect.stringMatching(/^\d+ (s|min)$/),
+      '—',
+    ]);
+    // The suggestion is the command to run, written as Discord takes it: the subcommand and its options.
+    expect(embed!.description).toMatch(
+      new RegExp(
+        `#${kucoin!.id}, a longer cooldown: </pol-alert add:\\d+> \`names: exchange:kucoin\` \`when: downgrade\` \`cooldown: 1h\`, then </pol-alert remove:\\d+> \`id: ${kucoin!.id}\`\\.`,
+      ),
+    );
   });
 });

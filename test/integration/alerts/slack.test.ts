@@ -6,6 +6,7 @@ import { AlertStore } from '../../../src/alerts/store.js';
 import { openPglite, type Db } from '../../../src/db/connection.js';
 import { migrate } from '../../../src/db/migrations.js';
 import type { RecordedCall } from '../../fakes/slack/index.js';
+import { alertsOnPglite, DAY, writeHistory } from '../../helpers/alerts.js';
 import { blocksJson, headerOf, quiesce, startHarness, type Harness } from '../../helpers/slack/harness.js';
 
 /**
@@ -25,15 +26,12 @@ let service: AlertService;
 
 beforeAll(async () => {
   h = await startHarness();
-  db = await openPglite();
-  await migrate(db);
-  service = new AlertService({
-    store: new AlertStore(db),
+  ({ db, service } = await alertsOnPglite({
     deps: h.core.ctx,
     deliverers: [slackDeliverer(h.slack)],
     complete: h.core.complete,
     leaseMs: 60_000,
-  });
+  }));
   h.core.ctx.alerts = service;
 });
 afterAll(async () => {
@@ -68,21 +66,45 @@ const sharedInto = (channel: string) => h.fake.files().filter((f) => f.channels.
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 interface Button {
+  type: 'button';
   action_id: string;
   value: string;
   text: { text: string };
 }
-function buttons(call: RecordedCall): Button[] {
-  const blocks = (call.args.blocks ?? []) as { type: string; elements?: Button[] }[];
-  return blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+interface Select {
+  type: 'static_select';
+  action_id: string;
+  placeholder: { text: string };
+  options: { text: { text: string }; value: string }[];
+}
+const elements = (call: RecordedCall): (Button | Select)[] =>
+  ((call.args.blocks ?? []) as { type: string; elements?: (Button | Select)[] }[])
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements ?? []);
+const buttons = (call: RecordedCall): Button[] => elements(call).filter((e): e is Button => e.type === 'button');
+/** The alert's "Resolve as…" menu: a static select whose options carry the whole command. */
+const resolveMenu = (call: RecordedCall): Select | undefined =>
+  elements(call).find((e): e is Select => e.type === 'static_select' && e.placeholder.text === 'Resolve as…');
+
+/** Does something to the alert message and waits for the redraw it causes. */
+async function redrawnBy(ts: string, act: () => Promise<unknown>): Promise<RecordedCall> {
+  const before = updatesOf(ts).length;
+  await act();
+  return h.fake.waitFor('chat.update', (c) => c.args.ts === ts && updatesOf(ts).indexOf(c) >= before, WAIT);
 }
 
 async function click(message: RecordedCall, label: string, ts: string, channel = CHANNEL): Promise<RecordedCall> {
-  const before = updatesOf(ts).length;
   const button = buttons(updatesOf(ts).at(-1) ?? message).find((b) => b.text.text === label);
   expect(button, `no ${label} button`).toBeDefined();
-  await h.click(button!.action_id, button!.value, { channel, messageTs: ts });
-  return h.fake.waitFor('chat.update', (c) => c.args.ts === ts && updatesOf(ts).indexOf(c) >= before, WAIT);
+  return redrawnBy(ts, () => h.click(button!.action_id, button!.value, { channel, messageTs: ts }));
+}
+
+/** Picks a reason from the alert's "Resolve as…" menu, as Slack sends a static select's pick. */
+async function resolveAs(message: RecordedCall, label: string, ts: string, channel = CHANNEL): Promise<RecordedCall> {
+  const menu = resolveMenu(updatesOf(ts).at(-1) ?? message);
+  const option = menu?.options.find((o) => o.text.text === label);
+  expect(option, `no ${label} in the Resolve as… menu`).toBeDefined();
+  return redrawnBy(ts, () => h.pick(menu!.action_id, { text: label, value: option!.value }, { channel, messageTs: ts }));
 }
 
 async function addRule(text: string, channel = CHANNEL): Promise<number> {
@@ -143,7 +165,6 @@ describe('alerts in Slack', () => {
       ['Acknowledge', expect.stringMatching(/^alert ack \d+$/)],
       ['Snooze 1h', expect.stringMatching(/^alert snooze \d+ 1h$/)],
       ['Snooze 24h', expect.stringMatching(/^alert snooze \d+ 24h$/)],
-      ['Resolve', expect.stringMatching(/^alert resolve \d+$/)],
       ['View card', 'exchange:kraken'],
     ]);
     // The chart of the last 30 days is inside it: an image block showing a PNG uploaded without
@@ -155,6 +176,15 @@ describe('alerts in Slack', () => {
     expect(h.fake.files().find((f) => f.id === upload!.file_id)).toMatchObject({ completedAt: expect.any(Number), channels: [] });
     expect(sharedInto(CHANNEL)).toEqual([]);
     expect(topLevel(CHANNEL).map((c) => headerOf(c.args))).toEqual([`Alert rule #${id} added`, '🔔 Alert: Kraken']);
+    // Resolving says why: the menu's options each carry the whole command.
+    const [incidentRow] = await db.query<{ id: number }>('SELECT id FROM alert_incidents WHERE rule_id = $1', [id]);
+    const n = incidentRow!.id;
+    expect(resolveMenu(message)!.options.map((o) => [o.text.text, o.value])).toEqual([
+      ['Real', `alert resolve ${n} as real`],
+      ['Noise', `alert resolve ${n} as noise`],
+      ['Duplicate', `alert resolve ${n} as duplicate`],
+      ['Expected', `alert resolve ${n} as expected`],
+    ]);
 
     // The condition still holds at the next check: no second message.
     await db.query('UPDATE alert_rules SET next_check = now()');
@@ -172,7 +202,8 @@ describe('alerts in Slack', () => {
 
     const acknowledged = await click(message, 'Acknowledge', ts);
     expect(blocksJson(acknowledged.args)).toMatch(/Acknowledged by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
-    expect(buttons(acknowledged).map((b) => b.text.text)).toEqual(['Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
+    expect(buttons(acknowledged).map((b) => b.text.text)).toEqual(['Snooze 1h', 'Snooze 24h', 'View card']);
+    expect(resolveMenu(acknowledged)).toBeDefined();
     // chat.update replaces every block: the redraw shows the same chart again.
     expect(chartOf(acknowledged)).toEqual(chart);
 
@@ -192,20 +223,27 @@ describe('alerts in Slack', () => {
     expect(quiet.followups).toBe(0);
     expect(posts(CHANNEL).filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
 
-    const resolved = await click(message, 'Resolve', ts);
-    expect(blocksJson(resolved.args)).toMatch(/Resolved by fake\.user at/);
+    const resolved = await resolveAs(message, 'Real', ts);
+    expect(blocksJson(resolved.args)).toMatch(/Resolved as real by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
     expect(headerOf(resolved.args)).toBe('✅ Alert: Kraken');
     expect(buttons(resolved).map((b) => b.text.text)).toEqual(['View card']);
     expect(chartOf(resolved)).toEqual(chart);
     expect(alertMessages(CHANNEL)).toHaveLength(1);
     expect(sharedInto(CHANNEL)).toEqual([]);
+    expect(resolveMenu(resolved)).toBeUndefined();
+    expect(alertMessages(CHANNEL)).toHaveLength(1);
+    const [stored] = await db.query<{ status: string; closed_reason: string; closed_by: string }>(
+      'SELECT status, closed_reason, closed_by FROM alert_incidents WHERE id = $1',
+      [n],
+    );
+    expect(stored).toEqual({ status: 'resolved', closed_reason: 'real', closed_by: 'fake.user' });
 
     // Someone resolving it again is told privately that it is closed; the message is left as it is.
     const updates = h.fake.calls('chat.update').length;
     const [incident] = await db.query<{ id: number }>('SELECT id FROM alert_incidents ORDER BY id DESC LIMIT 1');
     await h.command(`alert resolve ${incident!.id}`, { channel: CHANNEL, responseId: 'resolve-again' });
     const told = await h.fake.waitFor('response_url', (c) => c.id === 'resolve-again', WAIT);
-    expect(String(told.args.text)).toMatch(/closed already: Resolved by fake\.user/);
+    expect(String(told.args.text)).toMatch(/closed already: Resolved as real by fake\.user/);
     expect(h.fake.calls('chat.update')).toHaveLength(updates);
 
     // Removed, the rule is checked no more: Kraken still above the line posts nothing.
@@ -489,5 +527,189 @@ describe('alerts in Slack, many rules due at once', () => {
     } finally {
       await manyDb.close();
     }
+  });
+});
+
+describe('alerts in Slack: resolving with a reason, and how each rule did', () => {
+  const channel = 'CALERTS20';
+  let statsDb: Db;
+  let stats: AlertService;
+  beforeAll(async () => {
+    ({ db: statsDb, service: stats } = await alertsOnPglite({
+      deps: h.core.ctx,
+      deliverers: [slackDeliverer(h.slack)],
+      complete: h.core.complete,
+    }));
+    h.core.ctx.alerts = stats;
+  });
+  afterAll(async () => {
+    h.core.ctx.alerts = service;
+    await statsDb.close();
+  });
+
+  /** Asks in the channel; the answer is the next channel post with that header, or the asker's private answer. */
+  async function ask(text: string, header: string): Promise<RecordedCall> {
+    const seen = new Set(h.fake.calls('chat.postMessage'));
+    await h.command(text, { channel });
+    return h.fake.waitFor('chat.postMessage', (c) => !seen.has(c) && c.args.channel === channel && headerOf(c.args) === header, WAIT);
+  }
+  async function privately(text: string, id: string): Promise<RecordedCall> {
+    await h.command(text, { channel, responseId: id });
+    return h.fake.waitFor('response_url', (c) => c.id === id && !/Looking up/.test(String(c.args.text)), WAIT);
+  }
+  /** The rows of the table in a posted message, by rule number: each cell as shown, the padding gone. */
+  function tableRows(call: RecordedCall): Record<string, string[]> {
+    const code = ((call.args.blocks ?? []) as { text?: { text?: string } }[])
+      .map((b) => b.text?.text ?? '')
+      .find((t) => t.startsWith('```'))!;
+    const lines = code.replace(/```/g, '').trim().split('\n').slice(2);
+    return Object.fromEntries(
+      lines.map((line) => {
+        const [id, ...cells] = line.trim().split(/ {2,}/);
+        return [id!, cells];
+      }),
+    );
+  }
+  const noteOf = (call: RecordedCall) =>
+    ((call.args.blocks ?? []) as { type: string; elements?: { text?: string }[] }[]).find((b) => b.type === 'context')?.elements?.[0]
+      ?.text ?? '';
+  const incident = async (id: number) =>
+    (
+      await statsDb.query<{ status: string; closed_reason: string | null; closed_by: string | null; closed_at: Date | null }>(
+        'SELECT status, closed_reason, closed_by, closed_at FROM alert_incidents WHERE id = $1',
+        [id],
+      )
+    )[0]!;
+
+  it('counts alerts, the median time to acknowledge and the share resolved as noise over the window, and says what to do about a noisy rule', async () => {
+    await addRule('alert add crypto-com when pol above 5%', channel);
+    await addRule('alert add maker when pol rises by 2pp in 7d cooldown 1h', channel);
+    await addRule('alert add chainlink when new red flag', channel);
+    await addRule('alert add compound when rating below CCC', channel);
+    const [level, change, flags, rating] = await stats.store.listChannel('slack', channel);
+    const now = Date.now();
+    const ago = (days: number) => now - days * DAY;
+    await writeHistory(stats.store, level!, [
+      { openedAt: ago(20), ackAfterMin: 2, reason: 'noise' },
+      { openedAt: ago(12), ackAfterMin: 10, reason: 'real' },
+      { openedAt: ago(10), ackAfterMin: 4, reason: 'noise' },
+      { openedAt: ago(3), reason: 'noise' },
+    ]);
+    await writeHistory(stats.store, change!, [
+      { openedAt: ago(25), ackAfterMin: 1, reason: 'noise' },
+      { openedAt: ago(22), ackAfterMin: 3, reason: 'noise' },
+      { openedAt: ago(18), ackAfterMin: 5, reason: 'real' },
+      { openedAt: ago(15), ackAfterMin: 7, reason: 'noise' },
+      { openedAt: ago(8), reason: 'real' },
+      { openedAt: ago(5), reason: 'expected' },
+    ]);
+    await writeHistory(stats.store, flags!, [
+      { openedAt: ago(40), reason: 'noise' },
+      { openedAt: ago(35), reason: 'noise' },
+      { openedAt: ago(28), reason: 'noise' },
+      { openedAt: ago(21), reason: 'duplicate' },
+      { openedAt: ago(14), reason: 'duplicate' },
+      { openedAt: ago(8), reason: 'noise' },
+      { openedAt: ago(2), reason: 'duplicate' },
+    ]);
+    await writeHistory(stats.store, rating!, [
+      { openedAt: ago(29), ackAfterMin: 30, reason: 'noise' },
+      { openedAt: ago(26), ackAfterMin: 90, reason: 'noise' },
+      { openedAt: ago(23), reason: 'noise' },
+      { openedAt: ago(20), reason: 'noise' },
+      { openedAt: ago(17), reason: 'noise' },
+    ]);
+    const [a, b, c, d] = [level!.id, change!.id, flags!.id, rating!.id].map(String) as [string, string, string, string];
+
+    // Four alerts of the level rule, three of them noise: not enough to flag. The change rule's six,
+    // half noise, are; so are the rating rule's five, all noise. The red flags' 40% is not.
+    const month = await ask('alert stats', 'Alert rules over the last 30 days');
+    expect(tableRows(month)).toEqual({
+      [a]: ['Crypto.com Exchange', 'pol above 5%', '4', '4 min', '75% of 4'],
+      [b]: ['Maker', 'pol rises by 2pp in 7d', '6', '4 min', '50% of 6', 'longer cooldown: 2h'],
+      [c]: ['Chainlink', 'new red flag', '5', '—', '40% of 5'],
+      [d]: ['Compound', 'rating below CCC', '5', '60 min', '100% of 5', 'pause it'],
+    });
+    // The noisiest first: all noise, then half.
+    expect(noteOf(month)).toBe(
+      'Lower is better: median ack (of alerts acknowledged), noise (of alerts resolved with a reason). Flagged from 5 alerts, half or more of them noise.' +
+        ` #${d}: pause it, \`/pol alert pause ${d}\`.` +
+        ` #${b}, a longer cooldown: \`/pol alert add project:maker when pol rises by 2pp in 7d cooldown 2h\`, then \`/pol alert remove ${b}\`.`,
+    );
+
+    // A fifth alert of the level rule, from the simulator moving across its line.
+    expect((await stats.tick()).posted).toBe(0);
+    const res = await fetch(`${h.sim.url}/_sim/move`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': h.sim.apiKey },
+      body: JSON.stringify({ kind: 'exchange', slug: 'crypto-com', pol: 0.06 }),
+    });
+    expect(res.status).toBe(200);
+    h.core.upstream.source.cache.clear();
+    await statsDb.query('UPDATE alert_rules SET next_check = now()');
+    expect((await stats.tick()).posted).toBe(1);
+    const message = alertMessages(channel)[0]!;
+    expect(headerOf(message.args)).toBe('🔔 Alert: Crypto.com Exchange');
+    expect(blocksJson(message.args)).toContain('6.0%');
+    const ts = (message.response as { ts: string }).ts;
+    const [{ id: n } = { id: 0 }] = await statsDb.query<{ id: number }>(
+      `SELECT id FROM alert_incidents WHERE rule_id = $1 AND status = 'open'`,
+      [level!.id],
+    );
+
+    // Resolving without a reason asks why, privately: each choice is the whole command.
+    const asked = await privately(`alert resolve ${n}`, 'resolve-why');
+    expect(asked.args.response_type).toBe('ephemeral');
+    expect(blocksJson(asked.args)).toContain(`Why is alert #${n} resolved?`);
+    const choices = ((asked.args.blocks ?? []) as { accessory?: { value: string } }[]).flatMap((b) =>
+      b.accessory ? [b.accessory.value] : [],
+    );
+    expect(choices).toEqual([
+      `alert resolve ${n} as real`,
+      `alert resolve ${n} as noise`,
+      `alert resolve ${n} as duplicate`,
+      `alert resolve ${n} as expected`,
+    ]);
+    expect((await incident(n)).status).toBe('open');
+
+    // A reason that is not one of the four is refused with them, and nothing changes.
+    const updates = updatesOf(ts).length;
+    const refused = await privately(`alert resolve ${n} as nosie`, 'resolve-nosie');
+    expect(String(refused.args.text)).toContain("Unknown reason 'nosie': use one of real, noise, duplicate, expected.");
+    expect(await incident(n)).toEqual({ status: 'open', closed_reason: null, closed_by: null, closed_at: null });
+    expect(updatesOf(ts)).toHaveLength(updates);
+
+    const before = Date.now();
+    const redrawn = await redrawnBy(ts, () => h.command(`alert resolve ${n} as noise`, { channel, responseId: 'resolve-noise' }));
+    expect(blocksJson(redrawn.args)).toMatch(/Resolved as noise by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
+    expect(headerOf(redrawn.args)).toBe('✅ Alert: Crypto.com Exchange');
+    expect(resolveMenu(redrawn)).toBeUndefined();
+    const told = await h.fake.waitFor('response_url', (c) => c.id === 'resolve-noise', WAIT);
+    expect(String(told.args.text)).toMatch(new RegExp(`Alert #${n}: Resolved as noise at`));
+    const stored = await incident(n);
+    expect(stored).toMatchObject({ status: 'resolved', closed_reason: 'noise', closed_by: 'fake.user' });
+    expect(stored.closed_at!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(stored.closed_at!.getTime()).toBeLessThanOrEqual(Date.now());
+
+    // Now five, four of them noise: the level rule is flagged, with a line half as high again.
+    const after = await ask('alert stats 30d', 'Alert rules over the last 30 days');
+    expect(tableRows(after)[a]).toEqual(['Crypto.com Exchange', 'pol above 5%', '5', '4 min', '80% of 5', 'higher line: 7.5%']);
+    expect(noteOf(after)).toContain(
+      ` #${d}: pause it, \`/pol alert pause ${d}\`. #${a}, a higher line: \`/pol alert add exchange:crypto-com when pol above 7.5%\`, then \`/pol alert remove ${a}\`.`,
+    );
+
+    // The window bounds what is counted.
+    const week = await ask('alert stats 7d', 'Alert rules over the last 7 days');
+    expect(tableRows(week)).toEqual({
+      [a]: ['Crypto.com Exchange', 'pol above 5%', '2', '—', '100% of 2'],
+      [b]: ['Maker', 'pol rises by 2pp in 7d', '1', '—', '0% of 1'],
+      [c]: ['Chainlink', 'new red flag', '1', '—', '0% of 1'],
+      [d]: ['Compound', 'rating below CCC', '0', '—', '—'],
+    });
+    const quarter = await ask('alert stats 90d', 'Alert rules over the last 90 days');
+    expect(tableRows(quarter)[c]).toEqual(['Chainlink', 'new red flag', '7', '—', '57.1% of 7', 'pause it']);
+
+    const badWindow = await privately('alert stats 14d', 'stats-14d');
+    expect(String(badWindow.args.text)).toContain("Unknown window '14d': use 7d or 30d or 90d.");
   });
 });

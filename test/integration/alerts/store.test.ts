@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AlertStore, type NewRule } from '../../../src/alerts/store.js';
+import { AlertStore, type AlertRule, type NewRule } from '../../../src/alerts/store.js';
 import type { Reading } from '../../../src/alerts/evaluate.js';
 import { migrate } from '../../../src/db/migrations.js';
+import { DAY, writeHistory } from '../../helpers/alerts.js';
 import { ENGINES, testDatabase, type TestDatabase } from '../../helpers/digest/helpers.js';
 
 /** Alert rules, what checks saw and incidents, on PGlite and on a real PostgreSQL with two replicas. */
@@ -143,10 +144,11 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
       acknowledgedBy: 'U2',
     });
     await a.setMessageRef(incident.id, '1763800000.000100');
-    expect(await a.act(incident.id, here, { kind: 'resolve', by: 'U4' }, NOW + 2 * MINUTE)).toMatchObject({
+    expect(await a.act(incident.id, here, { kind: 'resolve', by: 'U4', reason: 'duplicate' }, NOW + 2 * MINUTE)).toMatchObject({
       status: 'resolved',
       closedBy: 'U4',
       closedAt: NOW + 2 * MINUTE,
+      closedReason: 'duplicate',
       messageRef: '1763800000.000100',
     });
     // Closed: a late click changes nothing, and the incident reads as it was left.
@@ -196,6 +198,65 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     expect(await a.deliveryFailed(first.id, 'r1', 'Slack did not accept the message; it will be retried', false)).toBe(true);
     expect(await a.deliveryFailed(second.id, 'r1', 'the channel is archived', true)).toBe(true);
     expect(ids(await b.claimUndelivered({ now: NOW + 2 * MINUTE, instance: 'r2', leaseMs: MINUTE, limit: 100 }))).toEqual([first.id]);
+  });
+
+  it('sums up each rule of a channel over a window in one query: alerts, median time to acknowledge, noise, and whether it is noisy', async () => {
+    const limits = { perChannel: 5, perWorkspace: 5 };
+    const created = [
+      await a.create(rule('C70', { workspaceId: 'T70' }), NOW, limits),
+      await a.create(rule('C70', { workspaceId: 'T70' }), NOW, limits),
+    ];
+    const elsewhere = await a.create(rule('C71', { workspaceId: 'T70' }), NOW, limits);
+    if (!created.every((c) => c.ok) || !elsewhere.ok) throw new Error('not created');
+    const [busy, quiet] = created.map((c) => (c.ok ? c.rule : undefined)) as [AlertRule, AlertRule];
+    await writeHistory(a, busy, [
+      { openedAt: NOW - 40 * DAY, ackAfterMin: 100, reason: 'noise' },
+      { openedAt: NOW - 10 * DAY, ackAfterMin: 2, reason: 'noise' },
+      { openedAt: NOW - 5 * DAY, ackAfterMin: 8, reason: 'real' },
+      { openedAt: NOW - 2 * DAY, reason: 'noise' },
+    ]);
+    await writeHistory(b, elsewhere.rule, [{ openedAt: NOW - DAY, reason: 'noise' }]);
+    const month = { from: NOW - 30 * DAY, to: NOW };
+    const stats = await b.ruleStats('slack', 'C70', month, { incidents: 3, share: 0.5 });
+    expect([...stats.keys()].sort()).toEqual([busy.id, quiet.id].sort());
+    expect(stats.get(busy.id)).toEqual({
+      ruleId: busy.id,
+      opened: 3,
+      acknowledged: 2,
+      medianAckSec: 300,
+      reasoned: 3,
+      noise: 2,
+      noisy: true,
+    });
+    expect(stats.get(quiet.id)).toEqual({
+      ruleId: quiet.id,
+      opened: 0,
+      acknowledged: 0,
+      medianAckSec: null,
+      reasoned: 0,
+      noise: 0,
+      noisy: false,
+    });
+    // Two of three is under a share of 70%; three alerts are under a floor of four.
+    expect((await b.ruleStats('slack', 'C70', month, { incidents: 3, share: 0.7 })).get(busy.id)?.noisy).toBe(false);
+    expect((await b.ruleStats('slack', 'C70', month, { incidents: 4, share: 0.5 })).get(busy.id)?.noisy).toBe(false);
+    // A longer window takes the older alert in; a shorter one leaves all but the last out.
+    expect((await b.ruleStats('slack', 'C70', { from: NOW - 90 * DAY, to: NOW }, { incidents: 3, share: 0.5 })).get(busy.id)).toMatchObject(
+      {
+        opened: 4,
+        acknowledged: 3,
+        medianAckSec: 480,
+        noise: 3,
+      },
+    );
+    expect((await b.ruleStats('slack', 'C70', { from: NOW - 3 * DAY, to: NOW }, { incidents: 3, share: 0.5 })).get(busy.id)).toMatchObject({
+      opened: 1,
+      acknowledged: 0,
+      medianAckSec: null,
+      reasoned: 1,
+      noise: 1,
+      noisy: false,
+    });
   });
 
   async function claimDeliveryFor(store: AlertStore, instance: string) {

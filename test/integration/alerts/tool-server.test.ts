@@ -4,7 +4,7 @@ import { AlertService } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import { openPglite, type Db } from '../../../src/db/connection.js';
 import { migrate } from '../../../src/db/migrations.js';
-import type { ErrorReply, TextReply } from '../../../src/reply/model.js';
+import type { ErrorReply, TableReply, TextReply } from '../../../src/reply/model.js';
 import { useRestAndToolsOnly, visibleText } from '../../helpers/core.js';
 
 /**
@@ -49,6 +49,47 @@ describe('alerts and check with the tool server alone', () => {
       'security below 60',
       'new red flag',
     ]);
+  });
+
+  it('resolves an alert with its reason and counts it in alert stats, with nothing asked of REST', async () => {
+    // Someone else than the test above asks, so that the per-person rate limit counts each apart.
+    const here: Caller = { ...caller, userId: 'U2', channelId: 'CTOOLS2' };
+    const added = (await cores.tools.run('alert add aave when security below 50', here)).reply as TextReply;
+    const ruleId = Number(/^Alert rule #(\d+) added$/.exec(added.title ?? '')?.[1]);
+    const alerts = cores.tools.ctx.alerts!;
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    await alerts.tick();
+    expect(await alerts.store.openIncidents(ruleId)).toEqual([]);
+
+    // The tool server's simulator moves Aave's security score across the line.
+    const res = await fetch(`${cores.toolSim.url}/_sim/move`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': cores.toolSim.apiKey },
+      body: JSON.stringify({ kind: 'project', slug: 'aave', categories: { security: 31 } }),
+    });
+    expect(res.status).toBe(200);
+    cores.tools.upstream.source.cache.clear();
+    await db.query('UPDATE alert_rules SET next_check = now()');
+    await alerts.tick();
+    const [opened] = await alerts.store.openIncidents(ruleId);
+    expect(opened).toMatchObject({ kind: 'project', slug: 'aave', status: 'open' });
+
+    const refused = (await cores.tools.run(`alert resolve ${opened!.id} as wrong`, here)).reply as ErrorReply;
+    expect(refused.message).toBe("Unknown reason 'wrong': use one of real, noise, duplicate, expected.");
+    const resolved = (await cores.tools.run(`alert resolve ${opened!.id} as noise`, here)).reply as TextReply;
+    expect(resolved.title).toMatch(new RegExp(`^Alert #${opened!.id}: Resolved as noise at \\d+ \\w+ \\d\\d:\\d\\d UTC$`));
+    expect(await alerts.store.incidentInChannel(opened!.id, 'slack', 'CTOOLS2')).toMatchObject({
+      status: 'resolved',
+      closedReason: 'noise',
+      closedBy: 'dana',
+    });
+
+    const stats = (await cores.tools.run('alert stats 7d', here)).reply as TableReply;
+    expect(stats.kind).toBe('table');
+    expect(stats.rows).toEqual([
+      { id: String(ruleId), watch: 'Aave', when: 'security below 50', alerts: '1', ack: '—', noise: '100% of 1', flag: '' },
+    ]);
+    expect(visibleText(stats)).not.toMatch(/REST/);
   });
 
   it('checks a message, saying the PoL needs the REST service', async () => {

@@ -1,11 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsole } from '../../../adapters/console/repl.js';
 import type { Core } from '../../../commands/core/core.js';
 import type { Simulator } from '../../../src/sim/server.js';
+import { Typist } from '../../helpers/console.js';
 import { demoCore } from '../../helpers/core.js';
 import { exploreTwoClicks, reachKey, unreachedOperations, type ReachStep } from '../../helpers/reach.js';
 import { startTestSimulator } from '../../helpers/sim.js';
@@ -20,43 +19,13 @@ let sim: Simulator;
 let chartDir: string;
 const consoles: { core: Core; typed: Typist }[] = [];
 
-/** A console on piped input; `type` sends one line and resolves with the answer printed for it. */
-class Typist {
-  private out = '';
-  private readonly input = new PassThrough();
-  private readonly output = new PassThrough();
-  readonly finished: Promise<void>;
-
-  constructor(core: Core) {
-    this.output.on('data', (chunk: Buffer) => (this.out += chunk.toString()));
-    this.finished = startConsole(core, { input: this.input, output: this.output, color: false, chartDir });
-  }
-
-  async type(line: string): Promise<string> {
-    const from = this.out.length;
-    this.input.write(`${line}\n`);
-    const deadline = Date.now() + 10_000;
-    // An answer is printed whole, then the prompt comes back.
-    while (!this.out.slice(from).endsWith('\n\n/pol ')) {
-      if (Date.now() > deadline) throw new Error(`no answer to "${line}"`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return this.out.slice(from, -'\n\n/pol '.length);
-  }
-
-  close(): Promise<void> {
-    this.input.end('exit\n');
-    return this.finished;
-  }
-}
-
 beforeAll(async () => {
   sim = await startTestSimulator();
   chartDir = await mkdtemp(join(tmpdir(), 'polbot-reach-'));
   const env = { POL_API_BASE_URL: sim.url, POL_API_KEY: sim.apiKey, POL_MCP_URL: sim.mcpUrl, RATE_LIMIT_PER_USER: '0' };
   for (const source of ['rest', 'mcp']) {
     const core = await demoCore({ ...env, POL_SOURCE: source });
-    consoles.push({ core, typed: new Typist(core) });
+    consoles.push({ core, typed: new Typist(core, chartDir) });
   }
 });
 afterAll(async () => {

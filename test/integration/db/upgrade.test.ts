@@ -311,6 +311,7 @@ describe.each(ENGINES)('an install made with 820eb6e, upgraded on %s', (engine) 
       snoozedUntil: null,
       closedBy: null,
       closedAt: null,
+      closedReason: null,
       messageRef: SLACK_MESSAGE,
       leadId: null,
       deliveryState: 'delivered',
