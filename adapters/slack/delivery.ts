@@ -1,6 +1,7 @@
 import { webApi, type RespondArguments, type RespondFn } from '@slack/bolt';
 import type { RunResult } from '../../commands/core/index.js';
 import type { Logger } from '../../src/log.js';
+import { mapInline, personName } from '../../src/reply/inline.js';
 import { audienceOf, type Reply, type ReplyImage } from '../../src/reply/model.js';
 import { renderReply, type SlackMessage } from './blocks.js';
 import { flat, plain } from './escape.js';
@@ -84,6 +85,17 @@ function withoutImage(reply: Reply): Reply {
   return rest.footer ? { ...rest, footer: { ...rest.footer, notes: [...(rest.footer.notes ?? []), note] } } : rest;
 }
 
+/**
+ * The reply with every person named in words. Slack notifies whoever a new message mentions, and
+ * has no way to post a mention that stays quiet; an update notifies nobody of the mentions it
+ * gains, so redraws (and answers only the asker sees) keep the mentions.
+ */
+function namesOnly(reply: Reply): Reply {
+  return mapInline(reply, (text) =>
+    typeof text === 'string' ? text : text.map((part) => (typeof part === 'object' && 'user' in part ? personName(part) : part)),
+  );
+}
+
 /** Sends again after a 429 at most this many times, each wait at most MAX_RATE_WAIT_MS. */
 const RATE_LIMIT_RETRIES = 3;
 const MAX_RATE_WAIT_MS = 30_000;
@@ -119,7 +131,7 @@ export async function postToChannel(
   threadTs?: string,
 ): Promise<Posted> {
   const post = (r: Reply) => {
-    const message = renderReply(r);
+    const message = renderReply(namesOnly(r));
     return afterRateLimits(() =>
       client.chat.postMessage({
         channel,
@@ -259,7 +271,7 @@ export async function deliver(target: InteractionTarget, result: RunResult, log:
     const code = err instanceof SlackDeliveryError ? err.code : 'unknown_error';
     if (NOT_A_MEMBER.has(code)) {
       // The reply link can still post in the channel; a file cannot travel that way.
-      const message = renderReply(reply);
+      const message = renderReply(namesOnly(reply));
       await respondSafely(
         target.respond,
         log,

@@ -68,7 +68,9 @@ export function withCommandText(reply: Reply, registry: Registry): Reply {
   const typed = (r: CommandRef): CommandRef => ({ ...r, text: registry.text(r) });
   const fill = (a: Action): Action => typedAction(registry, a);
   const text = <T extends Inline | undefined>(t: T): T =>
-    (typeof t === 'string' || t === undefined ? t : t.map((p) => (typeof p === 'string' ? p : { ref: typed(p.ref) }))) as T;
+    (typeof t === 'string' || t === undefined
+      ? t
+      : t.map((p) => (typeof p === 'string' || !('ref' in p) ? p : { ref: typed(p.ref) }))) as T;
   switch (reply.kind) {
     case 'choice':
       return {

@@ -7,6 +7,7 @@ import { AlertStore } from '../../../src/alerts/store.js';
 import { openPglite, type Db } from '../../../src/db/connection.js';
 import { migrate } from '../../../src/db/migrations.js';
 import { startStack, type Stack } from '../../helpers/discord.js';
+import { simMove } from '../../helpers/sim.js';
 
 /**
  * Alerts end to end in Discord: the real discord.js client against the fake Discord, the product's
@@ -15,6 +16,11 @@ import { startStack, type Stack } from '../../helpers/discord.js';
  * edit that same message; a further crossing goes in a thread started on it; a level that falls
  * back closes the incident by itself.
  */
+
+/** People clicking the alert's buttons, with their Discord user ids. */
+const DANA = { id: '310000000000000001', username: 'dana', globalName: 'Dana' };
+const LEE = { id: '310000000000000002', username: 'lee', globalName: 'Lee' };
+const SAM = { id: '310000000000000003', username: 'sam', globalName: 'Sam' };
 
 const MANAGER = String(PermissionFlagsBits.ManageGuild | PermissionFlagsBits.UseApplicationCommands | PermissionFlagsBits.SendMessages);
 let stack: Stack;
@@ -40,13 +46,7 @@ afterAll(async () => {
 });
 
 async function move(body: Record<string, unknown>): Promise<void> {
-  const sim = stack.core.upstream.sim!;
-  const res = await fetch(`${sim.url}/_sim/move`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': sim.apiKey },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
+  await simMove(stack.core.upstream.sim!, body);
   stack.core.upstream.source.cache.clear();
   await db.query('UPDATE alert_rules SET next_check = now()');
 }
@@ -59,6 +59,9 @@ const titleOf = (body: Record<string, unknown>) => ((body.embeds as { title?: st
 const alertPosts = (channelId: string) => posted(channelId).filter((b) => /Alert:|\d alerts:/.test(titleOf(b)));
 const edits = (channelId: string, id: string) =>
   stack.fake.calls((c) => c.method === 'PATCH' && c.path === `/channels/${channelId}/messages/${id}` && c.status === 200);
+/** The footer of a message's embed: its as-of time, source and simulated label. */
+const footerOf = (m: { embeds?: unknown }) =>
+  ((m.embeds as { footer?: { text?: string } }[] | undefined)?.[0]?.footer?.text ?? '').toString();
 
 interface Button {
   type: number;
@@ -68,12 +71,7 @@ interface Button {
 const buttonsOf = (m: { components?: unknown }) =>
   ((m.components ?? []) as { components: Button[] }[]).flatMap((row) => row.components).filter((c) => c.type === 2);
 
-async function click(
-  channelId: string,
-  messageId: string,
-  label: string,
-  user = { username: 'dana', globalName: 'Dana' },
-): Promise<Record<string, unknown>> {
+async function click(channelId: string, messageId: string, label: string, user = DANA): Promise<Record<string, unknown>> {
   const message = stack.fake.messages(channelId).find((m) => m.id === messageId) as APIMessage;
   const button = buttonsOf(message).find((b) => b.label === label);
   expect(button, `no ${label} button on the message`).toBeDefined();
@@ -131,8 +129,16 @@ describe('alerts in Discord', () => {
     await db.query('UPDATE alert_rules SET next_check = now()');
     expect((await service.tick()).posted).toBe(0);
 
+    const postedFooter = footerOf(message);
+    expect(postedFooter).toMatch(/^as of \d{4}-\d\d-\d\d \d\d:\d\d UTC · source REST · SIMULATED DATA · /);
+
+    // The person is a user mention (Discord shows their current name), and nobody is pinged by it.
     const acknowledged = await click(channel, message.id, 'Acknowledge');
-    expect(JSON.stringify(acknowledged)).toContain('Acknowledged by Dana');
+    expect(JSON.stringify(acknowledged)).toContain(`Acknowledged by <@${DANA.id}>`);
+    expect(JSON.stringify(acknowledged)).not.toContain('Dana');
+    expect(acknowledged.allowed_mentions).toEqual({ parse: [] });
+    // The redraw still says where and when its data came from.
+    expect(footerOf(acknowledged)).toBe(postedFooter);
     expect(buttonsOf(acknowledged).map((b) => b.label)).toEqual(['Snooze 1h', 'Snooze 24h', 'Resolve', 'View card']);
     // The edit keeps the chart: no new files, the embed still points at the attachment.
     expect(stack.fake.messages(channel).find((m) => m.id === message.id)!.attachments).toHaveLength(1);
@@ -145,9 +151,18 @@ describe('alerts in Discord', () => {
     expect(inThread).toHaveLength(1);
     expect(JSON.stringify(inThread[0])).toContain(`to ${(line + 3).toFixed(1)}%`);
     expect(alertPosts(channel)).toHaveLength(1);
+    // The message itself now shows where the value is, the worst it reached and where it opened.
+    const again = edits(channel, message.id).at(-1)!.body as Record<string, unknown>;
+    expect(JSON.stringify(again)).toContain(
+      `now ${(line + 3).toFixed(1)}% · worst ${(line + 3).toFixed(1)}% · opened at ${(line + 1).toFixed(1)}%`,
+    );
+    expect(again.allowed_mentions).toEqual({ parse: [] });
+    expect(footerOf(again)).toMatch(/source REST · SIMULATED DATA/);
 
-    const snoozed = await click(channel, message.id, 'Snooze 24h', { username: 'lee', globalName: 'Lee' });
-    expect(JSON.stringify(snoozed)).toMatch(/Snoozed by Lee until \d+ \w+ \d\d:\d\d UTC \(acknowledged by Dana\)/);
+    const snoozed = await click(channel, message.id, 'Snooze 24h', LEE);
+    expect(JSON.stringify(snoozed)).toMatch(
+      new RegExp(`Snoozed by <@${LEE.id}> until \\d+ \\w+ \\d\\d:\\d\\d UTC \\(acknowledged by <@${DANA.id}>\\)`),
+    );
 
     // The level falls back: the message says so, the thread hears it, the incident closes.
     await move({ kind: 'exchange', slug: 'bybit', pol: start });
@@ -155,6 +170,7 @@ describe('alerts in Discord', () => {
     expect(cleared.check.events.map((e) => e.type)).toEqual(['cleared']);
     const last = edits(channel, message.id).at(-1)!.body as Record<string, unknown>;
     expect(JSON.stringify(last)).toContain('Cleared by itself at');
+    expect(footerOf(last)).toBe(postedFooter);
     expect(buttonsOf(last).map((b) => b.label)).toEqual(['View card']);
     expect(posted(message.id)).toHaveLength(2);
     expect(alertPosts(channel)).toHaveLength(1);
@@ -167,8 +183,9 @@ describe('alerts in Discord', () => {
     await move({ kind: 'exchange', slug: 'kucoin', rating: 'CC' });
     expect((await service.tick()).posted).toBe(1);
     const message = stack.fake.messages(channel).find((m) => m.embeds[0]?.title === '🔔 Alert: KuCoin')!;
-    const resolved = await click(channel, message.id, 'Resolve', { username: 'sam', globalName: 'Sam' });
-    expect(JSON.stringify(resolved)).toMatch(/Resolved by Sam at/);
+    const resolved = await click(channel, message.id, 'Resolve', SAM);
+    expect(JSON.stringify(resolved)).toMatch(new RegExp(`Resolved by <@${SAM.id}> at`));
+    expect(resolved.allowed_mentions).toEqual({ parse: [] });
     expect((resolved.embeds as { title: string }[])[0]!.title).toBe('✅ Alert: KuCoin');
 
     // Rule management is /pol-alert, which Discord offers only to members who can manage the
