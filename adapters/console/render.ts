@@ -1,4 +1,4 @@
-import { renderInline, typedText } from '../../src/reply/inline.js';
+import { personName, renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';
 import { styleOf } from '../../src/reply/palette.js';
@@ -55,11 +55,13 @@ function section(style: ConsoleStyle, s: Section): string[] {
   const lines = [head];
   const width = Math.min(28, Math.max(0, ...(s.fields ?? []).map((f) => clean(f.label).length)));
   for (const f of s.fields ?? []) {
-    lines.push(`  ${clean(f.label).padEnd(width)}  ${clean(f.value)}${f.detail ? paint(style, 'dim', `  ${clean(f.detail)}`) : ''}`);
+    lines.push(
+      `  ${clean(f.label).padEnd(width)}  ${inlineText(style, f.value)}${f.detail ? paint(style, 'dim', `  ${clean(f.detail)}`) : ''}`,
+    );
   }
   if (s.items) {
     if (s.items.length === 0) lines.push(`  ${paint(style, 'dim', clean(s.empty ?? 'none'))}`);
-    for (const item of s.items) lines.push(`  • ${clean(item)}`);
+    for (const item of s.items) lines.push(`  • ${inlineText(style, item)}`);
   }
   return lines;
 }
@@ -93,8 +95,14 @@ function commandText(style: ConsoleStyle, ref: CommandRef): string {
   return style.commands === 'ask' ? `polbot ask "${typed.replace(/"/g, '\\"')}"` : `/pol ${typed}`;
 }
 
+/** A terminal cannot mention anyone: people are named by what was stored with them. */
 function inlineText(style: ConsoleStyle, text: Inline): string {
-  return renderInline(text, clean, (r) => commandText(style, r));
+  return renderInline(
+    text,
+    clean,
+    (r) => commandText(style, r),
+    (p) => clean(personName(p)),
+  );
 }
 
 function commandList(style: ConsoleStyle, commands: readonly CommandHelp[]): string[] {

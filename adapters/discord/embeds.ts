@@ -7,7 +7,7 @@ import {
   ButtonStyle,
   ComponentType,
 } from 'discord.js';
-import { renderInline, typedText } from '../../src/reply/inline.js';
+import { personName, renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';
 import { BANDS, styleOf } from '../../src/reply/palette.js';
@@ -21,6 +21,7 @@ import {
   type Headline,
   type Inline,
   type Menu,
+  type PersonRef,
   type Reply,
   type ReplyImage,
   type Section,
@@ -108,9 +109,15 @@ const defaultMention = (ref: CommandRef): string => `\`/pol ${codeText(typedText
 
 export const isPrivate = (reply: Reply): boolean => audienceOf(reply) === 'asker';
 
-/** Inline text for markdown contexts: plain parts escaped, commands as mentions. */
+/**
+ * A person as a user mention, which each client shows with their current name. Nobody is pinged:
+ * every message and edit carries allowed_mentions that parse nothing, and embeds never ping.
+ */
+const personMention = (p: PersonRef): string => (/^\d{5,25}$/.test(p.user) ? `<@${p.user}>` : escapeText(personName(p)));
+
+/** Inline text for markdown contexts: plain parts escaped, commands and people as mentions. */
 function inlineText(text: Inline, opts: RenderOptions): string {
-  return renderInline(text, escapeText, opts.mention ?? defaultMention);
+  return renderInline(text, escapeText, opts.mention ?? defaultMention, personMention);
 }
 
 const TRUNCATED = '… (truncated)';
@@ -141,13 +148,13 @@ function headlineField(h: Headline): APIEmbedField {
   };
 }
 
-function sectionLines(s: Section): string[] {
+function sectionLines(s: Section, opts: RenderOptions): string[] {
   const lines = (s.fields ?? []).map(
-    (f) => `${escapeText(f.label)}: **${escapeText(f.value)}**${f.detail ? ` · ${escapeText(f.detail)}` : ''}`,
+    (f) => `${escapeText(f.label)}: **${inlineText(f.value, opts)}**${f.detail ? ` · ${escapeText(f.detail)}` : ''}`,
   );
   if (s.items) {
     if (s.items.length === 0) lines.push(`_${escapeText(s.empty ?? 'none')}_`);
-    for (const item of s.items) lines.push(`• ${escapeText(item)}`);
+    for (const item of s.items) lines.push(`• ${inlineText(item, opts)}`);
   }
   return lines;
 }
@@ -174,9 +181,9 @@ export function linesToFields(name: string, lines: string[], inline = false): AP
   return fields;
 }
 
-function sectionFields(sections: readonly Section[]): APIEmbedField[] {
+function sectionFields(sections: readonly Section[], opts: RenderOptions): APIEmbedField[] {
   return sections.flatMap((s) => {
-    const lines = sectionLines(s);
+    const lines = sectionLines(s, opts);
     if (lines.length === 0) return [];
     const name = escapeText(`${s.title}${s.direction ? ` (${s.direction})` : ''}`);
     // Small plain sections sit side by side; scored and listed ones get the full width.
@@ -380,7 +387,7 @@ function cardMessage(reply: Extract<Reply, { kind: 'card' }>, opts: RenderOption
     title: escapeText(reply.title),
     color: ratingColour(reply.headline.rating),
     ...(reply.subtitle ? { author: { name: plainText(reply.subtitle) } } : {}),
-    fields: [headlineField(reply.headline), ...sectionFields(reply.sections)],
+    fields: [headlineField(reply.headline), ...sectionFields(reply.sections, opts)],
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };
@@ -436,7 +443,7 @@ function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOption
     ...(reply.title ? { title: escapeText(reply.title) } : {}),
     color: COLOURS.neutral,
     ...(reply.text ? { description: inlineText(reply.text, opts) } : {}),
-    fields: [...sectionFields(reply.sections ?? []), ...commandFields(reply.commands ?? [], opts)],
+    fields: [...sectionFields(reply.sections ?? [], opts), ...commandFields(reply.commands ?? [], opts)],
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };

@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import { plainInline, renderInline, typedText } from '../../src/reply/inline.js';
+import { personName, plainInline, renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';
 import { BANDS, styleOf } from '../../src/reply/palette.js';
@@ -15,6 +15,7 @@ import type {
   Footer,
   Headline,
   Menu,
+  PersonRef,
   Reply,
   ReplyImage,
   Section,
@@ -205,10 +206,17 @@ function footer(f: Footer | undefined): Block[] {
 /** A command as a person types it in Slack, in code so it reads as something to type. */
 const slackCommand = (r: CommandRef): string => `\`${mrkdwn(flat(`/pol ${typedText(r)}`))}\``;
 
-/** Inline text as mrkdwn: plain parts escaped (and flattened to one line unless told), commands as code. */
+/**
+ * A person as a user mention, which Slack shows with their current display name. A message that is
+ * updated notifies nobody of the mentions it gains; a new one would, so delivery.ts names people
+ * in words before posting (`namesOnly`).
+ */
+const slackPerson = (p: PersonRef): string => (/^[UW][A-Z0-9]{2,}$/.test(p.user) ? `<@${p.user}>` : mrkdwn(flat(personName(p))));
+
+/** Inline text as mrkdwn: plain parts escaped (and flattened to one line unless told), commands as code, people as mentions. */
 function inline(text: Inline, oneLine = true): string {
   // Parts are flattened, not trimmed: the space before a command ("then /pol …") is part of the sentence.
-  const rendered = renderInline(text, (t) => mrkdwn(oneLine ? t.replace(/\s+/g, ' ') : t), slackCommand);
+  const rendered = renderInline(text, (t) => mrkdwn(oneLine ? t.replace(/\s+/g, ' ') : t), slackCommand, slackPerson);
   return oneLine ? rendered.trim() : rendered;
 }
 
@@ -243,7 +251,7 @@ function sectionTitle(s: Section): string {
 
 function fieldText(f: Field): string {
   const label = mrkdwn(flat(f.label));
-  const value = mrkdwn(f.value.trim()) || '—';
+  const value = (typeof f.value === 'string' ? mrkdwn(f.value.trim()) : inline(f.value, false).trim()) || '—';
   const detail = f.detail ? mrkdwn(flat(f.detail)) : '';
   return clip(`${label ? `*${label}*\n` : ''}${value}${detail ? `  _${detail}_` : ''}`, LIMITS.fieldText);
 }
@@ -265,7 +273,7 @@ function sectionBlocks(s: Section): Block[] {
       section(
         fitLines(
           head,
-          s.items.map((item) => `• ${mrkdwn(flat(item))}`),
+          s.items.map((item) => `• ${typeof item === 'string' ? mrkdwn(flat(item)) : inline(item)}`),
           LIMITS.sectionText,
         ),
       ),

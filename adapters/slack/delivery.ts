@@ -1,6 +1,7 @@
 import { webApi, type RespondArguments, type RespondFn, type types } from '@slack/bolt';
 import type { RunResult } from '../../commands/core/index.js';
 import type { Logger } from '../../src/log.js';
+import { mapInline, personName } from '../../src/reply/inline.js';
 import { audienceOf, type Reply, type ReplyImage } from '../../src/reply/model.js';
 import { renderReply, uploadedChart, type SlackMessage } from './blocks.js';
 import { flat, plain } from './escape.js';
@@ -103,6 +104,17 @@ const CHART_NOT_READY = 'The chart could not be shown: Slack had not finished pr
 const refused = (err: unknown, channel: string): SlackDeliveryError =>
   err instanceof SlackDeliveryError ? err : new SlackDeliveryError(slackErrorCode(err) ?? 'unknown_error', channel);
 
+/**
+ * The reply with every person named in words. Slack notifies whoever a new message mentions, and
+ * has no way to post a mention that stays quiet; an update notifies nobody of the mentions it
+ * gains, so redraws (and answers only the asker sees) keep the mentions.
+ */
+function namesOnly(reply: Reply): Reply {
+  return mapInline(reply, (text) =>
+    typeof text === 'string' ? text : text.map((part) => (typeof part === 'object' && 'user' in part ? personName(part) : part)),
+  );
+}
+
 /** Sends again after a 429 at most this many times, each wait at most MAX_RATE_WAIT_MS. */
 const RATE_LIMIT_RETRIES = 3;
 const MAX_RATE_WAIT_MS = 30_000;
@@ -140,7 +152,7 @@ async function postBlocks(
   chart?: types.ImageBlock,
 ): Promise<string | undefined> {
   const post = (r: Reply) => {
-    const message = renderReply(r, chart);
+    const message = renderReply(namesOnly(r), chart);
     return afterRateLimits(() =>
       client.chat.postMessage({
         channel,
@@ -421,7 +433,7 @@ export async function deliver(target: InteractionTarget, result: RunResult, log:
     const code = err instanceof SlackDeliveryError ? err.code : 'unknown_error';
     if (NOT_A_MEMBER.has(code)) {
       // The reply link can still post in the channel; a file cannot travel that way.
-      const message = renderReply(reply);
+      const message = renderReply(namesOnly(reply));
       await respondSafely(
         target.respond,
         log,

@@ -69,7 +69,9 @@ export function withCommandText(reply: Reply, registry: Registry): Reply {
   const fill = (a: Action): Action => typedAction(registry, a);
   const fillMenus = (menus: readonly Menu[]): Menu[] => menus.map((m) => ({ ...m, options: m.options.map(fill) }));
   const text = <T extends Inline | undefined>(t: T): T =>
-    (typeof t === 'string' || t === undefined ? t : t.map((p) => (typeof p === 'string' ? p : { ref: typed(p.ref) }))) as T;
+    (typeof t === 'string' || t === undefined
+      ? t
+      : t.map((p) => (typeof p === 'string' || !('ref' in p) ? p : { ref: typed(p.ref) }))) as T;
   switch (reply.kind) {
     case 'choice':
       return {

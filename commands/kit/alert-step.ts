@@ -1,6 +1,6 @@
 import type { AlertStep } from '../../src/alerts/service.js';
 import type { IncidentView } from '../../src/alerts/store.js';
-import { isOpen, statusOf } from '../../src/alerts/message.js';
+import { isOpen, statusOf, statusWords } from '../../src/alerts/message.js';
 import type { Reply } from '../../src/reply/model.js';
 import { INCIDENT_ID_OPTION, withAlerts } from './alert.js';
 import { verbSpec } from './group.js';
@@ -46,12 +46,12 @@ export function alertStepCommand(o: {
           const incident = await service.store.incidentInChannel(id, platform, channelId);
           return incident && isOpen(incident) ? question : notOpen(id, incident, ctx.now());
         }
-        const moved = await service.act(id, { platform, channelId }, userName ?? userId, o.step(args, ctx.now()));
+        const moved = await service.act(id, { platform, channelId }, { id: userId, name: userName }, o.step(args, ctx.now()));
         if (!moved) return notOpen(id, await service.store.incidentInChannel(id, platform, channelId), ctx.now());
         return {
           kind: 'text',
           audience: 'asker',
-          title: `Alert #${id}: ${statusOf(moved, ctx.now()).replace(/ by [^ ]+/, '')}`,
+          title: `Alert #${id}: ${statusWords(moved, ctx.now())}`,
           text: 'The alert message shows it to everyone in the channel.',
         };
       }),
@@ -60,5 +60,5 @@ export function alertStepCommand(o: {
 
 function notOpen(id: number, incident: IncidentView | null, now: number): Reply {
   if (!incident) return { kind: 'error', message: `There is no alert #${id} in this channel.` };
-  return { kind: 'error', message: `Alert #${id} is closed already: ${statusOf(incident, now)}.` };
+  return { kind: 'error', message: `Alert #${id} is closed already.`, hint: [...statusOf(incident, now), '.'] };
 }

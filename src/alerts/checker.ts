@@ -1,8 +1,8 @@
 import { bulkhead } from 'cockatiel';
 import type { EntityRef } from '../api/domain.js';
 import type { DataSource } from '../api/source.js';
-import { evaluate, isLevel, type Reading, type Verdict } from './evaluate.js';
-import { needsOf, readEntity } from './readings.js';
+import { badnessOf, evaluate, isLevel, type Reading, type Verdict } from './evaluate.js';
+import { needsOf, readEntity, type Read } from './readings.js';
 import type { AlertRule, AlertStore, Incident } from './store.js';
 
 /**
@@ -71,7 +71,7 @@ export class AlertChecker {
         watched.set(keyOf(entity), w);
       }
     }
-    const readings = new Map<string, Reading>();
+    const readings = new Map<string, Read>();
     await Promise.all(
       [...watched.values()].map(async ({ entity, rules: watching }) => {
         readings.set(
@@ -86,16 +86,18 @@ export class AlertChecker {
     return { rules: rules.length, entities: watched.size, events: judged.flat() };
   }
 
-  private async judge(rule: AlertRule, readings: ReadonlyMap<string, Reading>, now: number): Promise<AlertEvent[]> {
+  private async judge(rule: AlertRule, readings: ReadonlyMap<string, Read>, now: number): Promise<AlertEvent[]> {
     const events: AlertEvent[] = [];
     const checks = new Map((await this.store.entityChecks(rule.id)).map((c) => [keyOf(c), c]));
     const open = new Map((await this.store.openIncidents(rule.id)).map((i) => [keyOf(i), i]));
     const seen: { kind: EntityRef['kind']; slug: string; reading: Reading; holds: boolean | null }[] = [];
     for (const entity of rule.entities) {
-      const reading = readings.get(keyOf(entity));
-      if (!reading) continue;
+      const read = readings.get(keyOf(entity));
+      if (!read) continue;
+      const { reading } = read;
       const before = checks.get(keyOf(entity));
       const verdict = evaluate(rule.condition, before?.reading ?? undefined, reading, before?.history ?? []);
+      const saw = { badness: badnessOf(rule.condition, reading), provenance: read.provenance };
       // What cannot be told keeps the last judgement: a blip neither opens nor closes anything.
       seen.push({ kind: entity.kind, slug: entity.slug, reading, holds: verdict.holds ?? before?.holds ?? null });
       const incident = open.get(keyOf(entity));
@@ -104,14 +106,15 @@ export class AlertChecker {
           // A rule's cooldown: after an incident closes, the same rule stays quiet on that entity for a while.
           const closed = await this.store.lastClosedAt(rule.id, entity.kind, entity.slug);
           if (closed !== null && now - closed < rule.cooldownSec * 1000) continue;
-          const { incident: opened, opened: isNew } = await this.store.openIncident(rule.id, entity.kind, entity.slug, verdict, now);
+          const { incident: opened, opened: isNew } = await this.store.openIncident(rule.id, entity.kind, entity.slug, verdict, now, saw);
           if (isNew) events.push({ type: 'opened', rule, entity, incident: opened, verdict });
         } else if (isFurther(rule, before?.holds ?? null, verdict)) {
-          if (await this.store.addFollowup(incident.id, verdict, now, rule.cooldownSec))
+          if (await this.store.addFollowup(incident.id, verdict, now, rule.cooldownSec, saw))
             events.push({ type: 'again', rule, entity, incident, verdict });
         }
       } else if (verdict.holds === false && incident && isLevel(rule.condition)) {
-        if (await this.store.clearIncident(incident.id, verdict, now)) events.push({ type: 'cleared', rule, entity, incident, verdict });
+        if (await this.store.clearIncident(incident.id, verdict, now, saw))
+          events.push({ type: 'cleared', rule, entity, incident, verdict });
       }
     }
     // A replica whose lease ran out meanwhile records no reading (the one that took over will);

@@ -103,3 +103,26 @@ export function evaluate(c: Condition, previous: Reading | undefined, now: Readi
     }
   }
 }
+
+/**
+ * How bad a reading is on a condition's measure, on one scale where more is worse (PoL itself, a
+ * rating's rank, a score turned round), so an incident can keep the worst value it saw since it
+ * opened. Null where the measure has no single value (red flags) or the reading cannot tell.
+ */
+export function badnessOf(c: Condition, r: Reading): number | null {
+  switch (c.kind) {
+    case 'pol_above':
+    case 'pol_rises':
+    case 'any_change':
+      return r.pol;
+    case 'rating_below':
+    case 'downgrade':
+      return rank(r.rating) ?? null;
+    case 'category_below': {
+      const score = r.categories?.[c.category];
+      return score === undefined ? null : -score;
+    }
+    case 'new_red_flag':
+      return null;
+  }
+}

@@ -1,5 +1,18 @@
 import type { EntityRef } from '../api/domain.js';
-import type { Action, CardReply, Direction, Footer, Headline, Menu, Reply, ReplyImage, Section, TextReply } from '../reply/model.js';
+import type {
+  Action,
+  CardReply,
+  Direction,
+  Footer,
+  Headline,
+  Inline,
+  Menu,
+  PersonRef,
+  Reply,
+  ReplyImage,
+  Section,
+  TextReply,
+} from '../reply/model.js';
 import { describeCondition, type Condition } from './condition.js';
 import type { Verdict } from './evaluate.js';
 import { REASON_MEANINGS, RESOLVE_REASONS } from './reason.js';
@@ -71,25 +84,60 @@ export function summaryOf(entity: EntityRef, condition: Condition, verdict: Verd
   return `${name}: ${label} ${c.trend === 'worse' ? 'worsened' : 'improved'} from ${c.from} to ${c.to}.`;
 }
 
-/** The incident's state, with who did what and when. */
-export function statusOf(i: IncidentView, now: number): string {
+/** Someone as the store has them: a name, an id (since schema version 7), or neither. */
+interface Stored {
+  name: string | null;
+  id: string | null;
+}
+
+const known = (p: Stored): boolean => p.name !== null || p.id !== null;
+const samePerson = (a: Stored, b: Stored): boolean => (a.id !== null && b.id !== null ? a.id === b.id : a.name === b.name);
+
+/** A person by id, whom each surface names its own way; one stored by name only (before ids were) stays a name. */
+function person(p: Stored): string | PersonRef {
+  if (p.id === null) return p.name ?? 'someone';
+  return p.name !== null && p.name !== p.id ? { user: p.id, name: p.name } : { user: p.id };
+}
+
+function statusParts(i: IncidentView, now: number, people: boolean): (string | PersonRef)[] {
+  const by = (p: Stored) => (people ? [' by ', person(p)] : []);
+  const acknowledger = { name: i.acknowledgedBy, id: i.acknowledgedById };
   switch (i.status) {
     case 'open':
-      return `Open since ${utcTime(i.openedAt)}`;
+      return [`Open since ${utcTime(i.openedAt)}`];
     case 'acknowledged':
-      return `Acknowledged by ${i.acknowledgedBy ?? 'someone'}${i.acknowledgedAt !== null ? ` at ${utcTime(i.acknowledgedAt)}` : ''}`;
+      return ['Acknowledged', ...by(acknowledger), ...(i.acknowledgedAt !== null ? [` at ${utcTime(i.acknowledgedAt)}`] : [])];
     case 'snoozed': {
-      const who = i.snoozedBy ?? i.acknowledgedBy ?? 'someone';
-      const acked = i.acknowledgedBy && i.acknowledgedBy !== who ? ` (acknowledged by ${i.acknowledgedBy})` : '';
-      return i.snoozedUntil !== null && i.snoozedUntil > now
-        ? `Snoozed by ${who} until ${utcTime(i.snoozedUntil)}${acked}`
-        : `Snoozed by ${who} until ${i.snoozedUntil !== null ? utcTime(i.snoozedUntil) : 'earlier'}, now open again${acked}`;
+      const snoozer = { name: i.snoozedBy, id: i.snoozedById };
+      const who = known(snoozer) ? snoozer : acknowledger;
+      const acked =
+        people && known(acknowledger) && !samePerson(acknowledger, who) ? [' (acknowledged by ', person(acknowledger), ')'] : [];
+      const until =
+        i.snoozedUntil !== null && i.snoozedUntil > now
+          ? ` until ${utcTime(i.snoozedUntil)}`
+          : ` until ${i.snoozedUntil !== null ? utcTime(i.snoozedUntil) : 'earlier'}, now open again`;
+      return ['Snoozed', ...by(who), until, ...acked];
     }
     case 'resolved':
-      return `Resolved${i.closedReason ? ` as ${i.closedReason}` : ''} by ${i.closedBy ?? 'someone'} at ${utcTime(i.closedAt ?? now)}`;
+      return [
+        'Resolved',
+        ...(i.closedReason ? [` as ${i.closedReason}`] : []),
+        ...by({ name: i.closedBy, id: i.closedById }),
+        ` at ${utcTime(i.closedAt ?? now)}`,
+      ];
     case 'cleared':
-      return `Cleared by itself at ${utcTime(i.closedAt ?? now)}`;
+      return [`Cleared by itself at ${utcTime(i.closedAt ?? now)}`];
   }
+}
+
+/** The incident's state, with who did what and when. */
+export function statusOf(i: IncidentView, now: number): (string | PersonRef)[] {
+  return statusParts(i, now, true);
+}
+
+/** The incident's state in words, without the people: for the person who has just acted on it. */
+export function statusWords(i: IncidentView, now: number): string {
+  return statusParts(i, now, false).join('');
 }
 
 /** Still to be worked: open, acknowledged or snoozed. */
@@ -132,15 +180,40 @@ export function incidentMessage(input: MessageInput): Reply {
   return input.entries.length === 1 ? single(lead, input) : several(lead, input);
 }
 
+/**
+ * The incident's value since it opened, PagerDuty-style: where it stands (or stood when it closed),
+ * the worst it reached, and where it opened. Only once something moved it after opening.
+ */
+function sinceOpened(i: IncidentView): string | null {
+  const now = i.latest?.change?.to;
+  if (now === undefined) return null;
+  const lead = i.status === 'cleared' ? 'cleared at' : i.status === 'resolved' ? 'last' : 'now';
+  const opened = i.verdict.change?.to;
+  return [`${lead} ${now}`, ...(i.worst ? [`worst ${i.worst.value}`] : []), ...(opened !== undefined ? [`opened at ${opened}`] : [])].join(
+    ' · ',
+  );
+}
+
+/** The red flags an incident is about: those that opened it and those of its latest crossing. */
+function flagsOf(i: IncidentView): string[] | undefined {
+  if (!i.verdict.newFlags) return undefined;
+  return [...new Set([...i.verdict.newFlags, ...(i.latest?.newFlags ?? [])])];
+}
+
 function single(e: MessageEntry, input: MessageInput): CardReply {
   const entity = entityOf(e);
   const { incident, rule } = e;
   const now = input.now;
   const { label, direction } = measure(rule.condition);
-  const change = incident.verdict.change;
+  // What opened it, and what the message shows now: the latest crossing or clearing, if any came since.
+  const opening = incident.verdict.change;
+  const latest = incident.latest ?? incident.verdict;
+  const change = latest.change;
+  const flags = flagsOf(incident);
+  const since = sinceOpened(incident);
   const headline: Headline = {
     label,
-    value: incident.verdict.newFlags ? String(incident.verdict.newFlags.length) : (change?.to ?? 'unknown'),
+    value: flags ? String(flags.length) : (change?.to ?? 'unknown'),
     direction,
     ...(change?.from != null && change.trend !== 'flat'
       ? { change: { text: `was ${change.from}, ${TREND_WORDS[change.trend]}`, trend: change.trend } }
@@ -155,24 +228,23 @@ function single(e: MessageEntry, input: MessageInput): CardReply {
           value: input.test ? 'A test: nothing crossed; this shows how an alert of this rule looks' : statusOf(incident, now),
         },
         { label: 'Rule', value: `#${rule.id}: ${describeCondition(rule.condition)}` },
-        ...(change
-          ? [
-              { label: 'Before', value: change.from ?? 'not seen before' },
-              { label: 'Now', value: change.to, detail: direction },
-            ]
-          : []),
-        ...(incident.status === 'cleared' && change ? [{ label: 'Cleared at', value: change.to }] : []),
+        ...(opening ? [{ label: 'Before', value: opening.from ?? 'not seen before' }] : []),
+        ...(since !== null
+          ? [{ label: 'Since it opened', value: since, detail: direction }]
+          : change
+            ? [{ label: 'Now', value: change.to, detail: direction }]
+            : []),
+        // An incident cleared before schema version 7 kept its clearing as its verdict.
+        ...(incident.status === 'cleared' && !incident.latest && change ? [{ label: 'Cleared at', value: change.to }] : []),
       ],
     },
-    ...(incident.verdict.newFlags?.length
-      ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: incident.verdict.newFlags }]
-      : []),
+    ...(flags?.length ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: flags }] : []),
   ];
   return {
     kind: 'card',
     entity,
     title: `${input.test ? '🧪 Test alert' : isOpen(incident) ? '🔔 Alert' : '✅ Alert'}: ${displayName(entity)}`,
-    subtitle: summaryOf(entity, rule.condition, incident.verdict),
+    subtitle: summaryOf(entity, rule.condition, latest),
     headline,
     sections,
     ...(input.image ? { image: input.image } : {}),
@@ -190,7 +262,7 @@ function several(lead: MessageEntry, input: MessageInput): CardReply {
   const now = input.now;
   const open = input.entries.filter((e) => isOpen(e.incident));
   const entities = [...new Map(input.entries.map((e) => [`${e.incident.kind}:${e.incident.slug}`, entityOf(e)])).values()];
-  const flagged = input.entries.flatMap((e) => (e.incident.verdict.newFlags ?? []).map((f) => `${displayName(entityOf(e))}: ${f}`));
+  const flagged = input.entries.flatMap((e) => (flagsOf(e.incident) ?? []).map((f) => `${displayName(entityOf(e))}: ${f}`));
   const first = single(lead, input);
   return {
     ...first,
@@ -199,13 +271,18 @@ function several(lead: MessageEntry, input: MessageInput): CardReply {
     sections: [
       {
         title: 'Alerts',
-        items: input.entries.map((e) => {
-          const what = e.incident.verdict.newFlags?.length
-            ? `${e.incident.verdict.newFlags.length === 1 ? 'a new red flag' : `${e.incident.verdict.newFlags.length} new red flags`}`
-            : summaryOf(entityOf(e), e.rule.condition, e.incident.verdict)
+        items: input.entries.map((e): Inline => {
+          const flags = flagsOf(e.incident);
+          const since = sinceOpened(e.incident);
+          const what = flags?.length
+            ? `${flags.length === 1 ? 'a new red flag' : `${flags.length} new red flags`}`
+            : summaryOf(entityOf(e), e.rule.condition, e.incident.latest ?? e.incident.verdict)
                 .replace(/^[^:]+: /, '')
                 .replace(/\.$/, '');
-          return `#${e.incident.id} ${displayName(entityOf(e))}: ${what} · ${statusOf(e.incident, now)}`;
+          return [
+            `#${e.incident.id} ${displayName(entityOf(e))}: ${what}${since !== null ? ` (${since})` : ''} · `,
+            ...statusOf(e.incident, now),
+          ];
         }),
       },
       ...(flagged.length ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: flagged }] : []),

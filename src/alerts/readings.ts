@@ -1,6 +1,7 @@
 import { type EntityKind, type EntityRef, isUnreadable } from '../api/domain.js';
 import { settle } from '../api/settle.js';
 import type { DataSource } from '../api/source.js';
+import { provenanceOf, type Provenance } from '../reply/footer.js';
 import type { Condition } from './condition.js';
 import type { Reading } from './evaluate.js';
 
@@ -38,12 +39,18 @@ export function unreadablePart(source: DataSource, condition: Condition, kinds: 
   return null;
 }
 
+/** A reading, with where and when each of its parts came from (for the footer of what it opens or moves). */
+export interface Read {
+  reading: Reading;
+  provenance: Provenance[];
+}
+
 /**
  * One reading of an entity, its parts fetched in one parallel round through the shared cached
  * source (identical requests coalesce). A part that fails, or comes back unreadable, is null:
  * a condition on it cannot tell, and no alert fires or clears on a value nobody could read.
  */
-export async function readEntity(source: DataSource, entity: EntityRef, needs: Needs, atSec: number): Promise<Reading> {
+export async function readEntity(source: DataSource, entity: EntityRef, needs: Needs, atSec: number): Promise<Read> {
   const { kind, slug } = entity;
   const [pol, categories, flags] = await Promise.all([
     needs.pol && source.supports('polCurrent', kind) ? settle(source.polCurrent(kind, slug)) : undefined,
@@ -64,10 +71,13 @@ export async function readEntity(source: DataSource, entity: EntityRef, needs: N
         ? [...f.marketMaker.map((x) => `Market maker: ${x}`), ...f.investor.map((x) => `Investor: ${x}`)]
         : null;
   return {
-    at: atSec,
-    pol: value && !isUnreadable(value.pol) ? value.pol : null,
-    rating: value && !isUnreadable(value.rating) ? value.rating : null,
-    flags: needs.flags ? flagList : null,
-    categories: needs.categories ? scores : null,
+    reading: {
+      at: atSec,
+      pol: value && !isUnreadable(value.pol) ? value.pol : null,
+      rating: value && !isUnreadable(value.rating) ? value.rating : null,
+      flags: needs.flags ? flagList : null,
+      categories: needs.categories ? scores : null,
+    },
+    provenance: [pol, categories, flags].flatMap((part) => (part?.ok ? [provenanceOf(part.value.meta)] : [])),
   };
 }

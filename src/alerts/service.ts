@@ -6,7 +6,7 @@ import type { PostDeps } from '../delivery/deps.js';
 import { asDeliveryError, DeliveryError, type Deliverer } from '../delivery/port.js';
 import { workspaceOf, type Platform } from '../workspace.js';
 import type { Logger } from '../log.js';
-import { footerOf } from '../reply/footer.js';
+import { footerOf, provenanceOf, type Provenance } from '../reply/footer.js';
 import { Ticker } from '../time/ticker.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
@@ -73,11 +73,14 @@ export interface AlertServiceOptions {
 
 export interface AlertTick {
   check: CycleReport;
-  /** Messages posted (coalesced incidents count once), thread replies and redraws done. */
+  /** Messages posted (coalesced incidents count once). */
   posted: number;
   /** Messages found already in their channel after a takeover or a failed post, recorded without posting again. */
   confirmed: number;
+  /** Replies posted in messages' threads. */
   followups: number;
+  /** Messages redrawn in place for a further crossing or a clearing. */
+  redrawn: number;
   suppressed: number;
   failed: number;
   /** Claims lost to another replica mid-delivery (their lease ran out). */
@@ -96,7 +99,8 @@ const MAX_CYCLES_PER_TICK = 10;
 /**
  * Runs alerts: each tick checks the rules that are due (AlertChecker), then delivers what the
  * store holds undelivered: new incidents (those of one channel from one check share a message),
- * and follow-ups (a further crossing in the thread, a clearing that redraws the message). Delivery
+ * and follow-ups (a further crossing or a clearing: the message redrawn from the values stored with
+ * the incident, and a reply in its thread; a further crossing within the cooldown: the redraw only). Delivery
  * reads only the store, never a cycle's memory, so a replica killed between deciding and posting
  * leaves its work to the next claimer. How each message is posted once, and the gaps that remain,
  * are in docs/architecture.md ("Alerts delivered exactly once").
@@ -157,7 +161,7 @@ export class AlertService {
       check.events.push(...next.events);
       full = next.rules === this.o.batch;
     }
-    const report: AlertTick = { check, posted: 0, confirmed: 0, followups: 0, suppressed: 0, failed: 0, lost: 0 };
+    const report: AlertTick = { check, posted: 0, confirmed: 0, followups: 0, redrawn: 0, suppressed: 0, failed: 0, lost: 0 };
     await this.deliverIncidents(report);
     await this.deliverFollowups(report);
     if (this.options.outbox) report.outbound = await this.options.outbox.dispatch(this.clock());
@@ -177,18 +181,25 @@ export class AlertService {
 
   /**
    * Acknowledges, snoozes or resolves (with a reason) an incident (and those sharing its message) from its own
-   * channel, then redraws the message from what the store now holds. Null when there is no such
-   * open incident in this channel. A redraw that fails costs the redraw, not the step: the next
-   * one draws the same truth.
+   * channel, then redraws the message from what the store now holds. The person is stored by their
+   * id on the platform (the message names them by it) and the name they go by now. Null when there
+   * is no such open incident in this channel. A redraw that fails costs the redraw, not the step:
+   * the next one draws the same truth.
    */
-  async act(id: number, where: { platform: Platform; channelId: string }, by: string, step: AlertStep): Promise<IncidentView | null> {
+  async act(
+    id: number,
+    where: { platform: Platform; channelId: string },
+    person: { id: string; name?: string | undefined },
+    step: AlertStep,
+  ): Promise<IncidentView | null> {
     const now = this.clock();
+    const by = { by: person.name ?? person.id, byId: person.id };
     const stored =
       step.kind === 'snooze'
-        ? { kind: 'snooze' as const, by, until: step.untilMs }
+        ? { kind: 'snooze' as const, ...by, until: step.untilMs }
         : step.kind === 'resolve'
-          ? { kind: 'resolve' as const, by, reason: step.reason }
-          : { kind: step.kind, by };
+          ? { kind: 'resolve' as const, ...by, reason: step.reason }
+          : { kind: step.kind, ...by };
     const moved = await this.store.act(id, where, stored, now);
     if (!moved) return null;
     await this.redraw(moved.leadId ?? moved.id).catch((err: unknown) => {
@@ -208,7 +219,7 @@ export class AlertService {
     const now = this.clock();
     const entity = rule.entities[0]!;
     // The rule's own measure as it reads now, so the sample looks like the real thing.
-    const reading = await readEntity(this.options.deps.source, entity, needsOf([rule.condition]), Math.floor(now / 1000));
+    const { reading, provenance } = await readEntity(this.options.deps.source, entity, needsOf([rule.condition]), Math.floor(now / 1000));
     const verdict = { ...evaluate(rule.condition, undefined, reading), holds: true };
     const incident: IncidentView = {
       id: 0,
@@ -219,18 +230,24 @@ export class AlertService {
       verdict,
       openedAt: now,
       acknowledgedBy: null,
+      acknowledgedById: null,
       acknowledgedAt: null,
       snoozedBy: null,
+      snoozedById: null,
       snoozedUntil: null,
       closedBy: null,
+      closedById: null,
       closedAt: null,
       closedReason: null,
+      latest: null,
+      worst: null,
+      shown: { reading: provenance },
       messageRef: null,
       leadId: null,
       deliveryState: 'delivered',
       deliveryAttempts: 0,
     };
-    await deliverer.post(rule.channelId, await this.draw([{ incident, rule }], now, true), workspaceOf(rule));
+    await deliverer.post(rule.channelId, (await this.draw([{ incident, rule }], now, true)).reply, workspaceOf(rule));
     if (!this.options.demo || rule.state !== 'active') return null;
     // A change is judged against the last check: the rule needs one before the move.
     if (rule.lastCheckedAt === null) await this.tick();
@@ -365,9 +382,9 @@ export class AlertService {
     const ids = entries.map((e) => e.incident.id);
     const lead = ids[0]!;
     try {
-      const reply = await this.draw(entries, now);
-      // The fence, and the message's members recorded before it can land anywhere.
-      if (!(await this.store.planMessage(ids, lead, me, this.clock(), this.o.leaseMs))) {
+      const { reply, chart } = await this.draw(entries, now);
+      // The fence, and the message's members recorded before it can land anywhere, with where its chart came from.
+      if (!(await this.store.planMessage(ids, lead, me, this.clock(), this.o.leaseMs, chart))) {
         report.lost += ids.length;
         log?.warn({ incidents: ids }, 'alert claims taken over before posting; not posted');
         return;
@@ -430,22 +447,29 @@ export class AlertService {
       const { rule, incident } = f;
       const deliverer = this.byPlatform.get(rule.platform)!;
       const snoozed = incident.status === 'snoozed' && incident.snoozedUntil !== null && incident.snoozedUntil > now;
-      if (f.message.state !== 'delivered' || !f.message.ref || (f.kind === 'again' && snoozed)) {
-        // Nothing to follow (the message never went out) or asked for quiet: recorded, not posted.
+      if (f.message.state !== 'delivered' || !f.message.ref) {
+        // Nothing to follow: the message never went out.
         await this.store.followupSettled(f.id, me, 'skipped', snoozed ? 'snoozed' : `the alert message was ${f.message.state}`);
         continue;
       }
+      // The message is redrawn from what the store now holds; its thread hears of a clearing, and of
+      // a further crossing unless it came within the cooldown (a `redraw`) or someone asked for quiet (a snooze).
+      const thread = f.kind === 'cleared' || (f.kind === 'again' && !snoozed);
       const stopRenewing = this.renewWhile([f.id], (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs));
       try {
-        if (f.kind === 'cleared') await this.redraw(f.message.leadId);
-        await deliverer.followUp(
-          rule.channelId,
-          f.message.ref,
-          followupMessage(f.kind, { incident, rule }, f.verdict, f.createdAt),
-          workspaceOf(rule),
-        );
-        if (await this.store.followupSettled(f.id, me, 'done')) report.followups++;
-        else report.lost++;
+        await this.redraw(f.message.leadId);
+        if (thread)
+          await deliverer.followUp(
+            rule.channelId,
+            f.message.ref,
+            followupMessage(f.kind === 'cleared' ? 'cleared' : 'again', { incident, rule }, f.verdict, f.createdAt),
+            workspaceOf(rule),
+          );
+        const quiet = f.kind === 'again' && !thread;
+        if (await this.store.followupSettled(f.id, me, quiet ? 'skipped' : 'done', quiet ? 'snoozed' : undefined)) {
+          report.redrawn++;
+          if (thread) report.followups++;
+        } else report.lost++;
       } catch (err) {
         const d = asDeliveryError(err);
         const gaveUp = d.permanent || f.attempts >= this.o.maxAttempts;
@@ -469,18 +493,44 @@ export class AlertService {
     await deliverer.update(
       lead.rule.channelId,
       lead.incident.messageRef,
-      await this.draw(entries, this.clock(), false, false),
+      (await this.draw(entries, this.clock(), false, false)).reply,
       workspaceOf(lead.rule),
     );
   }
 
-  private async draw(entries: readonly MessageEntry[], now: number, test = false, withChart = true): Promise<Reply> {
+  /**
+   * An alert message: drawn with its chart to be posted (`withChart`), or without it to redraw one
+   * posted before. Its footer says where what it shows came from: the readings behind its values
+   * and its chart, as recorded when they were drawn, never where the data would come from now.
+   * Incidents from before that was recorded have their chart's source looked up once, through the
+   * cache, and kept. Comes back with where the chart drawn now came from.
+   */
+  private async draw(
+    entries: readonly MessageEntry[],
+    now: number,
+    test = false,
+    withChart = true,
+  ): Promise<{ reply: Reply; chart: Provenance[] }> {
     const entities = [...new Map(entries.map((e) => [`${e.incident.kind}:${e.incident.slug}`, entityOf(e)])).values()];
-    const charts = withChart
-      ? await Promise.all(entities.slice(0, 5).map((e) => settle(this.options.deps.source.polChart(e.kind, e.slug, 30))))
-      : [];
+    const unrecorded = !withChart && entries.every((e) => e.incident.shown === null);
+    const charts =
+      withChart || unrecorded
+        ? await Promise.all(entities.slice(0, 5).map((e) => settle(this.options.deps.source.polChart(e.kind, e.slug, 30))))
+        : [];
     const fetched = charts.flatMap((c) => (c.ok ? [c.value] : []));
-    const drawn = footerOf(fetched, now);
+    const chart = fetched.map((f) => provenanceOf(f.meta));
+    if (unrecorded)
+      await this.store.recordShown(
+        entries.map((e) => e.incident.id),
+        { chart },
+      );
+    const drawn = footerOf(
+      [
+        ...(withChart || unrecorded ? chart : entries.flatMap((e) => e.incident.shown?.chart ?? [])),
+        ...entries.flatMap((e) => e.incident.shown?.reading ?? []),
+      ],
+      now,
+    );
     // Every real alert message carries its key, first among the notes (a footer cut for length
     // keeps its start), so it can be found in the channel again; a sample has nothing to find.
     const footer = test || !entries[0] ? drawn : { ...drawn, notes: [alertKey(entries[0].incident.id), ...(drawn.notes ?? [])] };
@@ -497,7 +547,7 @@ export class AlertService {
         )
       : undefined;
     const reply = incidentMessage({ entries, now, footer, test, ...(image ? { image } : {}) });
-    return this.options.complete ? this.options.complete(reply) : reply;
+    return { reply: this.options.complete ? this.options.complete(reply) : reply, chart };
   }
 
   /** The last 30 days of PoL: one entity's chart, or several on one. A chart that fails costs the image only. */

@@ -1,6 +1,7 @@
 import type { EntityKind, EntityRef } from '../api/domain.js';
 import { LeaseQueue, ms, msOrNull, type Db, type Queryable } from '../db/index.js';
 import { scopeCondition } from '../db/scope.js';
+import type { Provenance } from '../reply/footer.js';
 import { UNINSTALLED_REASON, type InstallScope, type Platform } from '../workspace.js';
 import type { Condition } from './condition.js';
 import type { Reading, Verdict } from './evaluate.js';
@@ -125,16 +126,51 @@ export interface RuleStats {
   noisy: boolean;
 }
 
-/** An incident with who did what to it, for drawing its message. */
+/** The worst value an incident saw since it opened, in its words, with how bad it is (more is worse) to weigh the next one against. */
+export interface Worst {
+  value: string;
+  badness: number;
+}
+
+/**
+ * Where what an incident's message shows came from, so that every redraw says it again: the
+ * reading behind its values (the crossing that opened it, or the latest that moved it) and the
+ * chart drawn when the message was posted.
+ */
+export interface Shown {
+  reading?: Provenance[];
+  chart?: Provenance[];
+}
+
+/** What a check saw that opens or moves an incident: how bad its value is, and where it came from. */
+export interface Seen {
+  badness: number | null;
+  provenance: Provenance[];
+}
+
+/**
+ * An incident with who did what to it, for drawing its message. People are stored by the name
+ * they had then and, since schema version 7, by their id on the platform (`…ById`): earlier rows
+ * have the name only.
+ */
 export interface IncidentView extends Incident {
   acknowledgedBy: string | null;
+  acknowledgedById: string | null;
   acknowledgedAt: number | null;
   snoozedBy: string | null;
+  snoozedById: string | null;
   snoozedUntil: number | null;
   closedBy: string | null;
+  closedById: string | null;
   closedAt: number | null;
   /** Why a person resolved it; null while open, when it cleared by itself, or resolved before reasons were asked. */
   closedReason: ResolveReason | null;
+  /** The verdict of the latest further crossing or clearing; null while the incident shows what opened it. */
+  latest: Verdict | null;
+  /** The worst value since it opened; null where the measure has none, or for incidents opened before version 7. */
+  worst: Worst | null;
+  /** Where what its message shows came from; null for incidents opened before version 7. */
+  shown: Shown | null;
   messageRef: string | null;
   /**
    * The incident whose message carries this one (coalesced in one check), or null for its own.
@@ -146,10 +182,13 @@ export interface IncidentView extends Incident {
   deliveryAttempts: number;
 }
 
-/** A follow-up waiting to be delivered in an incident's message thread, or as a redraw of it. */
+/**
+ * A follow-up waiting to be delivered: a further crossing (the message redrawn, a reply in its
+ * thread), a clearing (the same), or a further crossing within the cooldown (the message redrawn only).
+ */
 export interface Followup {
   id: number;
-  kind: 'again' | 'cleared';
+  kind: 'again' | 'cleared' | 'redraw';
   verdict: Verdict;
   createdAt: number;
   /** Claims so far, this one included. */
@@ -164,12 +203,18 @@ function toView(r: Row): IncidentView {
   return {
     ...toIncident(r),
     acknowledgedBy: (r.acknowledged_by as string | null) ?? null,
+    acknowledgedById: (r.acknowledged_by_id as string | null) ?? null,
     acknowledgedAt: msOrNull(r.acknowledged_at),
     snoozedBy: (r.snoozed_by as string | null) ?? null,
+    snoozedById: (r.snoozed_by_id as string | null) ?? null,
     snoozedUntil: msOrNull(r.snoozed_until),
     closedBy: (r.closed_by as string | null) ?? null,
+    closedById: (r.closed_by_id as string | null) ?? null,
     closedAt: msOrNull(r.closed_at),
     closedReason: (r.closed_reason as ResolveReason | null) ?? null,
+    latest: (r.latest as Verdict | null) ?? null,
+    worst: (r.worst as Worst | null) ?? null,
+    shown: (r.shown as Shown | null) ?? null,
     messageRef: (r.message_ref as string | null) ?? null,
     leadId: r.lead_id === null || r.lead_id === undefined ? null : Number(r.lead_id),
     deliveryState: r.delivery_state as IncidentView['deliveryState'],
@@ -210,10 +255,19 @@ async function queueEvents(
   );
 }
 
+/** The worse of an incident's worst so far and a verdict's value, by how bad each is (more is worse). */
+function worseOf(worst: Worst | null, verdict: Verdict, seen: Seen | undefined): Worst | null {
+  const value = verdict.change?.to;
+  if (value === undefined || seen?.badness === null || seen?.badness === undefined) return worst;
+  return worst && worst.badness >= seen.badness ? worst : { value, badness: seen.badness };
+}
+
 const at = (t: number) => new Date(t);
 /** A row read back through to_jsonb: timestamps come as ISO strings, which `ms` reads too. */
 const jsonRow = (v: unknown): Row => (typeof v === 'string' ? (JSON.parse(v) as Row) : (v as Row));
 const json = (v: unknown) => JSON.stringify(v);
+/** SQL NULL for nothing, rather than a JSON null. */
+const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : json(v));
 
 /** Incidents whose message is to be posted, claimed with leases. */
 const DELIVERIES = new LeaseQueue({
@@ -530,7 +584,8 @@ export class AlertStore {
 
   /**
    * Opens an incident for a rule and an entity unless one is open already; the partial unique
-   * index makes this exactly once however many replicas saw the same crossing.
+   * index makes this exactly once however many replicas saw the same crossing. What the check saw
+   * (`seen`) starts the incident's worst value and says where its message's values came from.
    */
   async openIncident(
     ruleId: number,
@@ -538,12 +593,22 @@ export class AlertStore {
     slug: string,
     verdict: Verdict,
     now: number,
+    seen?: Seen,
   ): Promise<{ incident: Incident; opened: boolean }> {
     const inserted = await this.db.transaction(async (tx) => {
       const [row] = await tx.query<Row>(
-        `INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at) VALUES ($1, $2, $3, 'open', $4::jsonb, $5, $5)
+        `INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at, worst, shown)
+         VALUES ($1, $2, $3, 'open', $4::jsonb, $5, $5, $6::jsonb, $7::jsonb)
          ON CONFLICT (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed') DO NOTHING RETURNING *`,
-        [ruleId, kind, slug, json(verdict), at(now)],
+        [
+          ruleId,
+          kind,
+          slug,
+          json(verdict),
+          at(now),
+          jsonOrNull(worseOf(null, verdict, seen)),
+          jsonOrNull(seen && ({ reading: seen.provenance } satisfies Shown)),
+        ],
       );
       if (row) await queueEvents(tx, [Number(row.id)], 'opened', null, now);
       return row;
@@ -558,13 +623,16 @@ export class AlertStore {
 
   /**
    * Closes an open incident whose condition cleared by itself, and queues the redraw of its message
-   * in the same transaction; false when it was closed already.
+   * in the same transaction; false when it was closed already. The clearing is its latest verdict;
+   * the one that opened it is kept.
    */
-  async clearIncident(id: number, verdict: Verdict, now: number): Promise<boolean> {
+  async clearIncident(id: number, verdict: Verdict, now: number, seen?: Seen): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query(
-        `UPDATE alert_incidents SET status = 'cleared', verdict = $2::jsonb, closed_at = $3, updated_at = $3 WHERE id = $1 AND status IN ${OPEN} RETURNING id`,
-        [id, json(verdict), at(now)],
+        `UPDATE alert_incidents SET status = 'cleared', latest = $2::jsonb, closed_at = $3, updated_at = $3,
+                shown = CASE WHEN $4::jsonb IS NULL THEN shown ELSE COALESCE(shown, '{}'::jsonb) || $4::jsonb END
+          WHERE id = $1 AND status IN ${OPEN} RETURNING id`,
+        [id, json(verdict), at(now), jsonOrNull(seen && ({ reading: seen.provenance } satisfies Shown))],
       );
       if (!rows.length) return false;
       await queueEvents(tx, [id], 'cleared', null, now);
@@ -578,17 +646,40 @@ export class AlertStore {
   }
 
   /**
-   * Queues a further crossing of an open incident for its thread, unless one was queued within
-   * `cooldownSec`: a value that keeps worsening every check makes one reply per cooldown, not one per check.
+   * A further crossing of an open incident: its latest and worst values (and where they came from)
+   * are stored, and in the same transaction a reply for its thread is queued, which redraws its
+   * message too. Within `cooldownSec` of the last reply only the redraw is queued (none when one is
+   * waiting already, which will draw the same values): a value that keeps worsening every check
+   * makes one reply per cooldown, and the message shows it every time. True when a reply was queued.
    */
-  async addFollowup(incidentId: number, verdict: Verdict, now: number, cooldownSec: number): Promise<boolean> {
+  async addFollowup(incidentId: number, verdict: Verdict, now: number, cooldownSec: number, seen?: Seen): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      await tx.query('SELECT id FROM alert_incidents WHERE id = $1 FOR UPDATE', [incidentId]);
+      const [open] = await tx.query<Row>(`SELECT worst FROM alert_incidents WHERE id = $1 AND status IN ${OPEN} FOR UPDATE`, [incidentId]);
+      if (!open) return false;
+      await tx.query(
+        `UPDATE alert_incidents SET latest = $2::jsonb, worst = $3::jsonb, updated_at = $4,
+                shown = CASE WHEN $5::jsonb IS NULL THEN shown ELSE COALESCE(shown, '{}'::jsonb) || $5::jsonb END
+          WHERE id = $1`,
+        [
+          incidentId,
+          json(verdict),
+          jsonOrNull(worseOf((open.worst as Worst | null) ?? null, verdict, seen)),
+          at(now),
+          jsonOrNull(seen && ({ reading: seen.provenance } satisfies Shown)),
+        ],
+      );
       const [recent] = await tx.query(
         `SELECT 1 FROM alert_followups WHERE incident_id = $1 AND kind = 'again' AND created_at > $2 AND state <> 'skipped' LIMIT 1`,
         [incidentId, at(now - cooldownSec * 1000)],
       );
-      if (recent) return false;
+      if (recent) {
+        await tx.query(
+          `INSERT INTO alert_followups (incident_id, kind, verdict, created_at) SELECT $1, 'redraw', $2::jsonb, $3
+            WHERE NOT EXISTS (SELECT 1 FROM alert_followups WHERE incident_id = $1 AND state = 'pending')`,
+          [incidentId, json(verdict), at(now)],
+        );
+        return false;
+      }
       await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'again', $2::jsonb, $3)`, [
         incidentId,
         json(verdict),
@@ -609,24 +700,27 @@ export class AlertStore {
 
   /**
    * A person's step on an incident from its channel: acknowledge, snooze until a time, or resolve with its reason.
-   * Only an incident still open moves; the incident as it now stands comes back (null when it is
-   * not this channel's, or closed already), so the message can be redrawn from the stored truth.
+   * `by` is the person's name as it was then, `byId` their id on the platform. Only an incident
+   * still open moves; the incident as it now stands comes back (null when it is not this channel's,
+   * or closed already), so the message can be redrawn from the stored truth.
    */
   async act(
     id: number,
     where: { platform: Platform; channelId: string },
-    step:
-      | { kind: 'acknowledge'; by: string }
-      | { kind: 'snooze'; by: string; until: number }
-      | { kind: 'resolve'; by: string; reason: ResolveReason },
+    step: ({ kind: 'acknowledge' } | { kind: 'snooze'; until: number } | { kind: 'resolve'; reason: ResolveReason }) & {
+      by: string;
+      byId?: string;
+    },
     now: number,
   ): Promise<IncidentView | null> {
     const set =
       step.kind === 'acknowledge'
-        ? `status = 'acknowledged', acknowledged_by = $4, acknowledged_at = $5, updated_at = $5`
+        ? `status = 'acknowledged', acknowledged_by = $4, acknowledged_by_id = $6, acknowledged_at = $5, updated_at = $5`
         : step.kind === 'snooze'
-          ? `status = 'snoozed', snoozed_until = $6, snoozed_by = $4, acknowledged_by = COALESCE(acknowledged_by, $4), acknowledged_at = COALESCE(acknowledged_at, $5), updated_at = $5`
-          : `status = 'resolved', closed_by = $4, closed_at = $5, closed_reason = $6, updated_at = $5`;
+          ? `status = 'snoozed', snoozed_until = $7, snoozed_by = $4, snoozed_by_id = $6,
+             acknowledged_by_id = CASE WHEN acknowledged_by IS NULL THEN $6 ELSE acknowledged_by_id END,
+             acknowledged_by = COALESCE(acknowledged_by, $4), acknowledged_at = COALESCE(acknowledged_at, $5), updated_at = $5`
+          : `status = 'resolved', closed_by = $4, closed_by_id = $6, closed_at = $5, closed_reason = $7, updated_at = $5`;
     // Incidents sharing one message move together: its buttons speak for all of them.
     const rows = await this.db.transaction(async (tx) => {
       const moved = await tx.query<Row>(
@@ -641,6 +735,7 @@ export class AlertStore {
           where.channelId,
           step.by,
           at(now),
+          step.byId ?? null,
           ...(step.kind === 'snooze' ? [at(step.until)] : step.kind === 'resolve' ? [step.reason] : []),
         ],
       );
@@ -649,7 +744,7 @@ export class AlertStore {
         tx,
         moved.map((r) => Number(r.id)),
         transition,
-        step.by,
+        step.byId ?? step.by,
         now,
       );
       return moved;
@@ -719,15 +814,33 @@ export class AlertStore {
    * still be this replica's claims, and their leases are renewed; otherwise nothing changes, false
    * comes back, and nothing may be posted.
    */
-  async planMessage(ids: readonly number[], leadId: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
+  async planMessage(
+    ids: readonly number[],
+    leadId: number,
+    instance: string,
+    now: number,
+    leaseMs: number,
+    /** Where the chart drawn for the message came from, kept for its redraws. */
+    chart: readonly Provenance[] = [],
+  ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       if ((await DELIVERIES.lockHeld(tx, ids, instance)) !== new Set(ids).size) return false;
       await tx.query(
-        `UPDATE alert_incidents SET lead_id = CASE WHEN id = $2 THEN NULL ELSE $2 END, delivery_lease_until = $3 WHERE id = ANY($1::int[])`,
-        [ids, leadId, at(now + leaseMs)],
+        `UPDATE alert_incidents SET lead_id = CASE WHEN id = $2 THEN NULL ELSE $2 END, delivery_lease_until = $3,
+                shown = COALESCE(shown, '{}'::jsonb) || $4::jsonb
+          WHERE id = ANY($1::int[])`,
+        [ids, leadId, at(now + leaseMs), json({ chart: [...chart] } satisfies Shown)],
       );
       return true;
     });
+  }
+
+  /**
+   * Records where what a message shows came from for incidents that had no record of it (opened
+   * before schema version 7, whose redraw had to look it up); a record already there is kept.
+   */
+  async recordShown(ids: readonly number[], shown: Shown): Promise<void> {
+    await this.db.query(`UPDATE alert_incidents SET shown = $2::jsonb WHERE id = ANY($1::int[]) AND shown IS NULL`, [ids, json(shown)]);
   }
 
   /**

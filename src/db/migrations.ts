@@ -213,7 +213,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX recent_lookups_newest ON recent_lookups (platform, workspace_id, user_id, looked_up_at DESC)`,
     ],
   },
-  // Version 7 belongs to a change made alongside this one; versions apply by number, whatever order they land in.
+  {
+    version: 7,
+    name: 'what an alert message shows: where its data came from, the latest and worst values, and people by id',
+    statements: [
+      // Where the values and the chart an alert message shows came from (source, time, simulated,
+      // stale), recorded when it is drawn and when a further crossing moves it: every redraw says
+      // it again instead of leaving the footer blank.
+      `ALTER TABLE alert_incidents ADD COLUMN shown jsonb`,
+      // `verdict` stays what opened the incident; `latest` is the last further crossing or the
+      // clearing, and `worst` the worst value since it opened, kept in the transaction that queues
+      // the follow-up, so the message shows them rather than the opening value.
+      `ALTER TABLE alert_incidents ADD COLUMN latest jsonb`,
+      `ALTER TABLE alert_incidents ADD COLUMN worst jsonb`,
+      // People by their id on the platform, which the message turns into a mention; the name
+      // columns keep the name they had, and are all that rows written before this version have.
+      `ALTER TABLE alert_incidents ADD COLUMN acknowledged_by_id text`,
+      `ALTER TABLE alert_incidents ADD COLUMN snoozed_by_id text`,
+      `ALTER TABLE alert_incidents ADD COLUMN closed_by_id text`,
+      // 'redraw': a further crossing within the cooldown redraws the message without a thread reply.
+      `ALTER TABLE alert_followups DROP CONSTRAINT alert_followups_kind_check`,
+      `ALTER TABLE alert_followups ADD CONSTRAINT alert_followups_kind_check CHECK (kind IN ('again', 'cleared', 'redraw'))`,
+    ],
+  },
   {
     version: 8,
     name: 'why an alert was resolved, and its rule quality over a window',

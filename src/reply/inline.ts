@@ -1,17 +1,26 @@
-import type { CommandRef, Inline } from './model.js';
+import type { CommandRef, Inline, PersonRef, Reply, Section } from './model.js';
 
 /**
  * Inline text written out by an adapter: `text` escapes the plain parts for its platform, `ref`
- * writes a command in its own syntax (already safe to show, so it is not escaped again).
+ * writes a command in its own syntax and `person` names someone its own way (both already safe to
+ * show, so they are not escaped again).
  */
-export function renderInline(inline: Inline, text: (s: string) => string, ref: (r: CommandRef) => string): string {
+export function renderInline(
+  inline: Inline,
+  text: (s: string) => string,
+  ref: (r: CommandRef) => string,
+  person: (p: PersonRef) => string,
+): string {
   if (typeof inline === 'string') return text(inline);
-  return inline.map((part) => (typeof part === 'string' ? text(part) : ref(part.ref))).join('');
+  return inline.map((part) => (typeof part === 'string' ? text(part) : 'ref' in part ? ref(part.ref) : person(part))).join('');
 }
+
+/** A person as plain words: the name stored with them, or their id when none was. */
+export const personName = (p: PersonRef): string => p.name ?? p.user;
 
 /** Inline text with every command written as `write` gives it, unescaped (logs, fallbacks, tests). */
 export function plainInline(inline: Inline | undefined, write: (r: CommandRef) => string): string {
-  return inline === undefined ? '' : renderInline(inline, (s) => s, write);
+  return inline === undefined ? '' : renderInline(inline, (s) => s, write, personName);
 }
 
 /** Builds inline text from a template: `inline\`Try ${ref('search', {text: 'x'})}.\``. */
@@ -34,3 +43,32 @@ export const placeholder = (name: string) => ({ placeholder: name });
 
 /** The typed form of a reference, as the core filled it in (the command's name where it did not). */
 export const typedText = (r: CommandRef): string => r.text ?? r.command;
+
+/** Every piece of inline text in a reply rewritten by `map` (the rest as it was). */
+export function mapInline(reply: Reply, map: (text: Inline) => Inline): Reply {
+  const section = (s: Section): Section => ({
+    ...s,
+    ...(s.fields ? { fields: s.fields.map((f) => ({ ...f, value: map(f.value) })) } : {}),
+    ...(s.items ? { items: s.items.map(map) } : {}),
+  });
+  switch (reply.kind) {
+    case 'card':
+      return { ...reply, sections: reply.sections.map(section) };
+    case 'choice':
+      return { ...reply, prompt: map(reply.prompt), ...(reply.note !== undefined ? { note: map(reply.note) } : {}) };
+    case 'table':
+      return {
+        ...reply,
+        ...(reply.note !== undefined ? { note: map(reply.note) } : {}),
+        ...(reply.sections ? { sections: reply.sections.map(section) } : {}),
+      };
+    case 'text':
+      return {
+        ...reply,
+        ...(reply.text !== undefined ? { text: map(reply.text) } : {}),
+        ...(reply.sections ? { sections: reply.sections.map(section) } : {}),
+      };
+    case 'error':
+      return reply.hint !== undefined ? { ...reply, hint: map(reply.hint) } : reply;
+  }
+}

@@ -36,7 +36,7 @@ export interface Footer {
 
 export interface Field {
   label: string;
-  value: string;
+  value: Inline;
   /** Short note after the value, e.g. "high confidence". */
   detail?: string;
 }
@@ -46,7 +46,7 @@ export interface Section {
   /** Which way the numbers in this section run, when they have a direction. */
   direction?: Direction;
   fields?: Field[];
-  items?: string[];
+  items?: Inline[];
   /** Shown when `items` is empty, e.g. "none identified". */
   empty?: string;
 }
@@ -82,8 +82,19 @@ export interface CommandRef {
 /** An argument's value; a placeholder stands for what the person fills in (`<text>`). */
 export type RefArg = string | number | readonly string[] | { placeholder: string };
 
-/** Text that may name commands: plain strings, and references that each adapter writes its own way. */
-export type Inline = string | readonly (string | { ref: CommandRef })[];
+/**
+ * A person, by their id on the platform the reply goes to (who acknowledged an alert). Each adapter
+ * names them its own way: a mention the client shows with the person's current display name, and
+ * that notifies nobody. `name` is what was known of them when it was stored, for surfaces that
+ * cannot mention (a terminal) or must not (a new message, where a mention would notify).
+ */
+export interface PersonRef {
+  user: string;
+  name?: string;
+}
+
+/** Text that may name commands and people: plain strings, and references that each adapter writes its own way. */
+export type Inline = string | readonly (string | { ref: CommandRef } | PersonRef)[];
 
 /**
  * Something the person can choose. `run` is the command as data; `command` is the same command

@@ -25,3 +25,13 @@ export async function simGet(sim: Simulator, path: string, init: { key?: string 
   }
   return { status: res.status, headers: res.headers, body, text };
 }
+
+/** Moves the simulator as the upstream would move, over its admin route (`POST /_sim/move`). */
+export async function simMove(sim: Simulator, body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${sim.url}/_sim/move`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sim.apiKey },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 200) throw new Error(`the simulator refused the move (${res.status}): ${await res.text()}`);
+}

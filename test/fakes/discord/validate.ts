@@ -70,12 +70,60 @@ export function validateMessage(body: MessageBody | undefined, files: RecordedFi
 
   const components = componentError(b.components);
   if (components) return components;
+  const mentions = allowedMentionsError(b.allowed_mentions);
+  if (mentions) return mentions;
 
   // An edit may legitimately only touch one field (or clear content while keeping embeds).
   if (!isEdit) {
     const hasContent = typeof b.content === 'string' && b.content.length > 0;
     const hasComponents = Array.isArray(b.components) && b.components.length > 0;
     if (!hasContent && embeds.length === 0 && files.length === 0 && !hasComponents) return emptyMessage();
+  }
+  return null;
+}
+
+const MENTION_TYPES = ['everyone', 'roles', 'users'];
+const SNOWFLAKE = /^\d{5,25}$/;
+
+/**
+ * Discord's allowed mentions object: `parse` names mention types to parse from the content,
+ * `users` and `roles` list ids (100 at most), and a type parsed wholesale cannot also be listed.
+ */
+function allowedMentionsError(value: unknown): ApiError | null {
+  if (value === undefined || value === null) return null;
+  const path = 'allowed_mentions';
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return invalidForm(fieldError(path, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType'));
+  }
+  const m = value as { parse?: unknown; users?: unknown; roles?: unknown; replied_user?: unknown };
+  if (m.parse !== undefined) {
+    if (!Array.isArray(m.parse))
+      return invalidForm(fieldError(`${path}.parse`, 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType'));
+    for (const [i, t] of m.parse.entries()) {
+      if (typeof t !== 'string' || !MENTION_TYPES.includes(t)) {
+        return invalidForm(fieldError(`${path}.parse.${i}`, 'BASE_TYPE_CHOICES', `Value must be one of {'everyone', 'roles', 'users'}.`));
+      }
+    }
+  }
+  for (const kind of ['users', 'roles'] as const) {
+    const ids = m[kind];
+    if (ids === undefined) continue;
+    if (!Array.isArray(ids))
+      return invalidForm(fieldError(`${path}.${kind}`, 'LIST_TYPE_CONVERT', 'Only iterables may be used in a ListType'));
+    if (ids.length > 100) return max(`${path}.${kind}`, 100);
+    for (const [i, id] of ids.entries()) {
+      if (typeof id !== 'string' || !SNOWFLAKE.test(id)) {
+        return invalidForm(fieldError(`${path}.${kind}.${i}`, 'NUMBER_TYPE_COERCE', `Value "${String(id)}" is not snowflake.`));
+      }
+    }
+    if (ids.length && Array.isArray(m.parse) && m.parse.includes(kind)) {
+      return invalidForm(
+        fieldError(path, 'MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE', `parse:["${kind}"] and ${kind}: [ids...] are mutually exclusive.`),
+      );
+    }
+  }
+  if (m.replied_user !== undefined && typeof m.replied_user !== 'boolean') {
+    return invalidForm(fieldError(`${path}.replied_user`, 'BASE_TYPE_BOOLEAN', 'Must be either true or false.'));
   }
   return null;
 }

@@ -278,6 +278,8 @@ export interface MessageBody {
   /** At most 25 characters; with `enforce_nonce`, a repeat within minutes returns the first message. */
   nonce?: string | number;
   enforce_nonce?: boolean;
+  /** Which mentions in the content may notify; checked as Discord checks it. */
+  allowed_mentions?: unknown;
 }
 
 function normalizeEmbed(embed: APIEmbed): APIEmbed {

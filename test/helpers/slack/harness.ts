@@ -226,6 +226,12 @@ export function headerOf(args: Record<string, unknown>): string | undefined {
   return blocks.find((b) => b.type === 'header')?.text?.text;
 }
 
+/** The footer line of a message: its as-of time, source and simulated label. */
+export function footerLineOf(args: Record<string, unknown>): string {
+  const blocks = (args.blocks ?? []) as { type?: string; elements?: { text?: string }[] }[];
+  return blocks.filter((b) => b.type === 'context').at(-1)?.elements?.[0]?.text ?? '';
+}
+
 export const last = <T>(values: readonly T[]): T => values[values.length - 1]!;
 
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

@@ -6,6 +6,7 @@ import type { AlertService } from '../../../src/alerts/service.js';
 import type { Db } from '../../../src/db/connection.js';
 import { alertsOnPglite, DAY, writeHistory } from '../../helpers/alerts.js';
 import { startStack, type Stack } from '../../helpers/discord.js';
+import { simMove } from '../../helpers/sim.js';
 
 /**
  * Alerts end to end in Discord: the real discord.js client against the fake Discord, the product's
@@ -14,6 +15,11 @@ import { startStack, type Stack } from '../../helpers/discord.js';
  * edit that same message; a further crossing goes in a thread started on it; a level that falls
  * back closes the incident by itself.
  */
+
+/** People clicking the alert's buttons, with their Discord user ids. */
+const DANA = { id: '310000000000000001', username: 'dana', globalName: 'Dana' };
+const LEE = { id: '310000000000000002', username: 'lee', globalName: 'Lee' };
+const SAM = { id: '310000000000000003', username: 'sam', globalName: 'Sam' };
 
 const MANAGER = String(PermissionFlagsBits.ManageGuild | PermissionFlagsBits.UseApplicationCommands | PermissionFlagsBits.SendMessages);
 let stack: Stack;
@@ -36,13 +42,7 @@ afterAll(async () => {
 });
 
 async function move(body: Record<string, unknown>): Promise<void> {
-  const sim = stack.core.upstream.sim!;
-  const res = await fetch(`${sim.url}/_sim/move`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': sim.apiKey },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
+  await simMove(stack.core.upstream.sim!, body);
   stack.core.upstream.source.cache.clear();
   await db.query('UPDATE alert_rules SET next_check = now()');
 }
@@ -55,6 +55,9 @@ const titleOf = (body: Record<string, unknown>) => ((body.embeds as { title?: st
 const alertPosts = (channelId: string) => posted(channelId).filter((b) => /Alert:|\d alerts:/.test(titleOf(b)));
 const edits = (channelId: string, id: string) =>
   stack.fake.calls((c) => c.method === 'PATCH' && c.path === `/channels/${channelId}/messages/${id}` && c.status === 200);
+/** The footer of a message's embed: its as-of time, source and simulated label. */
+const footerOf = (m: { embeds?: unknown }) =>
+  ((m.embeds as { footer?: { text?: string } }[] | undefined)?.[0]?.footer?.text ?? '').toString();
 
 interface Button {
   type: number;
@@ -74,7 +77,7 @@ const buttonsOf = (m: { components?: unknown }) => componentsOf(m).filter((c): c
 const resolveMenuOf = (m: { components?: unknown }) =>
   componentsOf(m).find((c): c is StringSelect => c.type === 3 && (c as StringSelect).placeholder === 'Resolve as…');
 
-type Person = { username: string; globalName: string };
+type Person = { id?: string; username: string; globalName: string };
 
 /** Uses a component of an alert message as `user`, and waits for the edit of that message it causes. */
 async function use(
@@ -92,7 +95,7 @@ async function use(
   return edits(channelId, messageId).at(-1)!.body as Record<string, unknown>;
 }
 
-function click(channelId: string, messageId: string, label: string, user: Person = { username: 'dana', globalName: 'Dana' }) {
+function click(channelId: string, messageId: string, label: string, user: Person = DANA) {
   return use(
     channelId,
     messageId,
@@ -164,8 +167,16 @@ describe('alerts in Discord', () => {
     await db.query('UPDATE alert_rules SET next_check = now()');
     expect((await service.tick()).posted).toBe(0);
 
+    const postedFooter = footerOf(message);
+    expect(postedFooter).toMatch(/^as of \d{4}-\d\d-\d\d \d\d:\d\d UTC · source REST · SIMULATED DATA · /);
+
+    // The person is a user mention (Discord shows their current name), and nobody is pinged by it.
     const acknowledged = await click(channel, message.id, 'Acknowledge');
-    expect(JSON.stringify(acknowledged)).toContain('Acknowledged by Dana');
+    expect(JSON.stringify(acknowledged)).toContain(`Acknowledged by <@${DANA.id}>`);
+    expect(JSON.stringify(acknowledged)).not.toContain('Dana');
+    expect(acknowledged.allowed_mentions).toEqual({ parse: [] });
+    // The redraw still says where and when its data came from.
+    expect(footerOf(acknowledged)).toBe(postedFooter);
     expect(buttonsOf(acknowledged).map((b) => b.label)).toEqual(['Snooze 1h', 'Snooze 24h', 'View card']);
     expect(resolveMenuOf(acknowledged)).toBeDefined();
     // The edit keeps the chart: no new files, the embed still points at the attachment.
@@ -179,9 +190,18 @@ describe('alerts in Discord', () => {
     expect(inThread).toHaveLength(1);
     expect(JSON.stringify(inThread[0])).toContain(`to ${(line + 3).toFixed(1)}%`);
     expect(alertPosts(channel)).toHaveLength(1);
+    // The message itself now shows where the value is, the worst it reached and where it opened.
+    const again = edits(channel, message.id).at(-1)!.body as Record<string, unknown>;
+    expect(JSON.stringify(again)).toContain(
+      `now ${(line + 3).toFixed(1)}% · worst ${(line + 3).toFixed(1)}% · opened at ${(line + 1).toFixed(1)}%`,
+    );
+    expect(again.allowed_mentions).toEqual({ parse: [] });
+    expect(footerOf(again)).toMatch(/source REST · SIMULATED DATA/);
 
-    const snoozed = await click(channel, message.id, 'Snooze 24h', { username: 'lee', globalName: 'Lee' });
-    expect(JSON.stringify(snoozed)).toMatch(/Snoozed by Lee until \d+ \w+ \d\d:\d\d UTC \(acknowledged by Dana\)/);
+    const snoozed = await click(channel, message.id, 'Snooze 24h', LEE);
+    expect(JSON.stringify(snoozed)).toMatch(
+      new RegExp(`Snoozed by <@${LEE.id}> until \\d+ \\w+ \\d\\d:\\d\\d UTC \\(acknowledged by <@${DANA.id}>\\)`),
+    );
 
     // The level falls back: the message says so, the thread hears it, the incident closes.
     await move({ kind: 'exchange', slug: 'bybit', pol: start });
@@ -189,6 +209,7 @@ describe('alerts in Discord', () => {
     expect(cleared.check.events.map((e) => e.type)).toEqual(['cleared']);
     const last = edits(channel, message.id).at(-1)!.body as Record<string, unknown>;
     expect(JSON.stringify(last)).toContain('Cleared by itself at');
+    expect(footerOf(last)).toBe(postedFooter);
     expect(buttonsOf(last).map((b) => b.label)).toEqual(['View card']);
     expect(resolveMenuOf(last)).toBeUndefined();
     expect(posted(message.id)).toHaveLength(2);
@@ -202,8 +223,9 @@ describe('alerts in Discord', () => {
     await move({ kind: 'exchange', slug: 'kucoin', rating: 'CC' });
     expect((await service.tick()).posted).toBe(1);
     const message = stack.fake.messages(channel).find((m) => m.embeds[0]?.title === '🔔 Alert: KuCoin')!;
-    const resolved = await resolveAs(channel, message.id, 'Duplicate', { username: 'sam', globalName: 'Sam' });
-    expect(JSON.stringify(resolved)).toMatch(/Resolved as duplicate by Sam at \d+ \w+ \d\d:\d\d UTC/);
+    const resolved = await resolveAs(channel, message.id, 'Duplicate', SAM);
+    expect(JSON.stringify(resolved)).toMatch(new RegExp(`Resolved as duplicate by <@${SAM.id}> at \\d+ \\w+ \\d\\d:\\d\\d UTC`));
+    expect(resolved.allowed_mentions).toEqual({ parse: [] });
     expect((resolved.embeds as { title: string }[])[0]!.title).toBe('✅ Alert: KuCoin');
     expect(resolveMenuOf(resolved)).toBeUndefined();
     const [stored] = await db.query<{ status: string; closed_reason: string; closed_by: string; closed_at: Date }>(

@@ -1,20 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { slackDeliverer } from '../../../adapters/slack/deliverer.js';
 import { alertKey } from '../../../src/alerts/key.js';
-import { AlertService } from '../../../src/alerts/service.js';
+import { AlertService, type AlertServiceOptions } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import { openPglite, type Db } from '../../../src/db/connection.js';
-import { migrate } from '../../../src/db/migrations.js';
+import { migrate, MIGRATIONS } from '../../../src/db/migrations.js';
 import type { RecordedCall } from '../../fakes/slack/index.js';
+import { DEFAULT_USER_ID } from '../../fakes/slack/identity.js';
 import { alertsOnPglite, DAY, writeHistory } from '../../helpers/alerts.js';
-import { blocksJson, headerOf, quiesce, startHarness, type Harness } from '../../helpers/slack/harness.js';
+import { simMove } from '../../helpers/sim.js';
+import { blocksJson, footerLineOf, headerOf, quiesce, startHarness, type Harness } from '../../helpers/slack/harness.js';
 
 /**
  * Alerts end to end in Slack: the real Bolt app against the fake Slack, the product's alert
  * service and deliverer, a PGlite store, and the simulator moved over its admin route. A rule is
  * added by slash command; a crossing posts exactly one message; its buttons (clicked as signed
- * block_actions) redraw that same message with chat.update; a further crossing lands in its thread;
- * a level that falls back closes the incident by itself.
+ * block_actions) redraw that same message with chat.update, naming people as mentions and keeping
+ * the footer of the data it shows; a further crossing lands in its thread and moves the message's
+ * latest and worst values; a level that falls back closes the incident by itself. An incident
+ * opened before schema version 7 is still redrawn truthfully after the upgrade.
  */
 
 const CHANNEL = 'CALERTS01';
@@ -24,14 +28,15 @@ let h: Harness;
 let db: Db;
 let service: AlertService;
 
+/** An alert service on `store` that posts through the Slack adapter under test. */
+const serviceOn = (store: AlertStore, options: Partial<AlertServiceOptions> = {}) =>
+  new AlertService({ store, deps: h.core.ctx, deliverers: [slackDeliverer(h.slack)], complete: h.core.complete, ...options });
+
 beforeAll(async () => {
   h = await startHarness();
-  ({ db, service } = await alertsOnPglite({
-    deps: h.core.ctx,
-    deliverers: [slackDeliverer(h.slack)],
-    complete: h.core.complete,
-    leaseMs: 60_000,
-  }));
+  db = await openPglite();
+  await migrate(db);
+  service = serviceOn(new AlertStore(db), { leaseMs: 60_000 });
   h.core.ctx.alerts = service;
 });
 afterAll(async () => {
@@ -42,12 +47,7 @@ afterAll(async () => {
 
 /** Moves the simulator as the upstream would move, over HTTP, and makes every rule due now. */
 async function move(body: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${h.sim.url}/_sim/move`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': h.sim.apiKey },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBe(200);
+  await simMove(h.sim, body);
   h.core.upstream.source.cache.clear();
   await db.query('UPDATE alert_rules SET next_check = now()');
 }
@@ -91,6 +91,24 @@ async function redrawnBy(ts: string, act: () => Promise<unknown>): Promise<Recor
   const before = updatesOf(ts).length;
   await act();
   return h.fake.waitFor('chat.update', (c) => c.args.ts === ts && updatesOf(ts).indexOf(c) >= before, WAIT);
+}
+
+const footerOf = (call: RecordedCall): string => footerLineOf(call.args);
+
+/**
+ * Runs `work` with the clock four minutes on and the cache emptied, so that anything drawn from
+ * data fetched now says a later as-of time than the data fetched when the message was posted.
+ * Four minutes keeps a signed click within the five minutes Slack's signatures allow.
+ */
+async function later<T>(work: () => Promise<T>): Promise<T> {
+  const real = Date.now;
+  const clock = vi.spyOn(Date, 'now').mockImplementation(() => real.call(Date) + 4 * 60_000);
+  h.core.upstream.source.cache.clear();
+  try {
+    return await work();
+  } finally {
+    clock.mockRestore();
+  }
 }
 
 async function click(message: RecordedCall, label: string, ts: string, channel = CHANNEL): Promise<RecordedCall> {
@@ -190,41 +208,57 @@ describe('alerts in Slack', () => {
     await db.query('UPDATE alert_rules SET next_check = now()');
     expect((await service.tick()).posted).toBe(0);
     // Nor after a restart: a new service on the same store judges against what was stored.
-    const restarted = new AlertService({
-      store: new AlertStore(db),
-      deps: h.core.ctx,
-      deliverers: [slackDeliverer(h.slack)],
-      complete: h.core.complete,
-    });
+    const restarted = serviceOn(new AlertStore(db));
     await db.query('UPDATE alert_rules SET next_check = now()');
     expect((await restarted.tick()).posted).toBe(0);
     expect(alertMessages(CHANNEL)).toHaveLength(1);
 
-    const acknowledged = await click(message, 'Acknowledge', ts);
-    expect(blocksJson(acknowledged.args)).toMatch(/Acknowledged by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
+    // The data the message was drawn from: the simulator's, over REST, as of when it was posted.
+    const posted = footerOf(message);
+    expect(posted).toMatch(/^as of \d{4}-\d\d-\d\d \d\d:\d\d UTC · source REST · :test_tube: \*SIMULATED DATA\*$/);
+
+    // Acknowledged minutes later: the person is a mention (Slack shows their current name, and an
+    // update notifies nobody), and the footer still says where and when the data came from.
+    const acknowledged = await later(() => click(message, 'Acknowledge', ts));
+    expect(blocksJson(acknowledged.args)).toMatch(new RegExp(`Acknowledged by <@${DEFAULT_USER_ID}> at \\d+ \\w+ \\d\\d:\\d\\d UTC`));
+    expect(blocksJson(acknowledged.args)).not.toContain('fake.user');
+    expect(String(acknowledged.args.text)).not.toContain('<@');
+    expect(footerOf(acknowledged)).toBe(posted);
     expect(buttons(acknowledged).map((b) => b.text.text)).toEqual(['Snooze 1h', 'Snooze 24h', 'View card']);
     expect(resolveMenu(acknowledged)).toBeDefined();
     // chat.update replaces every block: the redraw shows the same chart again.
     expect(chartOf(acknowledged)).toEqual(chart);
 
-    // Worse again while open: a reply in the message's thread, never a new message.
+    // Worse again while open: a reply in the message's thread, never a new message, and the
+    // message itself shows where the value is now, the worst it reached and where it opened.
     await move({ kind: 'exchange', slug: 'kraken', pol: 0.15 });
-    expect((await service.tick()).followups).toBe(1);
+    expect(await service.tick()).toMatchObject({ followups: 1, redrawn: 1 });
     const reply = posts(CHANNEL).at(-1)!;
     expect(reply.args.thread_ts).toBe(ts);
     expect(blocksJson(reply.args)).toContain('from 12.0% to 15.0%');
     expect(alertMessages(CHANNEL)).toHaveLength(1);
+    const again = updatesOf(ts).at(-1)!;
+    expect(blocksJson(again.args)).toContain('now 15.0% · worst 15.0% · opened at 12.0%');
+    expect(blocksJson(again.args)).toContain('*PoL:*  *15.0%*');
+    expect(blocksJson(again.args)).toContain(`Acknowledged by <@${DEFAULT_USER_ID}>`);
+    expect(footerOf(again)).toMatch(/source REST · :test_tube: \*SIMULATED DATA\*$/);
 
     const snoozed = await click(message, 'Snooze 1h', ts);
-    expect(blocksJson(snoozed.args)).toMatch(/Snoozed by fake\.user until \d+ \w+ \d\d:\d\d UTC/);
-    // Snoozed: a further worsening is recorded, not posted.
+    expect(blocksJson(snoozed.args)).toMatch(new RegExp(`Snoozed by <@${DEFAULT_USER_ID}> until \\d+ \\w+ \\d\\d:\\d\\d UTC`));
+    // Snoozed: a further worsening is not posted in the thread, and the message quietly shows it.
     await move({ kind: 'exchange', slug: 'kraken', pol: 0.18 });
     const quiet = await service.tick();
-    expect(quiet.followups).toBe(0);
+    expect(quiet).toMatchObject({ followups: 0, redrawn: 1 });
     expect(posts(CHANNEL).filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
+    expect(blocksJson(updatesOf(ts).at(-1)!.args)).toContain('now 18.0% · worst 18.0% · opened at 12.0%');
+    // Better, though still above the line: nothing moves, and the worst stays.
+    await move({ kind: 'exchange', slug: 'kraken', pol: 0.16 });
+    expect(await service.tick()).toMatchObject({ followups: 0, redrawn: 0 });
 
     const resolved = await resolveAs(message, 'Real', ts);
-    expect(blocksJson(resolved.args)).toMatch(/Resolved as real by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
+    expect(blocksJson(resolved.args)).toMatch(new RegExp(`Resolved as real by <@${DEFAULT_USER_ID}> at \\d+ \\w+ \\d\\d:\\d\\d UTC`));
+    expect(blocksJson(resolved.args)).toContain('last 18.0% · worst 18.0% · opened at 12.0%');
+    expect(footerOf(resolved)).toMatch(/source REST · :test_tube: \*SIMULATED DATA\*$/);
     expect(headerOf(resolved.args)).toBe('✅ Alert: Kraken');
     expect(buttons(resolved).map((b) => b.text.text)).toEqual(['View card']);
     expect(chartOf(resolved)).toEqual(chart);
@@ -243,7 +277,8 @@ describe('alerts in Slack', () => {
     const [incident] = await db.query<{ id: number }>('SELECT id FROM alert_incidents ORDER BY id DESC LIMIT 1');
     await h.command(`alert resolve ${incident!.id}`, { channel: CHANNEL, responseId: 'resolve-again' });
     const told = await h.fake.waitFor('response_url', (c) => c.id === 'resolve-again', WAIT);
-    expect(String(told.args.text)).toMatch(/closed already: Resolved as real by fake\.user/);
+    expect(String(told.args.text)).toMatch(/closed already/);
+    expect(blocksJson(told.args)).toMatch(new RegExp(`Resolved as real by <@${DEFAULT_USER_ID}> at`));
     expect(h.fake.calls('chat.update')).toHaveLength(updates);
 
     // Removed, the rule is checked no more: Kraken still above the line posts nothing.
@@ -261,13 +296,20 @@ describe('alerts in Slack', () => {
     await move({ kind: 'exchange', slug: 'okx', pol: start + 0.05 });
     expect((await service.tick()).posted).toBe(1);
     const ts = (alertMessages(channel)[0]!.response as { ts: string }).ts;
+    const posted = footerOf(alertMessages(channel)[0]!);
+    expect(posted).toMatch(/source REST · :test_tube: \*SIMULATED DATA\*$/);
 
+    // It clears minutes later: the message says so, from the same data as before plus the reading
+    // that cleared it, so its footer keeps the source, the simulated label and the older as-of time.
     await move({ kind: 'exchange', slug: 'okx', pol: start });
-    const cleared = await service.tick();
+    const cleared = await later(() => service.tick());
     expect(cleared.check.events.map((e) => e.type)).toEqual(['cleared']);
     const redrawn = updatesOf(ts).at(-1)!;
     expect(headerOf(redrawn.args)).toBe('✅ Alert: OKX');
     expect(blocksJson(redrawn.args)).toContain('Cleared by itself at');
+    expect(footerOf(redrawn)).toBe(posted);
+    const [high, low] = [start + 0.05, start].map((v) => `${(v * 100).toFixed(1)}%`);
+    expect(blocksJson(redrawn.args)).toContain(`cleared at ${low} · worst ${high} · opened at ${high}`);
     expect(buttons(redrawn).map((b) => b.text.text)).toEqual(['View card']);
     expect(chartOf(redrawn)).toEqual(chartOf(alertMessages(channel)[0]!));
     expect(chartOf(redrawn)?.slack_file?.id).toMatch(/^F/);
@@ -300,7 +342,8 @@ describe('alerts in Slack', () => {
     expect(shown).toContain('Team wallet moved 4% of supply');
     const ts = (message.response as { ts: string }).ts;
     const acknowledged = await click(message, 'Acknowledge', ts, channel);
-    expect(blocksJson(acknowledged.args).match(/Acknowledged by fake\.user/g)).toHaveLength(2);
+    expect(blocksJson(acknowledged.args).match(new RegExp(`Acknowledged by <@${DEFAULT_USER_ID}>`, 'g'))).toHaveLength(2);
+    expect(footerOf(acknowledged)).toBe(footerOf(message));
   });
 
   it('waits out Slack’s rate limit (429 with Retry-After) and still posts the alert once', async () => {
@@ -347,7 +390,7 @@ describe('alerts in Slack', () => {
     expect(await slackDeliverer(h.slack).find!(channel, alertKey(incident!.id))).toBe((message!.response as { ts: string }).ts);
     const ts = (message!.response as { ts: string }).ts;
     const acknowledged = await click(message!, 'Acknowledge', ts, channel);
-    expect(blocksJson(acknowledged.args)).toMatch(/Acknowledged by fake\.user/);
+    expect(blocksJson(acknowledged.args)).toMatch(new RegExp(`Acknowledged by <@${DEFAULT_USER_ID}>`));
     expect(alertMessages(channel)).toHaveLength(1);
   });
 
@@ -372,14 +415,7 @@ describe('alerts in Slack, held within limits', () => {
   beforeAll(async () => {
     quietDb = await openPglite();
     await migrate(quietDb);
-    quiet = new AlertService({
-      store: new AlertStore(quietDb),
-      deps: h.core.ctx,
-      deliverers: [slackDeliverer(h.slack)],
-      complete: h.core.complete,
-      leaseMs: 60_000,
-      limits: { perChannelHour: 2 },
-    });
+    quiet = serviceOn(new AlertStore(quietDb), { leaseMs: 60_000, limits: { perChannelHour: 2 } });
   });
   afterAll(async () => {
     h.core.ctx.alerts = service;
@@ -495,13 +531,7 @@ describe('alerts in Slack, many rules due at once', () => {
     try {
       await migrate(manyDb);
       const store = new AlertStore(manyDb);
-      const many = new AlertService({
-        store,
-        deps: h.core.ctx,
-        deliverers: [slackDeliverer(h.slack)],
-        complete: h.core.complete,
-        batch: 3,
-      });
+      const many = serviceOn(store, { batch: 3 });
       for (let i = 0; i < 7; i++) {
         const created = await store.create(
           {
@@ -681,7 +711,7 @@ describe('alerts in Slack: resolving with a reason, and how each rule did', () =
 
     const before = Date.now();
     const redrawn = await redrawnBy(ts, () => h.command(`alert resolve ${n} as noise`, { channel, responseId: 'resolve-noise' }));
-    expect(blocksJson(redrawn.args)).toMatch(/Resolved as noise by fake\.user at \d+ \w+ \d\d:\d\d UTC/);
+    expect(blocksJson(redrawn.args)).toMatch(new RegExp(`Resolved as noise by <@${DEFAULT_USER_ID}> at \\d+ \\w+ \\d\\d:\\d\\d UTC`));
     expect(headerOf(redrawn.args)).toBe('✅ Alert: Crypto.com Exchange');
     expect(resolveMenu(redrawn)).toBeUndefined();
     const told = await h.fake.waitFor('response_url', (c) => c.id === 'resolve-noise', WAIT);
@@ -711,5 +741,96 @@ describe('alerts in Slack: resolving with a reason, and how each rule did', () =
 
     const badWindow = await privately('alert stats 14d', 'stats-14d');
     expect(String(badWindow.args.text)).toContain("Unknown window '14d': use 7d or 30d or 90d.");
+  });
+});
+
+describe('alerts in Slack, from a database at schema version 6', () => {
+  let oldDb: Db;
+  beforeAll(async () => {
+    oldDb = await openPglite();
+    expect(
+      await migrate(
+        oldDb,
+        MIGRATIONS.filter((m) => m.version <= 6),
+      ),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+  afterAll(async () => {
+    h.core.ctx.alerts = service;
+    await oldDb.close();
+  });
+
+  it('redraws an incident opened before the upgrade with its data’s source, its people as they were stored, and its latest values', async () => {
+    // Crypto.com crossed 10% while the old polbot ran: its rule, its open incident acknowledged by
+    // a person it knew by name only, and its message in the channel.
+    const channel = 'CALERTS12';
+    const start = h.sim.store.exchange('crypto-com')!.pol.at(-1)!;
+    expect(start).toBeLessThan(0.1);
+    await move({ kind: 'exchange', slug: 'crypto-com', pol: 0.12 });
+    // Written as that version wrote it, with only the columns it had.
+    const [rule] = await oldDb.query<{ id: number }>(
+      `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec,
+                                created_by, created_at, next_check)
+       VALUES ('slack', 'T0FAKE', $1, $2::jsonb, $3::jsonb, 'pol above 10%', 300, 0, $4, $5, $5) RETURNING id`,
+      [
+        channel,
+        JSON.stringify([{ kind: 'exchange', slug: 'crypto-com', name: 'Crypto.com Exchange' }]),
+        JSON.stringify({ kind: 'pol_above', threshold: 0.1 }),
+        DEFAULT_USER_ID,
+        new Date(),
+      ],
+    );
+    await oldDb.query(`INSERT INTO alert_rule_entities (rule_id, kind, slug) VALUES ($1, 'exchange', 'crypto-com')`, [rule!.id]);
+    const store = new AlertStore(oldDb);
+    const ts = await slackDeliverer(h.slack).post(channel, { kind: 'text', title: '🔔 Alert: Crypto.com Exchange', text: 'Open' });
+    const opened = Date.now() - 3_600_000;
+    const [incident] = await oldDb.query<{ id: number }>(
+      `INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at, acknowledged_by, acknowledged_at,
+                                    message_ref, delivery_state, delivered_at)
+       VALUES ($1, 'exchange', 'crypto-com', 'acknowledged', $2::jsonb, $3, $3, 'tester-9c1', $3, $4, 'delivered', $3) RETURNING id`,
+      [rule!.id, JSON.stringify({ holds: true, change: { from: '3.6%', to: '12.0%', trend: 'worse' } }), new Date(opened), ts],
+    );
+    const id = incident!.id;
+    // What the old polbot's last check saw, so the next check judges against it.
+    await oldDb.query(`UPDATE alert_rule_entities SET reading = $2::jsonb, holds = true, checked_at = $3 WHERE rule_id = $1`, [
+      rule!.id,
+      JSON.stringify({ at: Math.floor(opened / 1000), pol: 0.12, rating: null, flags: null, categories: null }),
+      new Date(opened),
+    ]);
+    await oldDb.query('UPDATE alert_rules SET last_checked_at = $2 WHERE id = $1', [rule!.id, new Date(opened)]);
+
+    expect(await migrate(oldDb)).toEqual([7, 8, 9]);
+    const upgraded = serviceOn(store, { leaseMs: 60_000 });
+    h.core.ctx.alerts = upgraded;
+
+    // Snoozed by someone after the upgrade: a mention; the acknowledgement from before stays a name.
+    // Where its data came from was never recorded, so the redraw looks it up (and keeps it).
+    await h.command(`alert snooze ${id} 1h`, { channel });
+    const snoozed = await h.fake.waitFor('chat.update', (c) => c.args.ts === ts, WAIT);
+    expect(blocksJson(snoozed.args)).toMatch(
+      new RegExp(`Snoozed by <@${DEFAULT_USER_ID}> until \\d+ \\w+ \\d\\d:\\d\\d UTC \\(acknowledged by tester-9c1\\)`),
+    );
+    expect(blocksJson(snoozed.args)).toContain('*PoL:*  *12.0%*');
+    expect(footerOf(snoozed)).toMatch(/^as of .* UTC · source REST · :test_tube: \*SIMULATED DATA\*$/);
+    const [row] = await oldDb.query<{ shown: unknown; snoozed_by_id: string; acknowledged_by_id: string | null }>(
+      'SELECT shown, snoozed_by_id, acknowledged_by_id FROM alert_incidents WHERE id = $1',
+      [id],
+    );
+    expect(row).toMatchObject({
+      shown: { chart: [{ source: 'rest', simulated: true }] },
+      snoozed_by_id: DEFAULT_USER_ID,
+      acknowledged_by_id: null,
+    });
+
+    // Worse again while snoozed: the thread stays quiet, and the message shows the latest and worst
+    // values next to the one it opened at, still saying where its data came from.
+    await move({ kind: 'exchange', slug: 'crypto-com', pol: 0.2 });
+    await oldDb.query('UPDATE alert_rules SET next_check = now()');
+    expect(await upgraded.tick()).toMatchObject({ followups: 0, redrawn: 1 });
+    const again = updatesOf(ts).at(-1)!;
+    expect(blocksJson(again.args)).toContain('now 20.0% · worst 20.0% · opened at 12.0%');
+    expect(blocksJson(again.args)).toContain('(acknowledged by tester-9c1)');
+    expect(footerOf(again)).toMatch(/source REST · :test_tube: \*SIMULATED DATA\*$/);
+    expect(posts(channel).filter((c) => c.args.thread_ts === ts)).toEqual([]);
   });
 });

@@ -259,6 +259,67 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     });
   });
 
+  it('keeps an open incident’s latest and worst values with each further crossing, one thread reply a cooldown and the message redrawn within it', async () => {
+    const created = await a.create(rule('C70', { workspaceId: 'T70' }), NOW, { perChannel: 5, perWorkspace: 5 });
+    if (!created.ok) throw new Error('not created');
+    const rest = (at: number) => ({ source: 'rest' as const, fetchedAt: at, simulated: true });
+    const change = (from: string, to: string, trend: 'worse' | 'better') => ({ holds: true, change: { from, to, trend } });
+    const { incident } = await a.openIncident(created.rule.id, 'exchange', 'kraken', change('3.1%', '5.4%', 'worse'), NOW, {
+      badness: 0.054,
+      provenance: [rest(NOW)],
+    });
+    const here = () => a.incidentInChannel(incident.id, 'slack', 'C70');
+    expect(await here()).toMatchObject({ latest: null, worst: { value: '5.4%', badness: 0.054 }, shown: { reading: [rest(NOW)] } });
+
+    expect(
+      await b.addFollowup(incident.id, change('5.4%', '7.0%', 'worse'), NOW + 5 * MINUTE, 3600, {
+        badness: 0.07,
+        provenance: [rest(NOW + 5 * MINUTE)],
+      }),
+    ).toBe(true);
+    expect(await here()).toMatchObject({
+      verdict: change('3.1%', '5.4%', 'worse'),
+      latest: change('5.4%', '7.0%', 'worse'),
+      worst: { value: '7.0%', badness: 0.07 },
+      shown: { reading: [rest(NOW + 5 * MINUTE)] },
+    });
+    // Its message goes out; what follows it may be claimed from then on.
+    expect((await a.claimUndelivered({ now: NOW, instance: 'r1', leaseMs: MINUTE, limit: 100 })).map((c) => c.incident.id)).toContain(
+      incident.id,
+    );
+    expect(await a.delivered(incident.id, 'r1', '1763800000.000300')).toBe(true);
+    const followups = async () =>
+      (await a.db.query<{ kind: string }>('SELECT kind FROM alert_followups WHERE incident_id = $1 ORDER BY id', [incident.id])).map(
+        (f) => f.kind,
+      );
+    const within = (replica: AlertStore, minutes: number, to: string, badness: number) =>
+      replica.addFollowup(incident.id, change('7.0%', to, 'better'), NOW + minutes * MINUTE, 3600, {
+        badness,
+        provenance: [rest(NOW + minutes * MINUTE)],
+      });
+    // Within the cooldown, while the reply still waits: nothing more is queued, the reply's redraw
+    // will show the latest value; the worst stays where it was.
+    expect(await within(a, 10, '6.1%', 0.061)).toBe(false);
+    expect(await here()).toMatchObject({ latest: change('7.0%', '6.1%', 'better'), worst: { value: '7.0%', badness: 0.07 } });
+    expect(await followups()).toEqual(['again']);
+    const [reply] = (await a.claimFollowups({ now: NOW + 11 * MINUTE, instance: 'r1', leaseMs: MINUTE, limit: 100 })).filter(
+      (f) => f.incident.id === incident.id,
+    );
+    expect(reply).toMatchObject({ kind: 'again', message: { ref: '1763800000.000300', state: 'delivered' } });
+    expect(await a.followupSettled(reply!.id, 'r1', 'done')).toBe(true);
+    // Once it went out, later crossings within the cooldown queue one redraw between them, which
+    // one of two replicas claiming at once takes.
+    expect(await within(a, 12, '6.3%', 0.063)).toBe(false);
+    expect(await within(b, 13, '6.4%', 0.064)).toBe(false);
+    expect(await followups()).toEqual(['again', 'redraw']);
+    expect(await here()).toMatchObject({ latest: change('7.0%', '6.4%', 'better'), shown: { reading: [rest(NOW + 13 * MINUTE)] } });
+    const [x, y] = await Promise.all([
+      a.claimFollowups({ now: NOW + 14 * MINUTE, instance: 'r1', leaseMs: MINUTE, limit: 100 }),
+      b.claimFollowups({ now: NOW + 14 * MINUTE, instance: 'r2', leaseMs: MINUTE, limit: 100 }),
+    ]);
+    expect([...x, ...y].filter((f) => f.incident.id === incident.id).map((f) => f.kind)).toEqual(['redraw']);
+  });
+
   async function claimDeliveryFor(store: AlertStore, instance: string) {
     return store.claimUndelivered({ now: NOW, instance, leaseMs: MINUTE, limit: 100 });
   }

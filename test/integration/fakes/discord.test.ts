@@ -278,6 +278,30 @@ describe('fake Discord with the real discord.js client', () => {
     });
   });
 
+  it('takes allowed_mentions on a message and an edit, and refuses what Discord refuses in it', async () => {
+    const quiet = { parse: [] };
+    const posted = (await client.rest.post(Routes.channelMessages(channelId), {
+      body: { content: 'Acknowledged by <@310000000000000001>', allowed_mentions: quiet },
+    })) as { id: string };
+    await expect(
+      client.rest.patch(Routes.channelMessage(channelId, posted.id), {
+        body: { content: 'Resolved by <@310000000000000001>', allowed_mentions: quiet },
+      }),
+    ).resolves.toMatchObject({ content: 'Resolved by <@310000000000000001>' });
+    const sent = fake.calls({ route: '/channels/:channelId/messages/:messageId' }).filter((c) => c.path.endsWith(posted.id));
+    expect(sent.map((c) => (c.body as { allowed_mentions?: unknown }).allowed_mentions)).toEqual([quiet]);
+
+    const refused = (allowed_mentions: unknown) =>
+      client.rest.post(Routes.channelMessages(channelId), { body: { content: 'x', allowed_mentions } }).catch((e: unknown) => e);
+    expect(await refused({ parse: ['people'] })).toMatchObject({ code: 50035, status: 400 });
+    expect(await refused({ parse: ['users'], users: ['310000000000000001'] })).toMatchObject({ code: 50035, status: 400 });
+    expect(await refused({ users: ['dana'] })).toMatchObject({ code: 50035, status: 400 });
+    expect(await refused({ roles: Array.from({ length: 101 }, (_, i) => `3100000000000${String(i).padStart(5, '0')}`) })).toMatchObject({
+      code: 50035,
+      status: 400,
+    });
+  });
+
   it('surfaces failChannel as a DiscordAPIError carrying the configured code', async () => {
     fake.failChannel(FAILING_CHANNEL, { status: 403, code: 50001, message: 'Missing Access' });
     const error = await client.rest.post(Routes.channelMessages(FAILING_CHANNEL), { body: { content: 'hi' } }).catch((e: unknown) => e);

@@ -82,6 +82,23 @@ describe('alerts through the Slack adapter', () => {
     expect(JSON.stringify(posts[0]!.args.blocks)).toContain('The chart could not be uploaded to Slack.');
   });
 
+  it('names a person in words in a new message, where a mention would notify them, and as a mention in an update', async () => {
+    const status = (): TextReply => ({
+      kind: 'text',
+      title: 'Alert: Kraken',
+      sections: [{ title: 'Alert #7', fields: [{ label: 'Status', value: ['Acknowledged by ', { user: 'U0DANA0001', name: 'dana' }] }] }],
+    });
+    const ts = await deliverer.post('CALERT006', status());
+    const posted = h.fake.calls('chat.postMessage').filter((c) => c.args.channel === 'CALERT006');
+    expect(JSON.stringify(posted[0]!.args.blocks)).toContain('Acknowledged by dana');
+    expect(JSON.stringify(posted[0]!.args)).not.toContain('<@');
+
+    await deliverer.update('CALERT006', ts, status());
+    const updated = h.fake.calls('chat.update').filter((c) => c.args.channel === 'CALERT006');
+    expect(JSON.stringify(updated[0]!.args.blocks)).toContain('Acknowledged by <@U0DANA0001>');
+    expect(String(updated[0]!.args.text)).not.toContain('<@');
+  });
+
   it('says plainly when the message is gone or the channel refuses, as a delivery error that will not pass by retrying', async () => {
     const gone = await deliverer.update('CALERT002', '1763000000.000001', alert('x', 'y')).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(DeliveryError);
