@@ -872,6 +872,20 @@ export class AlertStore {
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * A channel's incidents that moved since a time, or are still open however old, oldest first,
+   * each with its rule: what a person back from a break needs to catch up on (`alert catchup`).
+   */
+  async catchup(platform: Platform, channelId: string, since: number): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
+    const rows = await this.db.query<Row>(
+      `SELECT i.*, to_jsonb(r.*) AS rule_row FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
+        WHERE r.platform = $1 AND r.channel_id = $2 AND (i.updated_at >= $3 OR i.opened_at >= $3 OR i.status IN ${OPEN})
+        ORDER BY i.opened_at, i.id`,
+      [platform, channelId, at(since)],
+    );
+    return rows.map((r) => ({ incident: toView(r), rule: toRule(jsonRow(r.rule_row)) }));
+  }
+
   /** Every incident shown in one message (the lead's), oldest first, each with its rule. */
   async message(leadId: number): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
     const rows = await this.db.query<Row>(
