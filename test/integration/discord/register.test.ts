@@ -132,7 +132,16 @@ describe('register-discord', () => {
     const alert = fake.commands(GUILD_ID).find((c) => c.name === 'pol-alert');
     expect(alert).toMatchObject({ default_member_permissions: String(1n << 5n) });
     // Acknowledge, snooze and resolve are the alert message's buttons, open to everyone; not here.
-    expect(((alert!.options ?? []) as Option[]).map((s) => s.name)).toEqual(['add', 'list', 'remove', 'pause', 'resume', 'test', 'stats', 'catchup']);
+    expect(((alert!.options ?? []) as Option[]).map((s) => s.name)).toEqual([
+      'add',
+      'list',
+      'remove',
+      'pause',
+      'resume',
+      'test',
+      'stats',
+      'catchup',
+    ]);
     const stats = ((alert!.options ?? []) as Option[]).find((s) => s.name === 'stats')!.options as Option[];
     expect(stats.map((o) => [o.name, o.required, o.choices?.map((c) => c.value)])).toEqual([['window', false, ['7d', '30d', '90d']]]);
     const add = ((alert!.options ?? []) as Option[]).find((s) => s.name === 'add')!.options as Option[];
