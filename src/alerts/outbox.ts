@@ -153,7 +153,7 @@ export class Outbox {
     }
     const outcome = await send(destination, eventId, body);
     const attempts = Number(row.attempts);
-    if (outcome.kind === 'done' || outcome.kind === 'skipped') {
+    if (outcome.kind === 'done') {
       if (await EVENTS.giveUp(this.o.db, [id], me, '', { finished_at: new Date(now), reason: null }, 'done')) report.sent++;
       else report.lost++;
       return;

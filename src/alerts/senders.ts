@@ -14,11 +14,7 @@ export interface AlertEvent {
 }
 
 /** How a send went: done, worth another try later (with the wait the receiver asked for), or refused for good. */
-export type SendOutcome =
-  | { kind: 'done' }
-  | { kind: 'retry'; reason: string; retryAfterMs?: number }
-  | { kind: 'refused'; reason: string }
-  | { kind: 'skipped' };
+export type SendOutcome = { kind: 'done' } | { kind: 'retry'; reason: string; retryAfterMs?: number } | { kind: 'refused'; reason: string };
 
 /**
  * The exact bytes sent for an event to a destination. Built once and stored, so every retry sends
