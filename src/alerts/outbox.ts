@@ -143,7 +143,7 @@ export class Outbox {
       body = eventBody(destination, this.event(row, eventId));
       // Nothing this destination hears about (PagerDuty has no escalation): done without a request.
       if (body === null) {
-        if (await EVENTS.giveUp(this.o.db, [id], me, 'nothing to send', { finished_at: new Date(now) }, 'done')) report.sent++;
+        if (await EVENTS.finish(this.o.db, [id], me, { finished_at: new Date(now) })) report.sent++;
         return;
       }
       if (!(await EVENTS.fenced(this.o.db, [id], me, 'body = $3', [body]))) {
@@ -154,7 +154,7 @@ export class Outbox {
     const outcome = await send(destination, eventId, body);
     const attempts = Number(row.attempts);
     if (outcome.kind === 'done') {
-      if (await EVENTS.giveUp(this.o.db, [id], me, '', { finished_at: new Date(now), reason: null }, 'done')) report.sent++;
+      if (await EVENTS.finish(this.o.db, [id], me, { finished_at: new Date(now), reason: null })) report.sent++;
       else report.lost++;
       return;
     }

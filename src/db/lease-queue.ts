@@ -97,6 +97,17 @@ export class LeaseQueue {
     });
   }
 
+  /** Ends the item as done (`state`, `done` by default), with any other columns in `also`; the lease goes. */
+  finish(
+    q: Queryable,
+    key: readonly unknown[],
+    instance: string,
+    also: Readonly<Record<string, unknown>> = {},
+    state = 'done',
+  ): Promise<boolean> {
+    return this.settle(q, key, instance, { [this.columns.state]: state, [this.columns.lease]: null, ...also });
+  }
+
   /** Hands the item back to wait again, saying why; `also` sets its other columns (when it may be tried again). */
   release(
     q: Queryable,
