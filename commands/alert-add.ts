@@ -1,6 +1,7 @@
 import { CONDITION_GRAMMAR, conditionSuggestions, describeCondition, parseCondition } from '../src/alerts/condition.js';
 import { COOLDOWN_CHOICES, durationSec, durationText } from '../src/alerts/duration.js';
 import { unreadablePart } from '../src/alerts/readings.js';
+import { SEVERITIES, SEVERITY_MEANING, type Severity } from '../src/alerts/severity.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../src/reply/model.js';
 import { withAlerts } from './kit/alert.js';
@@ -9,10 +10,10 @@ import { resolveWatchlist } from './kit/resolve-watchlist.js';
 import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
 
 const EVERY = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h'] as const;
-const USAGE = '<names...> when <condition> [every 5m] [cooldown 30m] [notify <destination>]';
+const USAGE = '<names...> when <condition> [every 5m] [cooldown 30m] [severity high|normal|low] [notify <destination>]';
 
-/** A setting at the end of the condition: `every 15m`, `cooldown 1h`, `notify oncall, siem`. */
-const SETTING = /\s+(every|cooldown|notify)\s+(\S+(?:\s*,\s*\S+)*)$/i;
+/** A setting at the end of the condition: `every 15m`, `cooldown 1h`, `severity high`, `notify oncall, siem`. */
+const SETTING = /\s+(every|cooldown|severity|notify)\s+(\S+(?:\s*,\s*\S+)*)$/i;
 
 /** `binance, kraken when pol above 5% every 15m`: names, `when`, the condition, then optional settings at the end. */
 function parseAdd(rest: string): { ok: true; args: Args } | { ok: false; message: string } {
@@ -93,6 +94,12 @@ export default defineCommand({
       aliases: aliases(COOLDOWN_CHOICES),
     },
     {
+      type: 'choice',
+      name: 'severity',
+      description: 'high: always in full · normal: as the channel says (default) · low: one line',
+      choices: SEVERITIES.map((value) => ({ value })),
+    },
+    {
       type: 'text',
       name: 'notify',
       description: 'Destinations outside chat to tell too, as named by the operator (e.g. oncall)',
@@ -110,6 +117,7 @@ export default defineCommand({
         `when ${str(args, 'when')}`,
         str(args, 'every') && `every ${str(args, 'every')}`,
         str(args, 'cooldown') && `cooldown ${str(args, 'cooldown')}`,
+        str(args, 'severity') && `severity ${str(args, 'severity')}`,
         str(args, 'notify') && `notify ${str(args, 'notify')}`,
       ]
         .filter(Boolean)
@@ -126,6 +134,7 @@ export default defineCommand({
       const cooldownSec =
         str(args, 'cooldown') === 'none' ? 0 : str(args, 'cooldown') ? durationSec(str(args, 'cooldown'))! : limits.defaultCooldownSec;
 
+      const severity = (str(args, 'severity') || 'normal') as Severity;
       const notify = [
         ...new Set(
           str(args, 'notify')
@@ -176,6 +185,7 @@ export default defineCommand({
           cooldownSec,
           createdBy: userId,
           notify,
+          severity,
         },
         ctx.now(),
         limits,
@@ -197,7 +207,7 @@ export default defineCommand({
       return {
         kind: 'text',
         title: `Alert rule #${rule.id} added`,
-        text: inline`Alerting this channel on ${describeCondition(rule.condition)}. Checked every ${durationText(everySec)}; after an alert closes, quiet for ${durationText(cooldownSec)}.${notify.length ? ` Also telling ${notify.join(' and ')}.` : ''} See a sample with ${ref('alert-test', { id: String(rule.id) })}.`,
+        text: inline`Alerting this channel on ${describeCondition(rule.condition)}. Checked every ${durationText(everySec)}; after an alert closes, quiet for ${durationText(cooldownSec)}.${severity !== 'normal' ? ` ${severity === 'high' ? 'High' : 'Low'} severity: ${SEVERITY_MEANING[severity]}.` : ''}${notify.length ? ` Also telling ${notify.join(' and ')}.` : ''} See a sample with ${ref('alert-test', { id: String(rule.id) })}.`,
         sections: [{ title: 'Watching', items: entities.map((e) => `${e.name}${e.ticker ? ` (${e.ticker})` : ''} · ${e.kind}`) }],
       };
     }),

@@ -186,6 +186,7 @@ export function renderReply(reply: Reply, style: ConsoleStyle): string {
       out.push(...series(style, reply.series));
       for (const s of reply.sections ?? []) out.push('', ...section(style, s));
       if (reply.commands?.length) out.push('', ...commandList(style, reply.commands));
+      out.push(...more(style, reply.actions), ...menus(style, reply.menus));
       if (reply.image || reply.footer) out.push('');
       out.push(...image(style), ...footer(style, reply.footer));
       break;

@@ -449,7 +449,8 @@ function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOption
   };
   // An embed needs something in it; a bare text reply without a title still has its text.
   if (!embed.title && !embed.description && !embed.fields?.length && !embed.image) embed.description = '—';
-  return message({ embeds: [embed], files });
+  const components = [...actionButtons(reply.actions, opts), ...menuRows(reply.menus ?? [], opts)].slice(0, MAX_ROWS);
+  return message({ embeds: [embed], files, ...(components.length ? { components } : {}) });
 }
 
 function choiceMessage(reply: ChoiceReply, opts: RenderOptions): DiscordMessage {
@@ -496,14 +497,24 @@ function withAudience(reply: Reply, msg: DiscordMessage): DiscordMessage {
 /** Commands listed the Discord way: the command (a mention) with its options, and what it does. */
 function commandFields(commands: readonly CommandHelp[], opts: RenderOptions): APIEmbedField[] {
   // A command with no place in Discord's list (the digest overview) is left out: nothing runs it there.
-  const lines = commands.flatMap((c) => {
-    const usage = opts.usage ? opts.usage(c) : defaultMention(c.usage);
-    if (!usage) return [];
-    const examples = opts.examples ? opts.examples(c) : `e.g. ${c.examples.map(defaultMention).join(' · ')}`;
-    return [`${usage} — ${escapeText(c.summary)}${examples ? `\n${examples}` : ''}`];
-  });
-  return linesToFields('Commands', lines);
+  const linesWith = (most: number) =>
+    commands.flatMap((c) => {
+      const usage = opts.usage ? opts.usage(c) : defaultMention(c.usage);
+      if (!usage) return [];
+      const help = { ...c, examples: c.examples.slice(0, most) };
+      const examples = opts.examples ? opts.examples(help) : `e.g. ${help.examples.map(defaultMention).join(' · ')}`;
+      return [`${usage} — ${escapeText(c.summary)}${examples ? `\n${examples}` : ''}`];
+    });
+  // Every command must be listed within one embed's size: fewer examples each before any command is cut.
+  for (const most of [Infinity, 3, 2]) {
+    const fields = linesToFields('Commands', linesWith(most));
+    if (fields.reduce((n, f) => n + f.name.length + f.value.length, 0) <= HELP_BUDGET) return fields;
+  }
+  return linesToFields('Commands', linesWith(1));
 }
+
+/** What a help embed's command list may take, leaving room for its title, text and footer. */
+const HELP_BUDGET = LIMITS.embedTotal - 500;
 
 /** A short status line of ours (never upstream text), for an ephemeral confirmation. */
 export function notice(text: string): DiscordMessage {

@@ -391,7 +391,7 @@ function textReply(r: TextReply, chart: types.ImageBlock | undefined): SlackMess
   if (text) body.push(section(inline(r.text!, false).trim()));
   for (const s of r.sections ?? []) body.push(...sectionBlocks(s));
   if (r.commands?.length) body.push(...commandBlocks(r.commands));
-  const tail = [...image(r.image, chart), ...footer(r.footer)];
+  const tail = [...image(r.image, chart), ...followUps(r.actions), ...menuBlocks(r.menus), ...footer(r.footer)];
   if (!head.length && !body.length && !tail.length) body.push(section('_nothing to show_'));
   const summary = r.title ?? (text.split('\n')[0] || 'polbot');
   return { text: fallback(summary, r.footer?.simulated), blocks: assemble(head, body, tail) };

@@ -99,6 +99,8 @@ export function withCommandText(reply: Reply, registry: Registry): Reply {
         ...(reply.text !== undefined ? { text: text(reply.text) } : {}),
         // A usage reference is for surfaces with options (Discord); the typed form is `typed` already.
         ...(reply.commands ? { commands: reply.commands.map((c) => ({ ...c, examples: c.examples.map(typed) })) } : {}),
+        ...(reply.actions ? { actions: reply.actions.map(fill) } : {}),
+        ...(reply.menus ? { menus: fillMenus(reply.menus) } : {}),
       };
     case 'error':
       return reply.hint !== undefined ? { ...reply, hint: text(reply.hint) } : reply;

@@ -16,6 +16,7 @@ import type {
 import { describeCondition, type Condition } from './condition.js';
 import type { Verdict } from './evaluate.js';
 import { REASON_MEANINGS, RESOLVE_REASONS } from './reason.js';
+import type { AlertFormat } from './severity.js';
 import type { AlertRule, IncidentView } from './store.js';
 
 /**
@@ -37,6 +38,8 @@ export interface MessageInput {
   image?: ReplyImage;
   /** A sample posted by `alert test`: it says so, and it has no buttons that would act on nothing. */
   test?: boolean;
+  /** One line with its buttons and no chart (`compact`), or the whole card; full when not given. */
+  format?: AlertFormat;
 }
 
 const TREND_WORDS = { worse: 'worse', better: 'better', flat: 'unchanged' } as const;
@@ -177,7 +180,40 @@ function resolveMenu(lead: MessageEntry, open: boolean): Menu[] {
 export function incidentMessage(input: MessageInput): Reply {
   const [lead] = input.entries;
   if (!lead) return { kind: 'error', message: 'That alert has nothing left to show.' };
+  if (input.format === 'compact') return compact(lead, input);
   return input.entries.length === 1 ? single(lead, input) : several(lead, input);
+}
+
+/**
+ * An alert as one line: what crossed, and where it stands, with the same buttons and footer as the
+ * card (the footer carries where the values came from, and the key the message is found again by).
+ */
+function compact(lead: MessageEntry, input: MessageInput): TextReply {
+  const open = input.entries.filter((e) => isOpen(e.incident));
+  const entities = [...new Map(input.entries.map((e) => [`${e.incident.kind}:${e.incident.slug}`, entityOf(e)])).values()];
+  const icon = input.test ? '🧪' : open.length ? '🔔' : '✅';
+  const one = (e: MessageEntry): (string | PersonRef)[] => {
+    const since = sinceOpened(e.incident);
+    const what = summaryOf(entityOf(e), e.rule.condition, e.incident.latest ?? e.incident.verdict).replace(/\.$/, '');
+    return [
+      `${input.test ? 'Test alert' : `#${e.incident.id}`} (rule #${e.rule.id}) ${what}${since !== null ? ` (${since})` : ''} · `,
+      ...(input.test ? ['a test: nothing crossed'] : statusOf(e.incident, input.now)),
+    ];
+  };
+  return {
+    kind: 'text',
+    text: [`${icon} `, ...input.entries.flatMap((e, i) => [...(i ? ['; '] : []), ...one(e)])],
+    footer: input.footer,
+    actions: input.test
+      ? buttons(lead, false, false, entities)
+      : buttons(
+          lead,
+          open.length > 0,
+          open.every((e) => e.incident.status !== 'open'),
+          entities,
+        ),
+    menus: resolveMenu(lead, !input.test && open.length > 0),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { Destination } from './destinations.js';
 import type { Verdict } from './evaluate.js';
 import { type AlertEvent, eventBody, send } from './senders.js';
+import { isSeverity, type Severity } from './severity.js';
 
 /** Events waiting for a destination, claimed with leases like every other unasked post. */
 const EVENTS = new LeaseQueue({
@@ -197,6 +198,7 @@ export class Outbox {
         condition: String(rule.condition_text),
         platform: String(rule.platform),
         channelId: String(rule.channel_id),
+        severity: isSeverity(String(rule.severity)) ? (rule.severity as Severity) : 'normal',
       },
     };
   }

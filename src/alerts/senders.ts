@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import type { Destination } from './destinations.js';
+import { PAGERDUTY_SEVERITY, type Severity } from './severity.js';
 
 /** One transition of an incident, as every destination is told of it. */
 export interface AlertEvent {
@@ -10,7 +11,7 @@ export interface AlertEvent {
   occurredAt: number;
   actor: string | null;
   incident: { id: number; status: string; kind: string; slug: string; name: string; change?: { from: string | null; to: string } };
-  rule: { id: number; condition: string; platform: string; channelId: string };
+  rule: { id: number; condition: string; platform: string; channelId: string; severity: Severity };
 }
 
 /** How a send went: done, worth another try later (with the wait the receiver asked for), or refused for good. */
@@ -34,7 +35,13 @@ export function eventBody(destination: Destination, event: AlertEvent): string |
         ...(event.incident.change ? { change: event.incident.change } : {}),
         ...(event.actor ? { by: event.actor } : {}),
       },
-      rule: { id: event.rule.id, condition: event.rule.condition, platform: event.rule.platform, channel_id: event.rule.channelId },
+      rule: {
+        id: event.rule.id,
+        condition: event.rule.condition,
+        severity: event.rule.severity,
+        platform: event.rule.platform,
+        channel_id: event.rule.channelId,
+      },
     });
   }
   const action = PAGERDUTY_ACTION[event.transition];
@@ -50,7 +57,7 @@ export function eventBody(destination: Destination, event: AlertEvent): string |
       // PagerDuty refuses a summary over 1,024 characters.
       summary: `${event.incident.name}: ${event.rule.condition}${change}`.slice(0, 1_024),
       source: 'polbot',
-      severity: 'warning',
+      severity: PAGERDUTY_SEVERITY[event.rule.severity],
       timestamp: new Date(event.occurredAt).toISOString(),
       component: `${event.incident.kind}:${event.incident.slug}`,
       group: `rule-${event.rule.id}`,

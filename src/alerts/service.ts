@@ -17,6 +17,7 @@ import { demoMove, type DemoMove } from './demo.js';
 import { evaluate } from './evaluate.js';
 import { needsOf, readEntity } from './readings.js';
 import type { ResolveReason } from './reason.js';
+import { formatOf, messageFormat, type AlertFormat } from './severity.js';
 import { entityOf, followupMessage, incidentMessage, type MessageEntry } from './message.js';
 import type { AlertRule, AlertStore, IncidentView, RuleLimits } from './store.js';
 
@@ -247,7 +248,8 @@ export class AlertService {
       deliveryState: 'delivered',
       deliveryAttempts: 0,
     };
-    await deliverer.post(rule.channelId, (await this.draw([{ incident, rule }], now, true)).reply, workspaceOf(rule));
+    const format = formatOf(rule.severity, await this.store.channelFormat(rule.platform, rule.channelId));
+    await deliverer.post(rule.channelId, (await this.draw([{ incident, rule }], now, true, format)).reply, workspaceOf(rule));
     if (!this.options.demo || rule.state !== 'active') return null;
     // A change is judged against the last check: the rule needs one before the move.
     if (rule.lastCheckedAt === null) await this.tick();
@@ -382,9 +384,13 @@ export class AlertService {
     const ids = entries.map((e) => e.incident.id);
     const lead = ids[0]!;
     try {
-      const { reply, chart } = await this.draw(entries, now);
+      const format = messageFormat(
+        entries.map((e) => e.rule.severity),
+        await this.store.channelFormat(platform, channelId),
+      );
+      const { reply, chart } = await this.draw(entries, now, false, format);
       // The fence, and the message's members recorded before it can land anywhere, with where its chart came from.
-      if (!(await this.store.planMessage(ids, lead, me, this.clock(), this.o.leaseMs, chart))) {
+      if (!(await this.store.planMessage(ids, lead, me, this.clock(), this.o.leaseMs, chart, format))) {
         report.lost += ids.length;
         log?.warn({ incidents: ids }, 'alert claims taken over before posting; not posted');
         return;
@@ -493,7 +499,7 @@ export class AlertService {
     await deliverer.update(
       lead.rule.channelId,
       lead.incident.messageRef,
-      (await this.draw(entries, this.clock(), false, false)).reply,
+      (await this.draw(entries, this.clock(), false, lead.incident.shown?.format ?? 'full', false)).reply,
       workspaceOf(lead.rule),
     );
   }
@@ -508,9 +514,12 @@ export class AlertService {
   private async draw(
     entries: readonly MessageEntry[],
     now: number,
-    test = false,
-    withChart = true,
+    test: boolean,
+    format: AlertFormat,
+    posting = true,
   ): Promise<{ reply: Reply; chart: Provenance[] }> {
+    // A compact line has no chart, posted or redrawn.
+    const withChart = posting && format === 'full';
     const entities = [...new Map(entries.map((e) => [`${e.incident.kind}:${e.incident.slug}`, entityOf(e)])).values()];
     const unrecorded = !withChart && entries.every((e) => e.incident.shown === null);
     const charts =
@@ -546,7 +555,7 @@ export class AlertService {
           line,
         )
       : undefined;
-    const reply = incidentMessage({ entries, now, footer, test, ...(image ? { image } : {}) });
+    const reply = incidentMessage({ entries, now, footer, test, format, ...(image ? { image } : {}) });
     return { reply: this.options.complete ? this.options.complete(reply) : reply, chart };
   }
 

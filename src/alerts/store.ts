@@ -6,6 +6,7 @@ import { UNINSTALLED_REASON, type InstallScope, type Platform } from '../workspa
 import type { Condition } from './condition.js';
 import type { Reading, Verdict } from './evaluate.js';
 import type { ResolveReason } from './reason.js';
+import type { AlertFormat, Severity } from './severity.js';
 
 /**
  * Alert rules of a channel, what the last check of each rule saw of each entity, and incidents.
@@ -31,6 +32,8 @@ export interface AlertRule {
   cooldownSec: number;
   /** Destinations outside chat told of each incident's transitions (names from POLBOT_DESTINATIONS). */
   notify: string[];
+  /** How loudly its alerts are posted (src/alerts/severity.ts); `normal` for rules from before severities. */
+  severity: Severity;
   state: RuleState;
   /** Why it is paused, safe to show in the channel. */
   stateReason: string | null;
@@ -43,7 +46,7 @@ export interface AlertRule {
 export type NewRule = Pick<
   AlertRule,
   'platform' | 'workspaceId' | 'channelId' | 'entities' | 'condition' | 'conditionText' | 'everySec' | 'cooldownSec' | 'createdBy'
-> & { enterpriseId?: string | null; notify?: readonly string[] };
+> & { enterpriseId?: string | null; notify?: readonly string[]; severity?: Severity };
 
 export interface RuleLimits {
   perChannel: number;
@@ -92,6 +95,7 @@ function toRule(r: Row): AlertRule {
     everySec: Number(r.every_sec),
     cooldownSec: Number(r.cooldown_sec),
     notify: Array.isArray(r.notify) ? (r.notify as string[]) : parseTextArray(r.notify),
+    severity: ((r.severity as Severity | undefined) ?? 'normal') as Severity,
     state: r.state as RuleState,
     stateReason: (r.state_reason as string | null) ?? null,
     createdBy: String(r.created_by),
@@ -140,6 +144,8 @@ export interface Worst {
 export interface Shown {
   reading?: Provenance[];
   chart?: Provenance[];
+  /** How the message was posted; a redraw keeps it, whatever the channel chose since. Full when absent. */
+  format?: AlertFormat;
 }
 
 /** What a check saw that opens or moves an incident: how bad its value is, and where it came from. */
@@ -320,8 +326,8 @@ export class AlertStore {
           return { ok: false, reason: 'workspace_full', count: Number(workspace?.n ?? 0) } as const;
       }
       const [row] = await tx.query<Row>(
-        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check, enterprise_id, notify)
-         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10, $11, $12::text[]) RETURNING *`,
+        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check, enterprise_id, notify, severity)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10, $11, $12::text[], $13) RETURNING *`,
         [
           input.platform,
           input.workspaceId,
@@ -335,6 +341,7 @@ export class AlertStore {
           at(now),
           input.enterpriseId ?? null,
           [...(input.notify ?? [])],
+          input.severity ?? 'normal',
         ],
       );
       const rule = toRule(row!);
@@ -347,6 +354,32 @@ export class AlertStore {
       }
       return { ok: true, rule } as const;
     });
+  }
+
+  /** The format a channel chose for its alerts of normal severity; null where it never chose (full). */
+  async channelFormat(platform: Platform, channelId: string): Promise<AlertFormat | null> {
+    const [row] = await this.db.query<Row>('SELECT format FROM alert_channels WHERE platform = $1 AND channel_id = $2', [
+      platform,
+      channelId,
+    ]);
+    return (row?.format as AlertFormat | undefined) ?? null;
+  }
+
+  async setChannelFormat(platform: Platform, channelId: string, format: AlertFormat, by: string, now: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO alert_channels (platform, channel_id, format, set_by, set_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (platform, channel_id) DO UPDATE SET format = EXCLUDED.format, set_by = EXCLUDED.set_by, set_at = EXCLUDED.set_at`,
+      [platform, channelId, format, by, at(now)],
+    );
+  }
+
+  /** A rule's severity, changed from its own channel; null when it is not this channel's. */
+  async setSeverity(id: number, platform: Platform, channelId: string, severity: Severity): Promise<AlertRule | null> {
+    const [row] = await this.db.query<Row>(
+      'UPDATE alert_rules SET severity = $4 WHERE id = $1 AND platform = $2 AND channel_id = $3 RETURNING *',
+      [id, platform, channelId, severity],
+    );
+    return row ? toRule(row) : null;
   }
 
   /** A rule only as seen from its own channel: ids from elsewhere are "not found". */
@@ -820,8 +853,9 @@ export class AlertStore {
     instance: string,
     now: number,
     leaseMs: number,
-    /** Where the chart drawn for the message came from, kept for its redraws. */
+    /** Where the chart drawn for the message came from, and its format, kept for its redraws. */
     chart: readonly Provenance[] = [],
+    format: AlertFormat = 'full',
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       if ((await DELIVERIES.lockHeld(tx, ids, instance)) !== new Set(ids).size) return false;
@@ -829,7 +863,7 @@ export class AlertStore {
         `UPDATE alert_incidents SET lead_id = CASE WHEN id = $2 THEN NULL ELSE $2 END, delivery_lease_until = $3,
                 shown = COALESCE(shown, '{}'::jsonb) || $4::jsonb
           WHERE id = ANY($1::int[])`,
-        [ids, leadId, at(now + leaseMs), json({ chart: [...chart] } satisfies Shown)],
+        [ids, leadId, at(now + leaseMs), json({ chart: [...chart], format } satisfies Shown)],
       );
       return true;
     });

@@ -275,6 +275,54 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX alert_events_by_incident ON alert_events (incident_id)`,
     ],
   },
+  {
+    version: 10,
+    name: "alert severity per rule, and a channel's alert format",
+    statements: [
+      `ALTER TABLE alert_rules ADD COLUMN severity text NOT NULL DEFAULT 'normal' CHECK (severity IN ('high', 'normal', 'low'))`,
+      // A channel's default for rules of normal severity; a channel without a row posts in full.
+      `CREATE TABLE alert_channels (
+        platform text NOT NULL,
+        channel_id text NOT NULL,
+        format text NOT NULL CHECK (format IN ('compact', 'full')),
+        set_by text NOT NULL,
+        set_at timestamptz NOT NULL,
+        PRIMARY KEY (platform, channel_id)
+      )`,
+    ],
+  },
+  {
+    version: 11,
+    name: 'alert mutes with an expiry, and the incidents they held back',
+    statements: [
+      // A mute covers an entity in the channel, one rule, or the whole channel, until it expires or
+      // someone ends it; an ended or expired row is kept for catch-up.
+      `CREATE TABLE alert_mutes (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        platform text NOT NULL,
+        channel_id text NOT NULL,
+        scope text NOT NULL CHECK (scope IN ('entity', 'rule', 'channel')),
+        kind text,
+        slug text,
+        name text,
+        rule_id integer REFERENCES alert_rules (id) ON DELETE CASCADE,
+        until timestamptz NOT NULL,
+        set_by text NOT NULL,
+        set_by_id text,
+        set_at timestamptz NOT NULL,
+        ended_at timestamptz,
+        ended_by text,
+        ended_by_id text
+      )`,
+      `CREATE INDEX alert_mutes_by_channel ON alert_mutes (platform, channel_id, until)`,
+      // An incident opened under a mute is recorded and held ('muted'), with the mute that held it;
+      // when no mute covers it any longer and it is still open, it is delivered like any new one.
+      `ALTER TABLE alert_incidents DROP CONSTRAINT alert_incidents_delivery_state_check`,
+      `ALTER TABLE alert_incidents ADD CONSTRAINT alert_incidents_delivery_state_check CHECK (delivery_state IN ('pending', 'claimed', 'delivered', 'failed', 'suppressed', 'muted'))`,
+      `ALTER TABLE alert_incidents ADD COLUMN held jsonb`,
+      `CREATE INDEX alert_incidents_held ON alert_incidents (rule_id) WHERE delivery_state = 'muted'`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

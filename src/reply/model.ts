@@ -202,6 +202,9 @@ export interface TextReply {
   image?: ReplyImage;
   series?: Series;
   footer?: Footer;
+  /** Steps to take from a short message (a compact alert's Acknowledge), after everything else. */
+  actions?: Action[];
+  menus?: Menu[];
 }
 
 export interface ErrorReply {

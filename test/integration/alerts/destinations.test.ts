@@ -258,4 +258,56 @@ describe.each(ENGINES)('the outbox on %s', (engine) => {
     ]);
     expect(hook.events().map((e) => e.type)).toEqual(['incident.opened', 'incident.acknowledged']);
   });
+
+  it("pages with the rule's severity: high as critical, low as info, and tells the webhook the severity", async () => {
+    const store = new AlertStore(db);
+    const destinations = [
+      { name: 'oncall', kind: 'pagerduty' as const, routingKey: ROUTING_KEY, eventsUrl: pagerduty.eventsUrl },
+      { name: 'siem', kind: 'webhook' as const, url: hook.url, secret: hook.secret },
+    ];
+    const t0 = Date.parse('2026-11-21T09:00:00Z');
+    const opened: Record<string, number> = {};
+    for (const [slug, name, severity] of [
+      ['lido-dao', 'Lido DAO', 'high'],
+      ['uniswap', 'Uniswap', 'low'],
+    ] as const) {
+      const created = await store.create(
+        {
+          platform: 'slack',
+          workspaceId: null,
+          channelId: 'COUTBOX02',
+          entities: [{ kind: 'project', slug, name }],
+          condition: { kind: 'pol_above', threshold: 0.05 },
+          conditionText: 'pol above 5%',
+          everySec: 300,
+          cooldownSec: 0,
+          createdBy: 'U0MAKER01',
+          notify: ['oncall', 'siem'],
+          severity,
+        },
+        t0,
+        { perChannel: 20, perWorkspace: 200 },
+      );
+      if (!created.ok) throw new Error('rule not created');
+      expect(created.rule.severity).toBe(severity);
+      opened[severity] = (await store.openIncident(created.rule.id, 'project', slug, { holds: true }, t0)).incident.id;
+    }
+    // Failures the fake PagerDuty was told of earlier may still be queued: retried until all four are sent.
+    const outbox = new Outbox({ db, destinations, instance: 'replica-a', backoffMs: 1_000, giveUpAfterMs: 3_600_000 });
+    let sent = 0;
+    for (let i = 0; i < 30 && sent < 4; i++) sent += (await outbox.dispatch(t0 + i * 60_000)).sent;
+    expect(sent).toBe(4);
+    expect(pagerduty.incidents({ dedupKey: `polbot-incident-${opened.high}` })[0]!.payload).toMatchObject({ severity: 'critical' });
+    expect(pagerduty.incidents({ dedupKey: `polbot-incident-${opened.low}` })[0]!.payload).toMatchObject({ severity: 'info' });
+    const bodies = hook
+      .events()
+      .map((e) => JSON.parse(e.raw) as { incident: { id: number }; rule: { severity: string } })
+      .filter((e) => e.incident.id === opened.high || e.incident.id === opened.low);
+    expect(bodies.map((b) => [b.incident.id, b.rule.severity])).toEqual(
+      expect.arrayContaining([
+        [opened.high, 'high'],
+        [opened.low, 'low'],
+      ]),
+    );
+  });
 });

@@ -298,3 +298,34 @@ describe('alert stats in Discord', () => {
     );
   });
 });
+
+describe('alerts in Discord, compact', () => {
+  it('posts a low rule as one line with its buttons and no chart, and keeps it so when acknowledged', async () => {
+    const channel = stack.channelId;
+    const start = stack.core.upstream.sim!.store.exchange('gate-io')!.pol.at(-1)!;
+    const line = Math.round((start + 0.03) * 1000) / 10;
+    const id = await addRule({ names: 'gate-io', when: `pol above ${line}%`, severity: 'low' });
+    expect((await service.store.getInChannel(id, 'discord', channel))?.severity).toBe('low');
+    await service.tick();
+    await move({ kind: 'exchange', slug: 'gate-io', pol: (line + 1) / 100 });
+    await service.tick();
+    const message = stack.fake.messages(channel).find((m) => (m.embeds[0]?.description ?? '').includes(`(rule #${id}) Gate.io`))!;
+    expect(message).toBeDefined();
+    expect(message.embeds[0]!.title).toBeUndefined();
+    expect(message.embeds[0]!.description).toContain(
+      `Gate.io: PoL worsened from ${(start * 100).toFixed(1)}% to ${(line + 1).toFixed(1)}%`,
+    );
+    expect(message.attachments).toEqual([]);
+    expect(message.embeds[0]!.image).toBeUndefined();
+    expect(buttonsOf(message).map((b) => b.label)).toEqual(['Acknowledge', 'Snooze 1h', 'Snooze 24h', 'View card']);
+    expect(resolveMenuOf(message)!.options.map((o) => o.label)).toEqual(['Real', 'Noise', 'Duplicate', 'Expected']);
+    expect(footerOf(message)).toMatch(/source REST · SIMULATED DATA/);
+
+    const acknowledged = await click(channel, message.id, 'Acknowledge');
+    const embed = (acknowledged.embeds as { title?: string; description?: string; image?: unknown }[])[0]!;
+    expect(embed.title).toBeUndefined();
+    expect(embed.image).toBeUndefined();
+    expect(embed.description).toContain(`Acknowledged by <@${DANA.id}>`);
+    expect(acknowledged.allowed_mentions).toEqual({ parse: [] });
+  });
+});
