@@ -1,3 +1,4 @@
+import { targetText } from '../src/alerts/mutes.js';
 import { entityOf, statusOf, utcTime } from '../src/alerts/message.js';
 import type { AlertRule, IncidentView } from '../src/alerts/store.js';
 import * as fmt from '../src/reply/format.js';
@@ -38,7 +39,10 @@ export default defineCommand({
       const window = str(args, 'window');
       const now = ctx.now();
       const since = now - WINDOW_HOURS[window]! * HOUR;
-      const entries = await service.store.catchup(platform, channelId, since);
+      const [entries, mutes] = await Promise.all([
+        service.store.catchup(platform, channelId, since),
+        service.store.mutes.since(platform, channelId, since),
+      ]);
       const title = `Alerts in this channel over the last ${window === '7d' ? '7 days' : '24 hours'}`;
       const within = (t: number | null) => t !== null && t >= since;
       const sections: Section[] = [
@@ -67,6 +71,26 @@ export default defineCommand({
           entries.filter((e) => e.incident.status === 'cleared' && within(e.incident.closedAt)),
           (e) => [name(e), ` · ${e.rule.conditionText} no longer holds, at ${utcTime(e.incident.closedAt ?? now)}`],
         ),
+        section(
+          'Held by a mute, not posted',
+          entries.filter((e) => e.incident.deliveryState === 'muted'),
+          (e) => [
+            name(e),
+            ` · ${e.rule.conditionText} · at ${utcTime(e.incident.openedAt)} · ${e.incident.status === 'cleared' ? 'cleared before the mute ended' : 'still muted'}`,
+          ],
+        ),
+        mutes.length
+          ? {
+              title: `Muted (${mutes.length})`,
+              items: mutes.map(
+                (m): Inline => [
+                  `${targetText(m.target)} by `,
+                  { user: m.setById ?? m.setBy, ...(m.setById ? { name: m.setBy } : {}) },
+                  ` from ${utcTime(m.setAt)} ${m.endedAt !== null && m.endedAt < m.until ? `to ${utcTime(m.endedAt)} (ended early)` : m.until > now ? `until ${utcTime(m.until)}` : `to ${utcTime(m.until)}`}`,
+                ],
+              ),
+            }
+          : null,
       ].filter((s): s is Section => s !== null);
       if (!sections.length) {
         return {

@@ -1,6 +1,9 @@
 import { inline, ref } from '../src/reply/inline.js';
 import type { Action, Inline, TableReply } from '../src/reply/model.js';
 import { durationText } from '../src/alerts/duration.js';
+import { utcTime } from '../src/alerts/message.js';
+import { targetText } from '../src/alerts/mutes.js';
+import { typedTarget } from './kit/mute.js';
 import { noRulesYet, RULE_COLUMNS, ruleCells, withAlerts } from './kit/alert.js';
 import { defineCommand } from './kit/spec.js';
 
@@ -17,9 +20,10 @@ export default defineCommand({
   handler: (ctx) =>
     withAlerts(ctx, async (service) => {
       const { platform, channelId } = ctx.caller;
-      const [rules, open] = await Promise.all([
+      const [rules, open, mutes] = await Promise.all([
         service.store.listChannel(platform, channelId),
         service.store.openCounts(platform, channelId),
+        service.store.mutes.active(platform, channelId, ctx.now()),
       ]);
       const notifying = rules.some((r) => r.notify.length > 0);
       const failures = notifying ? await service.destinationFailures(rules.map((r) => r.id)) : [];
@@ -58,9 +62,32 @@ export default defineCommand({
           open: String(open.get(r.id) ?? 0),
           state: r.state,
         })),
+        ...(mutes.length
+          ? {
+              sections: [
+                {
+                  title: 'Muted (crossings recorded, not posted)',
+                  items: mutes.map(
+                    (m): Inline => [
+                      `${targetText(m.target)} until ${utcTime(m.until)}, by `,
+                      { user: m.setById ?? m.setBy, ...(m.setById ? { name: m.setBy } : {}) },
+                    ],
+                  ),
+                },
+              ],
+            }
+          : {}),
         actions: [
+          ...mutes.slice(0, 2).map(
+            (m): Action => ({
+              label: `Unmute ${targetText(m.target)}`.slice(0, 60),
+              run: { command: 'alert-unmute', args: { target: typedTarget(m.target) } },
+            }),
+          ),
           ...(paused.length > 1 ? [{ label: 'Resume all', run: { command: 'alert-resume', args: { id: 'all' } } }] : []),
-          ...rules.slice(0, 4).map((r): Action => ({ label: `Test #${r.id}`, run: { command: 'alert-test', args: { id: String(r.id) } } })),
+          ...rules
+            .slice(0, Math.max(0, 4 - Math.min(2, mutes.length)))
+            .map((r): Action => ({ label: `Test #${r.id}`, run: { command: 'alert-test', args: { id: String(r.id) } } })),
         ],
       };
       return table;

@@ -92,15 +92,16 @@ const lineText = (threshold: number) => `${Math.round(threshold * 1000) / 10}%`;
 function suggestionText(s: Suggestion): string {
   if (s.kind === 'line') return `higher line: ${lineText(s.threshold)}`;
   if (s.kind === 'cooldown') return `longer cooldown: ${s.cooldown}`;
-  return 'pause it';
+  return 'mute or pause it';
 }
 
 /**
  * What to do about a noisy rule, as commands to run: the same names added again at a higher line
- * or with a longer cooldown (keeping its other settings), then the old rule removed; or a pause.
+ * or with a longer cooldown (keeping its other settings), then the old rule removed; or a mute or a pause.
  */
 function advice(rule: AlertRule, suggestion: Suggestion, limits: AlertLimits): Inline {
-  if (suggestion.kind === 'pause') return inline` #${String(rule.id)}: pause it, ${ref('alert-pause', { id: String(rule.id) })}.`;
+  if (suggestion.kind === 'pause')
+    return inline` #${String(rule.id)}: mute it for a week, ${ref('alert-mute', { target: `rule ${rule.id}`, for: '7d' })}, or pause it, ${ref('alert-pause', { id: String(rule.id) })}.`;
   const add: CommandRef = ref('alert-add', {
     names: rule.entities.map((e) => targetRef(e.kind, e.slug)),
     when: suggestion.kind === 'line' ? `pol above ${lineText(suggestion.threshold)}` : rule.conditionText,

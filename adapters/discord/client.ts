@@ -267,6 +267,7 @@ export class DiscordAdapter {
       } else {
         await i.editReply(asEdit(msg));
       }
+      await this.followWithMore(i, msg);
       this.log.debug(
         { command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started },
         'discord interaction answered',
@@ -285,6 +286,11 @@ export class DiscordAdapter {
     }
   }
 
+  /** What one message could not hold, as follow-ups seen by the same people. */
+  private async followWithMore(i: Answerable, msg: DiscordMessage): Promise<void> {
+    for (const m of msg.more ?? []) await i.followUp({ ...asNew(m), ...(m.private ? { flags: EPHEMERAL } : {}) });
+  }
+
   /**
    * Over HTTP the initial response travels back on Discord's own request, so an answer that is
    * already there goes out whole (files included) and nothing is left to edit.
@@ -293,6 +299,7 @@ export class DiscordAdapter {
     const msg = this.renderMessage(result.reply);
     try {
       await i.reply({ ...asNew(msg), ...(msg.private ? { flags: EPHEMERAL } : {}) });
+      await this.followWithMore(i, msg);
       this.log.debug(
         { command: label, kind: result.reply.kind, core: result.command, ms: Date.now() - started },
         'discord interaction answered',

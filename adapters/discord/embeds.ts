@@ -85,6 +85,8 @@ export interface DiscordMessage {
   allowedMentions: { parse: [] };
   /** Choices and errors are for the person who asked only. */
   private: boolean;
+  /** Messages that follow it, for what one message cannot hold (help's digest and alert commands). */
+  more?: DiscordMessage[];
 }
 
 export interface RenderOptions {
@@ -374,6 +376,7 @@ function message(parts: Partial<DiscordMessage>): DiscordMessage {
     files: parts.files ?? [],
     allowedMentions: { parse: [] },
     private: parts.private ?? false,
+    ...(parts.more?.length ? { more: parts.more } : {}),
   };
 }
 
@@ -425,6 +428,7 @@ function tableMessage(reply: TableReply, opts: RenderOptions): DiscordMessage {
     title: escapeText(reply.title),
     color: COLOURS.neutral,
     description: [note, tableBlock(reply, budget)].filter(Boolean).join('\n\n'),
+    ...(reply.sections?.length ? { fields: sectionFields(reply.sections, opts) } : {}),
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };
@@ -439,18 +443,37 @@ function tableMessage(reply: TableReply, opts: RenderOptions): DiscordMessage {
 
 function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOptions): DiscordMessage {
   const { image, files } = imageParts(reply.image);
+  // An embed holds 6,000 characters: a list with digest and alert commands besides /pol's gives
+  // each of those families a message of its own after the first.
+  const commands = reply.commands ?? [];
+  const own = commands.some((c) => !c.group) ? commands.filter((c) => !c.group) : commands;
+  const families = [...new Set(commands.filter((c) => !own.includes(c)).map((c) => c.group!))];
+  const more = families.map((family) =>
+    message({
+      embeds: [
+        {
+          title: `${family.charAt(0).toUpperCase()}${family.slice(1)} commands`,
+          color: COLOURS.neutral,
+          fields: commandFields(
+            commands.filter((c) => c.group === family),
+            opts,
+          ),
+        },
+      ],
+    }),
+  );
   const embed: APIEmbed = {
     ...(reply.title ? { title: escapeText(reply.title) } : {}),
     color: COLOURS.neutral,
     ...(reply.text ? { description: inlineText(reply.text, opts) } : {}),
-    fields: [...sectionFields(reply.sections ?? [], opts), ...commandFields(reply.commands ?? [], opts)],
+    fields: [...sectionFields(reply.sections ?? [], opts), ...commandFields(own, opts)],
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
   };
   // An embed needs something in it; a bare text reply without a title still has its text.
   if (!embed.title && !embed.description && !embed.fields?.length && !embed.image) embed.description = '—';
   const components = [...actionButtons(reply.actions, opts), ...menuRows(reply.menus ?? [], opts)].slice(0, MAX_ROWS);
-  return message({ embeds: [embed], files, ...(components.length ? { components } : {}) });
+  return message({ embeds: [embed], files, ...(components.length ? { components } : {}), more });
 }
 
 function choiceMessage(reply: ChoiceReply, opts: RenderOptions): DiscordMessage {
@@ -491,11 +514,12 @@ export function renderReply(reply: Reply, opts: RenderOptions = {}): DiscordMess
 
 /** The reply says who sees it; an ephemeral flag follows from that alone. */
 function withAudience(reply: Reply, msg: DiscordMessage): DiscordMessage {
-  return { ...msg, private: isPrivate(reply) };
+  const own = isPrivate(reply);
+  return { ...msg, private: own, ...(msg.more ? { more: msg.more.map((m) => ({ ...m, private: own })) } : {}) };
 }
 
 /** Commands listed the Discord way: the command (a mention) with its options, and what it does. */
-function commandFields(commands: readonly CommandHelp[], opts: RenderOptions): APIEmbedField[] {
+function commandFields(commands: readonly CommandHelp[], opts: RenderOptions, title = 'Commands'): APIEmbedField[] {
   // A command with no place in Discord's list (the digest overview) is left out: nothing runs it there.
   const linesWith = (most: number) =>
     commands.flatMap((c) => {
@@ -507,10 +531,10 @@ function commandFields(commands: readonly CommandHelp[], opts: RenderOptions): A
     });
   // Every command must be listed within one embed's size: fewer examples each before any command is cut.
   for (const most of [Infinity, 3, 2]) {
-    const fields = linesToFields('Commands', linesWith(most));
+    const fields = linesToFields(title, linesWith(most));
     if (fields.reduce((n, f) => n + f.name.length + f.value.length, 0) <= HELP_BUDGET) return fields;
   }
-  return linesToFields('Commands', linesWith(1));
+  return linesToFields(title, linesWith(1));
 }
 
 /** What a help embed's command list may take, leaving room for its title, text and footer. */

@@ -379,7 +379,7 @@ function tableCode(r: TableReply): string {
 function table(r: TableReply, chart: types.ImageBlock | undefined): SlackMessage {
   const head: Block[] = [...header(r.title)];
   if (r.note) head.push(context(clip(inline(r.note), NOTE_TEXT)));
-  const body: Block[] = [section(tableCode(r))];
+  const body: Block[] = [section(tableCode(r)), ...(r.sections ?? []).flatMap(sectionBlocks)];
   const tail = [...image(r.image, chart), ...menuBlocks(r.menus), ...followUps(r.actions), ...footer(r.footer)];
   return { text: fallback(r.title, r.footer?.simulated), blocks: assemble(head, body, tail) };
 }

@@ -49,6 +49,7 @@ export class Registry implements Catalogue {
         usage: this.usage(c),
         typed: this.grammar.usage(c),
         summary: c.summary,
+        ...(c.group ? { group: c.group } : {}),
         examples: c.examples.map((e) => {
           const parsed = this.grammar.parse(e);
           if (!parsed.ok) throw new Error(`example '${e}' of ${c.name} does not parse: ${parsed.message}`);

@@ -16,6 +16,7 @@ import type {
 import { describeCondition, type Condition } from './condition.js';
 import type { Verdict } from './evaluate.js';
 import { REASON_MEANINGS, RESOLVE_REASONS } from './reason.js';
+import { heldText } from './mutes.js';
 import type { AlertFormat } from './severity.js';
 import type { AlertRule, IncidentView } from './store.js';
 
@@ -133,6 +134,17 @@ function statusParts(i: IncidentView, now: number, people: boolean): (string | P
   }
 }
 
+/** For an incident a mute held back: which mute, set by whom, and why it is shown now. */
+function heldParts(i: IncidentView): (string | PersonRef)[] {
+  const h = i.held;
+  if (!h) return [];
+  return [
+    `Held back while ${heldText(h)} was muted by `,
+    person({ name: h.by, id: h.byId }),
+    '; posted when the mute ended, as it still held',
+  ];
+}
+
 /** The incident's state, with who did what and when. */
 export function statusOf(i: IncidentView, now: number): (string | PersonRef)[] {
   return statusParts(i, now, true);
@@ -198,6 +210,7 @@ function compact(lead: MessageEntry, input: MessageInput): TextReply {
     return [
       `${input.test ? 'Test alert' : `#${e.incident.id}`} (rule #${e.rule.id}) ${what}${since !== null ? ` (${since})` : ''} · `,
       ...(input.test ? ['a test: nothing crossed'] : statusOf(e.incident, input.now)),
+      ...(e.incident.held && !input.test ? [` · held back by a mute of ${heldText(e.incident.held)}`] : []),
     ];
   };
   return {
@@ -263,6 +276,7 @@ function single(e: MessageEntry, input: MessageInput): CardReply {
           label: 'Status',
           value: input.test ? 'A test: nothing crossed; this shows how an alert of this rule looks' : statusOf(incident, now),
         },
+        ...(incident.held && !input.test ? [{ label: 'Muted', value: heldParts(incident) }] : []),
         { label: 'Rule', value: `#${rule.id}: ${describeCondition(rule.condition)}` },
         ...(opening ? [{ label: 'Before', value: opening.from ?? 'not seen before' }] : []),
         ...(since !== null
@@ -318,6 +332,7 @@ function several(lead: MessageEntry, input: MessageInput): CardReply {
           return [
             `#${e.incident.id} ${displayName(entityOf(e))}: ${what}${since !== null ? ` (${since})` : ''} · `,
             ...statusOf(e.incident, now),
+            ...(e.incident.held ? [` · held back by a mute of ${heldText(e.incident.held)}`] : []),
           ];
         }),
       },

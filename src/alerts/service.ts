@@ -76,6 +76,8 @@ export interface AlertTick {
   check: CycleReport;
   /** Messages posted (coalesced incidents count once). */
   posted: number;
+  /** Incidents held by a mute that ended while they still held, now to be posted. */
+  released: number;
   /** Messages found already in their channel after a takeover or a failed post, recorded without posting again. */
   confirmed: number;
   /** Replies posted in messages' threads. */
@@ -162,7 +164,17 @@ export class AlertService {
       check.events.push(...next.events);
       full = next.rules === this.o.batch;
     }
-    const report: AlertTick = { check, posted: 0, confirmed: 0, followups: 0, redrawn: 0, suppressed: 0, failed: 0, lost: 0 };
+    const report: AlertTick = {
+      check,
+      posted: 0,
+      released: await this.store.releaseHeld(this.clock()),
+      confirmed: 0,
+      followups: 0,
+      redrawn: 0,
+      suppressed: 0,
+      failed: 0,
+      lost: 0,
+    };
     await this.deliverIncidents(report);
     await this.deliverFollowups(report);
     if (this.options.outbox) report.outbound = await this.options.outbox.dispatch(this.clock());
@@ -247,6 +259,7 @@ export class AlertService {
       leadId: null,
       deliveryState: 'delivered',
       deliveryAttempts: 0,
+      held: null,
     };
     const format = formatOf(rule.severity, await this.store.channelFormat(rule.platform, rule.channelId));
     await deliverer.post(rule.channelId, (await this.draw([{ incident, rule }], now, true, format)).reply, workspaceOf(rule));

@@ -5,6 +5,7 @@ import type { Provenance } from '../reply/footer.js';
 import { UNINSTALLED_REASON, type InstallScope, type Platform } from '../workspace.js';
 import type { Condition } from './condition.js';
 import type { Reading, Verdict } from './evaluate.js';
+import { coveringMute, MuteStore, type Held } from './mutes.js';
 import type { ResolveReason } from './reason.js';
 import type { AlertFormat, Severity } from './severity.js';
 
@@ -184,8 +185,10 @@ export interface IncidentView extends Incident {
    * which message an earlier attempt may have posted it in.
    */
   leadId: number | null;
-  deliveryState: 'pending' | 'claimed' | 'delivered' | 'failed' | 'suppressed';
+  deliveryState: 'pending' | 'claimed' | 'delivered' | 'failed' | 'suppressed' | 'muted';
   deliveryAttempts: number;
+  /** The mute it opened under, if one held it back (posted once the mute ended, if it still held). */
+  held: Held | null;
 }
 
 /**
@@ -225,6 +228,7 @@ function toView(r: Row): IncidentView {
     leadId: r.lead_id === null || r.lead_id === undefined ? null : Number(r.lead_id),
     deliveryState: r.delivery_state as IncidentView['deliveryState'],
     deliveryAttempts: Number(r.delivery_attempts ?? 0),
+    held: (r.held as Held | null) ?? null,
   };
 }
 
@@ -256,7 +260,7 @@ async function queueEvents(
   await tx.query(
     `INSERT INTO alert_events (incident_id, destination, transition, actor, occurred_at, not_before)
      SELECT i.id, d.name, $2, $3, $4, $4 FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id, unnest(r.notify) AS d (name)
-      WHERE i.id = ANY($1::int[])`,
+      WHERE i.id = ANY($1::int[]) AND i.delivery_state <> 'muted'`,
     [incidentIds, transition, actor, at(now)],
   );
 }
@@ -298,7 +302,11 @@ const FOLLOWUPS = new LeaseQueue({
 });
 
 export class AlertStore {
-  constructor(readonly db: Db) {}
+  readonly mutes: MuteStore;
+
+  constructor(readonly db: Db) {
+    this.mutes = new MuteStore(db);
+  }
 
   /**
    * Inserts a rule unless its channel or workspace is at its limit; the counts and the insert
@@ -629,9 +637,15 @@ export class AlertStore {
     seen?: Seen,
   ): Promise<{ incident: Incident; opened: boolean }> {
     const inserted = await this.db.transaction(async (tx) => {
+      // Under a mute the incident is opened held ('muted'), with the mute that held it.
       const [row] = await tx.query<Row>(
-        `INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at, worst, shown)
-         VALUES ($1, $2, $3, 'open', $4::jsonb, $5, $5, $6::jsonb, $7::jsonb)
+        `WITH m AS (SELECT ${coveringMute('$2::text', '$3::text', '$5::timestamptz')} AS id FROM alert_rules r WHERE r.id = $1)
+         INSERT INTO alert_incidents (rule_id, kind, slug, status, verdict, opened_at, updated_at, worst, shown, delivery_state, held)
+         SELECT $1, $2, $3, 'open', $4::jsonb, $5, $5, $6::jsonb, $7::jsonb,
+                CASE WHEN m.id IS NULL THEN 'pending' ELSE 'muted' END,
+                (SELECT jsonb_build_object('muteId', x.id, 'scope', x.scope, 'name', x.name, 'ruleId', x.rule_id, 'by', x.set_by, 'byId', x.set_by_id)
+                   FROM alert_mutes x WHERE x.id = m.id)
+           FROM m
          ON CONFLICT (rule_id, kind, slug) WHERE status IN ('open', 'acknowledged', 'snoozed') DO NOTHING RETURNING *`,
         [
           ruleId,
@@ -643,6 +657,7 @@ export class AlertStore {
           jsonOrNull(seen && ({ reading: seen.provenance } satisfies Shown)),
         ],
       );
+      // Held ones are told of when they are released (queueEvents passes them over until then).
       if (row) await queueEvents(tx, [Number(row.id)], 'opened', null, now);
       return row;
     });
@@ -669,10 +684,13 @@ export class AlertStore {
       );
       if (!rows.length) return false;
       await queueEvents(tx, [id], 'cleared', null, now);
-      await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, 'cleared', $2::jsonb, $3)`, [
+      // Under a mute the message is redrawn as cleared, and its thread hears nothing.
+      const kind = (await this.muted(tx, id, now)) ? 'redraw' : 'cleared';
+      await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, $4, $2::jsonb, $3)`, [
         id,
         json(verdict),
         at(now),
+        kind,
       ]);
       return true;
     });
@@ -705,7 +723,8 @@ export class AlertStore {
         `SELECT 1 FROM alert_followups WHERE incident_id = $1 AND kind = 'again' AND created_at > $2 AND state <> 'skipped' LIMIT 1`,
         [incidentId, at(now - cooldownSec * 1000)],
       );
-      if (recent) {
+      // A crossing under a mute is recorded (the values above) and redraws the message, no more.
+      if (recent || (await this.muted(tx, incidentId, now))) {
         await tx.query(
           `INSERT INTO alert_followups (incident_id, kind, verdict, created_at) SELECT $1, 'redraw', $2::jsonb, $3
             WHERE NOT EXISTS (SELECT 1 FROM alert_followups WHERE incident_id = $1 AND state = 'pending')`,
@@ -719,6 +738,40 @@ export class AlertStore {
         at(now),
       ]);
       return true;
+    });
+  }
+
+  /** Whether a mute covers an incident now. */
+  private async muted(tx: Queryable, incidentId: number, now: number): Promise<boolean> {
+    const [row] = await tx.query<Row>(
+      `SELECT ${coveringMute('i.kind', 'i.slug', '$2::timestamptz')} AS mute FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id WHERE i.id = $1`,
+      [incidentId, at(now)],
+    );
+    return row?.mute !== null && row?.mute !== undefined;
+  }
+
+  /**
+   * Incidents held by mutes that no longer cover them (expired, ended, or replaced by a narrower
+   * one) and still open become deliverable, and their destinations are told they opened. One
+   * statement, so replicas running it at once release each incident once. Returns how many.
+   */
+  async releaseHeld(now: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const released = await tx.query<Row>(
+        `UPDATE alert_incidents i SET delivery_state = 'pending' FROM alert_rules r
+          WHERE r.id = i.rule_id AND i.delivery_state = 'muted' AND i.status IN ${OPEN}
+            AND ${coveringMute('i.kind', 'i.slug', '$1::timestamptz')} IS NULL
+          RETURNING i.id`,
+        [at(now)],
+      );
+      await queueEvents(
+        tx,
+        released.map((r) => Number(r.id)),
+        'opened',
+        null,
+        now,
+      );
+      return released.length;
     });
   }
 

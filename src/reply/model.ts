@@ -189,6 +189,8 @@ export interface CommandHelp {
   typed: string;
   summary: string;
   examples: CommandRef[];
+  /** The family it manages (`alert`, `digest`), for surfaces that list those apart or more briefly. */
+  group?: string;
 }
 
 export interface TextReply {

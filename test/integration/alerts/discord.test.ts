@@ -328,4 +328,23 @@ describe('alerts in Discord, compact', () => {
     expect(embed.description).toContain(`Acknowledged by <@${DANA.id}>`);
     expect(acknowledged.allowed_mentions).toEqual({ parse: [] });
   });
+
+  it('mutes a name for a while with /pol-alert mute, lists the mute, and ends it with /pol-alert unmute', async () => {
+    const run = async (subcommand: string, options: Record<string, string>) =>
+      JSON.stringify(
+        (
+          await stack.fake
+            .sendCommand({ name: 'pol-alert', subcommand, options, memberPermissions: MANAGER, channelId: stack.channelId })
+            .waitForEdit(10_000)
+        ).body,
+      );
+    expect(await run('mute', { target: 'gate-io', for: '2h' })).toMatch(/🔕 Muted Gate\.io until \d+ \w+ \d\d:\d\d UTC/);
+    expect((await service.store.mutes.active('discord', stack.channelId, Date.now())).map((m) => m.target)).toEqual([
+      { scope: 'entity', entity: { kind: 'exchange', slug: 'gate-io', name: 'Gate.io' } },
+    ]);
+    expect(await run('list', {})).toContain('Muted (crossings recorded, not posted)');
+    expect(await run('mute', { target: 'gate-io', for: '400d' })).toContain('A mute lasts 30 days at most.');
+    expect(await run('unmute', { target: 'gate-io' })).toContain('🔔 Unmuted Gate.io');
+    expect(await service.store.mutes.active('discord', stack.channelId, Date.now())).toEqual([]);
+  });
 });

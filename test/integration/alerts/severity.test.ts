@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackDeliverer } from '../../../adapters/slack/deliverer.js';
-import { AlertService } from '../../../src/alerts/service.js';
-import { AlertStore } from '../../../src/alerts/store.js';
-import { openPglite, type Db } from '../../../src/db/connection.js';
-import { migrate } from '../../../src/db/migrations.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AlertService } from '../../../src/alerts/service.js';
+import type { Db } from '../../../src/db/connection.js';
 import type { RecordedCall } from '../../fakes/slack/index.js';
 import { DEFAULT_USER_ID } from '../../fakes/slack/identity.js';
 import { simMove } from '../../helpers/sim.js';
-import { blocksJson, footerLineOf, headerOf, quiesce, startHarness, type Harness } from '../../helpers/slack/harness.js';
+import { blocksJson, footerLineOf, headerOf, type Harness } from '../../helpers/slack/harness.js';
+import { slackAlertsForFile } from '../../helpers/slack/alerts.js';
 
 /**
  * Severity and a channel's format, in Slack through the real Bolt app and the fake Slack: a low
@@ -16,28 +14,14 @@ import { blocksJson, footerLineOf, headerOf, quiesce, startHarness, type Harness
  * in full with its chart. Values are the simulator's: each exchange moved across its line over HTTP.
  */
 
+const file = slackAlertsForFile();
+const { say } = file;
 let h: Harness;
 let db: Db;
 let service: AlertService;
 const WAIT = 10_000;
-
-beforeAll(async () => {
-  h = await startHarness();
-  db = await openPglite();
-  await migrate(db);
-  service = new AlertService({
-    store: new AlertStore(db),
-    deps: h.core.ctx,
-    deliverers: [slackDeliverer(h.slack)],
-    complete: h.core.complete,
-    leaseMs: 60_000,
-  });
-  h.core.ctx.alerts = service;
-});
-afterAll(async () => {
-  await quiesce(h);
-  await h.close();
-  await db.close();
+beforeAll(() => {
+  ({ h, db, service } = file);
 });
 
 const posts = (channel: string) =>
@@ -53,13 +37,6 @@ const buttonLabels = (c: RecordedCall) =>
     .map((e) => (e.text as { text: string }).text);
 /** The one line of a compact alert: its first section's text. */
 const lineOf = (c: RecordedCall) => blocksOf(c).find((b) => b.type === 'section')?.text?.text ?? '';
-
-async function say(text: string, channel: string): Promise<string> {
-  const seen = new Set(h.fake.calls('chat.postMessage'));
-  await h.command(text, { channel });
-  const answer = await h.fake.waitFor('chat.postMessage', (c) => !seen.has(c) && c.args.channel === channel, WAIT);
-  return blocksJson(answer.args);
-}
 
 let asked = 0;
 /** What the asker alone is told (a refusal), through the slash command's response URL. */

@@ -658,12 +658,12 @@ describe('alerts in Slack: resolving with a reason, and how each rule did', () =
       [a]: ['Crypto.com Exchange', 'pol above 5%', '4', '4 min', '75% of 4'],
       [b]: ['Maker', 'pol rises by 2pp in 7d', '6', '4 min', '50% of 6', 'longer cooldown: 2h'],
       [c]: ['Chainlink', 'new red flag', '5', '—', '40% of 5'],
-      [d]: ['Compound', 'rating below CCC', '5', '60 min', '100% of 5', 'pause it'],
+      [d]: ['Compound', 'rating below CCC', '5', '60 min', '100% of 5', 'mute or pause it'],
     });
     // The noisiest first: all noise, then half.
     expect(noteOf(month)).toBe(
       'Lower is better: median ack (of alerts acknowledged), noise (of alerts resolved with a reason). Flagged from 5 alerts, half or more of them noise.' +
-        ` #${d}: pause it, \`/pol alert pause ${d}\`.` +
+        ` #${d}: mute it for a week, \`/pol alert mute rule ${d} 7d\`, or pause it, \`/pol alert pause ${d}\`.` +
         ` #${b}, a longer cooldown: \`/pol alert add project:maker when pol rises by 2pp in 7d cooldown 2h\`, then \`/pol alert remove ${b}\`.`,
     );
 
@@ -725,7 +725,7 @@ describe('alerts in Slack: resolving with a reason, and how each rule did', () =
     const after = await ask('alert stats 30d', 'Alert rules over the last 30 days');
     expect(tableRows(after)[a]).toEqual(['Crypto.com Exchange', 'pol above 5%', '5', '4 min', '80% of 5', 'higher line: 7.5%']);
     expect(noteOf(after)).toContain(
-      ` #${d}: pause it, \`/pol alert pause ${d}\`. #${a}, a higher line: \`/pol alert add exchange:crypto-com when pol above 7.5%\`, then \`/pol alert remove ${a}\`.`,
+      ` #${d}: mute it for a week, \`/pol alert mute rule ${d} 7d\`, or pause it, \`/pol alert pause ${d}\`. #${a}, a higher line: \`/pol alert add exchange:crypto-com when pol above 7.5%\`, then \`/pol alert remove ${a}\`.`,
     );
 
     // The window bounds what is counted.
@@ -737,7 +737,7 @@ describe('alerts in Slack: resolving with a reason, and how each rule did', () =
       [d]: ['Compound', 'rating below CCC', '0', '—', '—'],
     });
     const quarter = await ask('alert stats 90d', 'Alert rules over the last 90 days');
-    expect(tableRows(quarter)[c]).toEqual(['Chainlink', 'new red flag', '7', '—', '57.1% of 7', 'pause it']);
+    expect(tableRows(quarter)[c]).toEqual(['Chainlink', 'new red flag', '7', '—', '57.1% of 7', 'mute or pause it']);
 
     const badWindow = await privately('alert stats 14d', 'stats-14d');
     expect(String(badWindow.args.text)).toContain("Unknown window '14d': use 7d or 30d or 90d.");

@@ -578,7 +578,14 @@ describe('Discord adapter on the real discord.js client', () => {
     const { fake } = stack;
     const h = fake.sendCommand({ name: 'pol', subcommand: 'help' });
     const embed = body(await h.waitForEdit(10_000)).embeds?.[0];
-    const shown = (embed?.fields ?? []).map((f) => f.value).join('\n');
+    // An embed holds 6,000 characters: the digest and alert commands follow in messages of their own, for the asker alone.
+    await h.waitForFollowup(10_000, () => h.followups().length >= 2);
+    const more = h.followups().map((c) => body(c));
+    expect(more.map((m) => [m.embeds?.[0]?.title, m.flags])).toEqual([
+      ['Digest commands', 64],
+      ['Alert commands', 64],
+    ]);
+    const shown = [embed, ...more.map((m) => m.embeds?.[0])].flatMap((e) => (e?.fields ?? []).map((f) => f.value)).join('\n');
     expect(embed?.title).toContain('polbot');
     // Every subcommand Discord holds for this server, with each required option as `name:`.
     const registered = fake.commands(GUILD_ID);

@@ -141,6 +141,8 @@ describe('register-discord', () => {
       'test',
       'stats',
       'catchup',
+      'mute',
+      'unmute',
       'format',
       'severity',
     ]);
