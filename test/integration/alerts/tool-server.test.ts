@@ -92,6 +92,23 @@ describe('alerts and check with the tool server alone', () => {
     expect(visibleText(stats)).not.toMatch(/REST/);
   });
 
+  it('mutes and unmutes a name, a rule and the channel, and sets severity and format, with nothing asked of REST', async () => {
+    const here: Caller = { ...caller, userId: 'U3', channelId: 'CTOOLS3' };
+    const added = (await cores.tools.run('alert add aave, uniswap when security below 40', here)).reply as TextReply;
+    const ruleId = Number(/^Alert rule #(\d+) added$/.exec(added.title ?? '')?.[1]);
+    const run = async (text: string) => visibleText((await cores.tools.run(text, here)).reply);
+    expect(await run('alert mute aave 24h')).toMatch(/🔕 Muted Aave \(AAVE\) until \d+ \w+ \d\d:\d\d UTC/);
+    expect(await run(`alert mute rule ${ruleId} 2h`)).toContain(`Muted rule #${ruleId}`);
+    expect(await run('alert mute all 1h')).toContain('Muted all alerts in this channel');
+    const mutes = await cores.tools.ctx.alerts!.store.mutes.active('slack', 'CTOOLS3', Date.now());
+    expect(mutes.map((m) => m.target.scope).sort()).toEqual(['channel', 'entity', 'rule']);
+    expect(await run('alert unmute all')).toContain('Unmuted');
+    expect(await cores.tools.ctx.alerts!.store.mutes.active('slack', 'CTOOLS3', Date.now())).toEqual([]);
+    expect(await run(`alert severity ${ruleId} high`)).toContain(`Alert rule #${ruleId}: high severity`);
+    expect(await run('alert format compact')).toContain('Alerts in this channel: compact');
+    expect(await cores.tools.ctx.alerts!.store.channelFormat('slack', 'CTOOLS3')).toBe('compact');
+  });
+
   it('checks a message, saying the PoL needs the REST service', async () => {
     const { reply } = await cores.tools.run('check is Aave safe?', caller);
     const shown = visibleText(reply);
