@@ -1,4 +1,4 @@
-import { targetText } from '../src/alerts/mutes.js';
+import { targetText, type Mute } from '../src/alerts/mutes.js';
 import { inline, ref } from '../src/reply/inline.js';
 import type { Reply } from '../src/reply/model.js';
 import { withAlerts } from './kit/alert.js';
@@ -29,7 +29,7 @@ export default defineCommand({
       const now = ctx.now();
       const person = { by: userName ?? userId, byId: userId };
       // `all` ends every mute of the channel, whatever each covers.
-      let ended;
+      let ended: Mute[];
       if (words.scope === 'channel') ended = await service.store.mutes.end(platform, channelId, 'all', person, now);
       else {
         const found = await channelTarget(ctx, service, words, { command: 'alert-unmute', args: (name) => ({ target: name }) });

@@ -1,3 +1,4 @@
+import { converse } from './converse.js';
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import type { AlertService } from '../../src/alerts/service.js';
 import type { Upstream } from '../../src/api/upstream.js';
@@ -27,6 +28,11 @@ export interface Core {
    * (who, where) is needed for rate limits and digests; the console is its own caller.
    */
   run(text: string, caller?: Caller): Promise<RunResult>;
+  /**
+   * What a person wrote in their own words (a mention, a direct message): a plain question as its
+   * command, the slash grammar as written, or a short answer with questions close to it; never throws.
+   */
+  converse(text: string, caller?: Caller): Promise<RunResult>;
   /** A typed invocation (Discord options, a button's command); never throws. */
   invoke(invocation: Invocation, caller?: Caller): Promise<RunResult>;
   /** Best matches from the entity lists already at hand; never waits on the upstream (autocomplete). */
@@ -133,6 +139,7 @@ export function createCore(parts: CoreParts): Core {
     charts,
     registry,
     run: (text, caller = CONSOLE_CALLER) => guarded(caller, () => runText(ctx, registry, text, caller, log)),
+    converse: (text, caller = CONSOLE_CALLER) => guarded(caller, () => converse(ctx, registry, text, caller, log)),
     invoke: (invocation, caller = CONSOLE_CALLER) => guarded(caller, () => invoke(ctx, registry, invocation, caller, log)),
     suggest: (prefix, limit) => resolver.suggest(prefix, limit),
     canList: (kind) => upstream.source.supports('list', kind),
