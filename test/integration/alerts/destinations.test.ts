@@ -1,3 +1,4 @@
+import { PermissionFlagsBits } from 'discord.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +13,12 @@ import { AlertStore } from '../../../src/alerts/store.js';
 import type { EntityRef } from '../../../src/api/domain.js';
 import { migrate, type Db } from '../../../src/db/index.js';
 import { createLogger } from '../../../src/log.js';
+import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { startFakePagerDuty, type FakePagerDuty } from '../../fakes/pagerduty/index.js';
 import { postToBolt, slashCommandBody, startFakeSlack, type FakeSlack } from '../../fakes/slack/index.js';
 import { startFakeWebhook, type FakeWebhook } from '../../fakes/webhook/index.js';
 import { addRule } from '../../helpers/alerts.js';
+import { GUILD_ID } from '../../helpers/discord.js';
 import { ENGINES, testDatabase, type TestDatabase } from '../../helpers/digest/helpers.js';
 import { blocksJson, headerOf, SIGNING_SECRET } from '../../helpers/slack/harness.js';
 import { secretWatch } from '../../helpers/secret-watch.js';
@@ -174,6 +177,73 @@ describe('a rule that notifies PagerDuty and a webhook, through polbot start', (
     );
     expect(blocksJson(list.args)).toContain('oncall, siem');
     expect(blocksJson(list.args)).not.toContain('Not delivered outside chat');
+  });
+});
+
+describe("notify's suggestions in Discord, through polbot start", () => {
+  const MANAGER = String(PermissionFlagsBits.ManageGuild | PermissionFlagsBits.UseApplicationCommands | PermissionFlagsBits.SendMessages);
+  const secrets = {
+    POLBOT_WEBHOOK_SECRET_SIEM: 'a-long-webhook-secret-0123',
+    POLBOT_WEBHOOK_SECRET_SECOPS: 'another-long-webhook-secret-4567',
+  };
+  let discord: FakeDiscord;
+  let bot: Bot;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    discord = await startFakeDiscord({ guildIds: [GUILD_ID], heartbeatIntervalMs: 300 });
+    secretWatch.secret(ROUTING_KEY, 'PagerDuty routing key');
+    for (const secret of Object.values(secrets)) secretWatch.secret(secret, 'webhook signing secret');
+    dataDir = await mkdtemp(join(tmpdir(), 'polbot-destinations-discord-'));
+    bot = await startBot(
+      loadConfig({
+        DISCORD_TOKEN: discord.token,
+        DISCORD_APPLICATION_ID: discord.applicationId,
+        DISCORD_API_URL: discord.apiUrl,
+        DISCORD_GUILD_ID: GUILD_ID,
+        POLBOT_DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        RATE_LIMIT_PER_USER: '0',
+        POLBOT_DESTINATIONS: `oncall=pagerduty:${ROUTING_KEY},siem=webhook:https://siem.example.com/polbot,secops=webhook:https://secops.example.com/hook`,
+        ...secrets,
+      }),
+      createLogger({ level: 'silent' }),
+    );
+  });
+  afterAll(async () => {
+    await bot?.stop();
+    await discord?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** What Discord shows under the notify option of /pol-alert add as `typed` is in it. */
+  const offered = async (typed: string) => {
+    const answer = await discord
+      .sendAutocomplete({
+        name: 'pol-alert',
+        subcommand: 'add',
+        options: { names: 'binance', when: 'pol above 5%', notify: typed },
+        focused: 'notify',
+        memberPermissions: MANAGER,
+      })
+      .callback(3_000);
+    expect(answer.type).toBe(8);
+    return (answer.data as { choices: { name: string; value: string }[] }).choices;
+  };
+  const each = (...names: string[]) => names.map((n) => ({ name: n, value: n }));
+
+  it("offers the operator's destination names matching what is typed, the list so far kept, and nothing else", async () => {
+    expect(await offered('')).toEqual(each('oncall', 'siem', 'secops'));
+    expect(await offered('s')).toEqual(each('siem', 'secops'));
+    // Matched anywhere in the name, those that start with it first; case aside.
+    expect(await offered('OPS')).toEqual(each('secops'));
+    expect(await offered('c')).toEqual(each('oncall', 'secops'));
+    // A list goes on from its last name, without the names it has.
+    expect(await offered('oncall, s')).toEqual(each('oncall, siem', 'oncall, secops'));
+    expect(await offered('siem,')).toEqual(each('siem, oncall', 'siem, secops'));
+    // A name nobody configured is never offered back.
+    expect(await offered('pagerduty')).toEqual([]);
   });
 });
 
