@@ -5,7 +5,7 @@ import { SEVERITIES, SEVERITY_MEANING, type Severity } from '../src/alerts/sever
 import { inline, ref } from '../src/reply/inline.js';
 import type { ErrorReply, Reply } from '../src/reply/model.js';
 import { withAlerts } from './kit/alert.js';
-import { textChoices } from './kit/choices.js';
+import { namedListChoices, textChoices } from './kit/choices.js';
 import { resolveWatchlist } from './kit/resolve-watchlist.js';
 import { defineCommand, list, str, stringArgs, type Args } from './kit/spec.js';
 
@@ -104,6 +104,7 @@ export default defineCommand({
       name: 'notify',
       description: 'Destinations outside chat to tell too, as named by the operator (e.g. oncall)',
       maxLength: 100,
+      complete: (ctx, typed) => namedListChoices(ctx.alerts?.destinations ?? [], typed),
     },
   ],
   text: {

@@ -1,3 +1,4 @@
+import type { AlertService } from '../../src/alerts/service.js';
 import type { EntityKind } from '../../src/api/domain.js';
 import type { CachedDataSource } from '../../src/api/cache/cached-source.js';
 import type { Resolver } from '../../src/resolve/resolver.js';
@@ -24,16 +25,23 @@ const LIST_REFRESH_MS = 60_000;
  */
 const COMPLETION_MS = 1_000;
 
-/** The data a completion may read: the cached source, and the names at hand. */
-export interface NamesAtHand {
+/**
+ * What a completion may read: the cached source, the names at hand, and the alert service where
+ * there is one, read when a completion asks, as a command reads it from the same context.
+ */
+export interface AtHand {
   source: CachedDataSource;
   resolver: Resolver;
+  alerts?: Pick<AlertService, 'destinations'> | undefined;
 }
 
-export function createAutocomplete(registry: Registry, names: NamesAtHand, log?: Logger): Autocomplete {
-  const { source, resolver } = names;
+export function createAutocomplete(registry: Registry, atHand: AtHand, log?: Logger): Autocomplete {
+  const { source, resolver } = atHand;
   const lastRefresh = new Map<EntityKind, number>();
   const ctx: CompletionContext = {
+    get alerts() {
+      return atHand.alerts;
+    },
     source,
     suggest: (prefix, limit) => resolver.suggest(prefix, limit),
     canList: (kind) => source.supports('list', kind),

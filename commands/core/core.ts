@@ -148,7 +148,7 @@ export function createCore(parts: CoreParts): Core {
         () => undefined,
         (err: unknown) => log?.warn({ kind, err }, 'entity list could not be loaded; suggestions offer what is cached'),
       ),
-    autocomplete: createAutocomplete(registry, { source: upstream.source, resolver }, log),
+    autocomplete: createAutocomplete(registry, ctx, log),
     // Each option carries its typed form, as every command a reply names does.
     complete: (reply) => withCommandText(reply, registry),
     lookup: async (search, typed, limit) =>

@@ -40,11 +40,38 @@ export function entityChoices(suggest: Suggest, typed: string, kind?: EntityKind
  * so each pick extends the list.
  */
 export function listChoices(suggest: Suggest, typed: string): Choice[] {
+  const { prefix, last } = listTail(typed);
+  return entityChoices(suggest, last).map((c) => ({ label: `${prefix}${c.label}`, value: `${prefix}${c.value}` }));
+}
+
+/**
+ * For a comma-separated list of names the operator configured (destinations outside chat):
+ * completes the last name from those not given yet, keeping the earlier ones. Only configured
+ * names are offered: nothing typed is offered back.
+ */
+export function namedListChoices(names: readonly string[], typed: string): Choice[] {
+  const { head, prefix, last } = listTail(typed.toLowerCase());
+  return textChoices(
+    matching(
+      names.filter((n) => !head.includes(n)),
+      last,
+    ).map((n) => `${prefix}${n}`),
+  );
+}
+
+/** A comma-separated list as typed so far: the names before the last (and them written back, to extend), and the last. */
+function listTail(typed: string): { head: string[]; prefix: string; last: string } {
   const parts = typed.split(',');
-  const last = parts.pop() ?? '';
+  const last = (parts.pop() ?? '').trim();
   const head = parts.map((p) => p.trim()).filter(Boolean);
-  const prefix = head.length ? `${head.join(', ')}, ` : '';
-  return entityChoices(suggest, last.trim()).map((c) => ({ label: `${prefix}${c.label}`, value: `${prefix}${c.value}` }));
+  return { head, prefix: head.length ? `${head.join(', ')}, ` : '', last };
+}
+
+/** `values` starting with `q` first, then those holding it further on; every value for an empty `q`. Case aside. */
+function matching(values: readonly string[], q: string): string[] {
+  const starts = values.filter((v) => v.toLowerCase().startsWith(q));
+  const contains = q ? values.filter((v) => !v.toLowerCase().startsWith(q) && v.toLowerCase().includes(q)) : [];
+  return [...starts, ...contains];
 }
 
 /**
@@ -69,10 +96,7 @@ let zones: string[] | undefined;
 /** IANA time zones known to this runtime, matched anywhere in the name ("berlin" finds Europe/Berlin). */
 export function timeZoneChoices(typed: string): Choice[] {
   zones ??= ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
-  const q = typed.trim().toLowerCase().replace(/\s+/g, '_');
-  const starts = zones.filter((z) => z.toLowerCase().startsWith(q));
-  const contains = q ? zones.filter((z) => !z.toLowerCase().startsWith(q) && z.toLowerCase().includes(q)) : [];
-  return textChoices([...starts, ...contains]);
+  return textChoices(matching(zones, typed.trim().toLowerCase().replace(/\s+/g, '_')));
 }
 
 /**

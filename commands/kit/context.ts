@@ -55,4 +55,6 @@ export interface CompletionContext {
   canList(kind: EntityKind): boolean;
   /** Reloads the list of `kind` in the background, at most once a minute however fast people type. */
   refreshList(kind: EntityKind): void;
+  /** What the alert service is configured with (the operator's destinations outside chat); absent where alerts cannot be delivered. */
+  readonly alerts?: Pick<AlertService, 'destinations'> | undefined;
 }

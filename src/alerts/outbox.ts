@@ -108,8 +108,13 @@ export class Outbox {
 
   private async claim(now: number): Promise<Row[]> {
     return this.o.db.transaction(async (tx) => {
+      // An incident's events reach a destination in the order they happened: each waits until the
+      // one before it there is sent or given up, held by any replica or waiting out a backoff.
+      // PagerDuty drops an acknowledge or resolve for an incident it has not been told of yet.
       const due = await tx.query<Row>(
         `SELECT e.id FROM alert_events e WHERE ${EVENTS.claimable('e', '$1', 'e.not_before <= $1')}
+            AND NOT EXISTS (SELECT 1 FROM alert_events p WHERE p.incident_id = e.incident_id AND p.destination = e.destination
+                              AND p.id < e.id AND p.state IN ('pending', 'claimed'))
           ORDER BY e.id LIMIT $2 FOR UPDATE OF e SKIP LOCKED`,
         [new Date(now), this.o.batch],
       );

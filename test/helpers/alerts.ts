@@ -1,6 +1,6 @@
 import type { ResolveReason } from '../../src/alerts/reason.js';
 import { AlertService, type AlertServiceOptions } from '../../src/alerts/service.js';
-import { AlertStore, type AlertRule } from '../../src/alerts/store.js';
+import { AlertStore, type AlertRule, type NewRule } from '../../src/alerts/store.js';
 import { openPglite, type Db } from '../../src/db/connection.js';
 import { migrate } from '../../src/db/migrations.js';
 
@@ -12,6 +12,34 @@ export async function alertsOnPglite(options: Omit<AlertServiceOptions, 'store'>
   const db = await openPglite();
   await migrate(db);
   return { db, service: new AlertService({ store: new AlertStore(db), ...options }) };
+}
+
+/**
+ * A rule written through the store as `alert add` writes it: in a Slack channel, `pol above 5%`
+ * checked every 5 minutes with no cooldown unless `rule` says otherwise (a condition and its text
+ * go together), within the default limits. Fails the test when the store refuses it.
+ */
+export async function addRule(
+  store: AlertStore,
+  rule: Pick<NewRule, 'channelId' | 'entities'> & Partial<NewRule>,
+  at: number,
+): Promise<AlertRule> {
+  const created = await store.create(
+    {
+      platform: 'slack',
+      workspaceId: null,
+      condition: { kind: 'pol_above', threshold: 0.05 },
+      conditionText: 'pol above 5%',
+      everySec: 300,
+      cooldownSec: 0,
+      createdBy: 'U0MAKER01',
+      ...rule,
+    },
+    at,
+    { perChannel: 20, perWorkspace: 200 },
+  );
+  if (!created.ok) throw new Error(`rule not created: ${created.reason}`);
+  return created.rule;
 }
 
 /** One alert of a rule's past: when it opened, whether and when someone acknowledged it, and why it was resolved. */

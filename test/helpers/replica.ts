@@ -34,7 +34,7 @@ export function startWorker(script: string, name: string, env: Record<string, st
   // None of polbot's settings in this process's environment reaches the replica (the test server's
   // DATABASE_URL above all): it is configured by `env` alone.
   const polbotSetting =
-    /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$)/;
+    /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$|PAGERDUTY_EVENTS_URL$)/;
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !polbotSetting.test(k)));
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
@@ -88,6 +88,19 @@ export function startWorker(script: string, name: string, env: Record<string, st
   const worker: Worker = { child, lines, logs, exited, line, go: () => child.stdin!.write('go\n') };
   started.push(worker);
   return worker;
+}
+
+/** The reports a worker printed after its ticks (`tick {...}`), in order. */
+export const ticks = <T>(w: Worker): T[] =>
+  w.lines.filter((l) => l.startsWith('tick ')).map((l) => JSON.parse(l.slice('tick '.length)) as T);
+
+/** Resolves when `check` holds, polling; fails after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/index.js';
 import { discordPost, slackPost, startHoldProxy, type HoldProxy } from '../../helpers/digest/hold-proxy.js';
 import { ENGINES, type EngineName } from '../../helpers/digest/helpers.js';
-import { platformEnv, replicaDatabase, started, startWorker, type Worker } from '../../helpers/replica.js';
+import { platformEnv, replicaDatabase, started, startWorker, ticks, until, type Worker } from '../../helpers/replica.js';
 
 /**
  * Alerts delivered exactly once by replicas that die mid-post. Each replica is a process of its own
@@ -78,18 +78,7 @@ interface TickLine {
   rules: number;
   opened: number;
 }
-const ticks = (w: Worker): TickLine[] =>
-  w.lines.filter((l) => l.startsWith('tick ')).map((l) => JSON.parse(l.slice('tick '.length)) as TickLine);
-const total = (w: Worker, key: keyof TickLine) => ticks(w).reduce((n, t) => n + t[key], 0);
-
-/** Resolves when `check` holds, polling; fails after `timeoutMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const total = (w: Worker, key: keyof TickLine) => ticks<TickLine>(w).reduce((n, t) => n + t[key], 0);
 
 // Replicas side by side need PostgreSQL (PGlite is one process's database, which replicas can only
 // take turns on); a crash and restart on PGlite is the digest crash test's, and the store's claims

@@ -22,7 +22,21 @@ export interface HangOptions {
   times?: number;
 }
 
-export type Fault = { kind: 'rate-limit'; retryAfterSec?: number } | { kind: 'failure'; status: number } | { kind: 'hang'; ms: number };
+export interface HoldOptions {
+  /**
+   * What a held request comes to when its client goes away (it was killed, or gave up): `response`,
+   * the receiver acts on it and only the answer is lost; `request`, it never reaches the receiver
+   * and nothing is done with it. A request the test releases is handled and answered as usual.
+   */
+  lose: 'request' | 'response';
+  times?: number;
+}
+
+export type Fault =
+  | { kind: 'rate-limit'; retryAfterSec?: number }
+  | { kind: 'failure'; status: number }
+  | { kind: 'hang'; ms: number }
+  | { kind: 'hold'; lose: HoldOptions['lose'] };
 
 interface Queued {
   fault: Fault;
@@ -53,6 +67,12 @@ export class FaultPlan {
   hangNext(options: HangOptions): void {
     if (!Number.isFinite(options.ms) || options.ms < 0) throw new RangeError(`ms must be >= 0, got ${options.ms}`);
     this.#queue.push({ fault: { kind: 'hang', ms: options.ms }, remaining: times(options.times) });
+  }
+
+  holdNext(options: HoldOptions): void {
+    if (options.lose !== 'request' && options.lose !== 'response')
+      throw new RangeError(`lose must be 'request' or 'response', got ${options.lose}`);
+    this.#queue.push({ fault: { kind: 'hold', lose: options.lose }, remaining: times(options.times) });
   }
 
   take(): Fault | undefined {

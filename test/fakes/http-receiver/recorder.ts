@@ -8,10 +8,13 @@ export interface RecordedRequest {
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: unknown;
   bytes: number;
-  /** What the receiver answered; for a hang, what it answered once the hang ended. */
+  /**
+   * What the receiver answered; for a hang, what it answered once the hang ended; 0 for a held
+   * request lost on its way (`lose: 'request'`), which the receiver never acted on.
+   */
   status: number;
   response: unknown;
-  fault?: 'rate-limit' | 'failure' | 'hang';
+  fault?: 'rate-limit' | 'failure' | 'hang' | 'hold';
   /** The client closed the connection before the answer (it timed out, for instance). */
   abandoned: boolean;
   at: Date;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requestHead, secretWatch } from '../../helpers/secret-watch.js';
-import { type FailOptions, type Fault, FaultPlan, type HangOptions, type RateLimitOptions } from './faults.js';
+import { type FailOptions, type Fault, FaultPlan, type HangOptions, type HoldOptions, type RateLimitOptions } from './faults.js';
 import { type RecordedRequest, type RequestFilter, RequestLog } from './recorder.js';
 
 /**
@@ -45,6 +45,10 @@ export interface Receiver {
   readonly origin: string;
   readonly log: RequestLog;
   readonly faults: FaultPlan;
+  /** Requests a hold keeps open right now. */
+  held(): number;
+  /** Lets every held request through, to be handled and answered as usual. */
+  releaseHeld(): void;
   close(): Promise<void>;
 }
 
@@ -55,6 +59,10 @@ export interface ReceiverControls {
   rateLimitNext(options?: RateLimitOptions): void;
   failNext(options: FailOptions): void;
   hangNext(options: HangOptions): void;
+  /** Keeps the next requests open, unanswered, until their client goes away or the test releases them. */
+  holdNext(options: HoldOptions): void;
+  held(): number;
+  releaseHeld(): void;
   clearFaults(): void;
   close(): Promise<void>;
 }
@@ -66,6 +74,9 @@ export function controlsOf(receiver: Receiver): ReceiverControls {
     rateLimitNext: (options) => receiver.faults.rateLimitNext(options),
     failNext: (options) => receiver.faults.failNext(options),
     hangNext: (options) => receiver.faults.hangNext(options),
+    holdNext: (options) => receiver.faults.holdNext(options),
+    held: () => receiver.held(),
+    releaseHeld: () => receiver.releaseHeld(),
     clearFaults: () => receiver.faults.clear(),
     close: () => receiver.close(),
   };
@@ -81,6 +92,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const faults = new FaultPlan();
   /** Requests held by a hang; closing the receiver releases them at once. */
   const hung = new Set<() => void>();
+  /** Requests kept open by a hold, each with what lets it go: its client leaving, a release, the receiver closing. */
+  const holding = new Set<() => void>();
   let closing = false;
 
   const hang = (ms: number) =>
@@ -100,6 +113,17 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     res.on('close', () => {
       if (!res.writableFinished) abandoned = true;
     });
+    const hold = () =>
+      new Promise<void>((resolve) => {
+        const release = () => {
+          holding.delete(release);
+          res.off('close', release);
+          resolve();
+        };
+        if (abandoned) return resolve();
+        holding.add(release);
+        res.once('close', release);
+      });
     const { raw, bytes } = await readLimited(req, options.maxBodyBytes);
     const text = raw?.toString('utf8') ?? '';
     const { line, headers: shownHeaders } = requestHead(req);
@@ -111,20 +135,22 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       headers: flat(req),
       raw: raw ?? Buffer.alloc(0),
     };
-    let reply: Reply;
+    /** Nothing when a held request was lost on its way: the receiver never saw it to answer. */
+    let reply: Reply | undefined;
     let fault: Fault | undefined;
     if (raw === undefined) {
       reply = options.tooLarge;
     } else {
       fault = faults.take();
       if (fault?.kind === 'hang') await hang(fault.ms);
+      if (fault?.kind === 'hold') await hold();
       if (closing) {
         res.destroy();
         return;
       }
       if (fault?.kind === 'rate-limit') reply = throttled(options.throttled, fault.retryAfterSec);
       else if (fault?.kind === 'failure') reply = options.failed(fault.status);
-      else reply = options.handle(received);
+      else if (!(fault?.kind === 'hold' && fault.lose === 'request' && abandoned)) reply = options.handle(received);
     }
     const call: RecordedRequest = {
       method: received.method,
@@ -133,14 +159,14 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       body: text,
       json: parseJson(text),
       bytes,
-      status: reply.status,
-      response: reply.body,
+      status: reply?.status ?? 0,
+      response: reply?.body,
       abandoned,
       at,
     };
     if (fault) call.fault = fault.kind;
     log.record(call);
-    if (!abandoned) send(res, reply);
+    if (reply && !abandoned) send(res, reply);
   };
 
   const server = createServer((req, res) => {
@@ -163,11 +189,15 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     origin,
     log,
     faults,
+    held: () => holding.size,
+    releaseHeld: () => {
+      for (const release of [...holding]) release();
+    },
     close: async () => {
       if (closing) return;
       closing = true;
       log.dispose();
-      for (const release of [...hung]) release();
+      for (const release of [...hung, ...holding]) release();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Clients keep idle keep-alive sockets open; without this close() would wait for them to time out.
       server.closeAllConnections();

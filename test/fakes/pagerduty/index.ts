@@ -24,8 +24,9 @@
  *   not documented.
  * - 429 ("429 - Request Limit Exceeded"; "retry after some time") without Retry-After, and 5xx
  *   ("retry after some time"), only when a test asks for them: `rateLimitNext`, `failNext`;
- *   `hangNext` holds requests to reach a client's timeout. PagerDuty's own limit (about 120
- *   events a minute per routing key) is not enforced.
+ *   `hangNext` holds requests to reach a client's timeout; `holdNext` keeps them open until their
+ *   client dies (then the event is processed or lost, as asked) or `releaseHeld()`, and `held()`
+ *   counts them. PagerDuty's own limit (about 120 events a minute per routing key) is not enforced.
  * - Incidents per routing key and dedup_key (incidents.ts): triggers de-duplicate onto the open
  *   one, acknowledge and resolve act on it or are dropped, a resolved one is never reopened.
  *
@@ -34,5 +35,5 @@
 export { startFakePagerDuty, MAX_EVENT_BYTES, type FakePagerDuty, type AcceptedEvent } from './server.js';
 export type { Incident, IncidentStatus, Outcome } from './incidents.js';
 export type { AlertEvent, AlertPayload, EventAction, Severity } from './validate.js';
-export type { FailOptions, HangOptions, RateLimitOptions } from '../http-receiver/faults.js';
+export type { FailOptions, HangOptions, HoldOptions, RateLimitOptions } from '../http-receiver/faults.js';
 export type { RecordedRequest, RequestFilter } from '../http-receiver/recorder.js';

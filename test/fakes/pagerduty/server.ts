@@ -21,7 +21,7 @@ export interface AcceptedEvent {
 
 /**
  * `rateLimitNext()` answers 429 without Retry-After, as PagerDuty does; `retryAfterSec` adds one.
- * `failNext({ status: 503 })`, `hangNext({ ms })`: see http-receiver/faults.ts.
+ * `failNext({ status: 503 })`, `hangNext({ ms })`, `holdNext({ lose })`: see http-receiver/faults.ts.
  */
 export interface FakePagerDuty extends ReceiverControls {
   /** `http://127.0.0.1:PORT`, to stand for `https://events.pagerduty.com`. */

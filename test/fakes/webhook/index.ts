@@ -35,8 +35,9 @@
  * So a retry re-signs with a fresh timestamp but resends the very bytes first sent: polbot
  * stores the serialized body with the event rather than serializing it again.
  *
- * Test controls: `rateLimitNext`, `failNext`, `hangNext` for the next requests (they come before
- * any check), `advanceClock` to reach the tolerance, `events()` in the order accepted.
+ * Test controls: `rateLimitNext`, `failNext`, `hangNext`, `holdNext` (open until the client dies,
+ * then processed or lost as asked, or until `releaseHeld()`) for the next requests (they come
+ * before any check), `advanceClock` to reach the tolerance, `events()` in the order accepted.
  */
 export {
   startFakeWebhook,
@@ -48,5 +49,5 @@ export {
   type WebhookEventType,
 } from './server.js';
 export { signWebhook, type WebhookHeaders } from './signing.js';
-export type { FailOptions, HangOptions, RateLimitOptions } from '../http-receiver/faults.js';
+export type { FailOptions, HangOptions, HoldOptions, RateLimitOptions } from '../http-receiver/faults.js';
 export type { RecordedRequest, RequestFilter } from '../http-receiver/recorder.js';

@@ -49,7 +49,7 @@ export interface FakeWebhookOptions {
   toleranceSec?: number;
 }
 
-/** Faults (`rateLimitNext`, `failNext`, `hangNext`) come before any check, as a loaded receiver answers before it reads. */
+/** Faults (`rateLimitNext`, `failNext`, `hangNext`, `holdNext`) come before any check, as a loaded receiver answers before it reads. */
 export interface FakeWebhook extends ReceiverControls {
   /** The destination URL: `http://127.0.0.1:PORT/polbot/events`. */
   readonly url: string;

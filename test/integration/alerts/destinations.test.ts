@@ -1,3 +1,4 @@
+import { PermissionFlagsBits } from 'discord.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,12 +7,18 @@ import { startBot, type Bot } from '../../../app/bot.js';
 import { ConfigError, loadConfig } from '../../../app/config.js';
 import { parseDestinations } from '../../../src/alerts/destinations.js';
 import { Outbox } from '../../../src/alerts/outbox.js';
+import type { Condition } from '../../../src/alerts/condition.js';
+import type { Verdict } from '../../../src/alerts/evaluate.js';
 import { AlertStore } from '../../../src/alerts/store.js';
+import type { EntityRef } from '../../../src/api/domain.js';
 import { migrate, type Db } from '../../../src/db/index.js';
 import { createLogger } from '../../../src/log.js';
+import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { startFakePagerDuty, type FakePagerDuty } from '../../fakes/pagerduty/index.js';
 import { postToBolt, slashCommandBody, startFakeSlack, type FakeSlack } from '../../fakes/slack/index.js';
 import { startFakeWebhook, type FakeWebhook } from '../../fakes/webhook/index.js';
+import { addRule } from '../../helpers/alerts.js';
+import { GUILD_ID } from '../../helpers/discord.js';
 import { ENGINES, testDatabase, type TestDatabase } from '../../helpers/digest/helpers.js';
 import { blocksJson, headerOf, SIGNING_SECRET } from '../../helpers/slack/harness.js';
 import { secretWatch } from '../../helpers/secret-watch.js';
@@ -173,6 +180,73 @@ describe('a rule that notifies PagerDuty and a webhook, through polbot start', (
   });
 });
 
+describe("notify's suggestions in Discord, through polbot start", () => {
+  const MANAGER = String(PermissionFlagsBits.ManageGuild | PermissionFlagsBits.UseApplicationCommands | PermissionFlagsBits.SendMessages);
+  const secrets = {
+    POLBOT_WEBHOOK_SECRET_SIEM: 'a-long-webhook-secret-0123',
+    POLBOT_WEBHOOK_SECRET_SECOPS: 'another-long-webhook-secret-4567',
+  };
+  let discord: FakeDiscord;
+  let bot: Bot;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    discord = await startFakeDiscord({ guildIds: [GUILD_ID], heartbeatIntervalMs: 300 });
+    secretWatch.secret(ROUTING_KEY, 'PagerDuty routing key');
+    for (const secret of Object.values(secrets)) secretWatch.secret(secret, 'webhook signing secret');
+    dataDir = await mkdtemp(join(tmpdir(), 'polbot-destinations-discord-'));
+    bot = await startBot(
+      loadConfig({
+        DISCORD_TOKEN: discord.token,
+        DISCORD_APPLICATION_ID: discord.applicationId,
+        DISCORD_API_URL: discord.apiUrl,
+        DISCORD_GUILD_ID: GUILD_ID,
+        POLBOT_DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        RATE_LIMIT_PER_USER: '0',
+        POLBOT_DESTINATIONS: `oncall=pagerduty:${ROUTING_KEY},siem=webhook:https://siem.example.com/polbot,secops=webhook:https://secops.example.com/hook`,
+        ...secrets,
+      }),
+      createLogger({ level: 'silent' }),
+    );
+  });
+  afterAll(async () => {
+    await bot?.stop();
+    await discord?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** What Discord shows under the notify option of /pol-alert add as `typed` is in it. */
+  const offered = async (typed: string) => {
+    const answer = await discord
+      .sendAutocomplete({
+        name: 'pol-alert',
+        subcommand: 'add',
+        options: { names: 'binance', when: 'pol above 5%', notify: typed },
+        focused: 'notify',
+        memberPermissions: MANAGER,
+      })
+      .callback(3_000);
+    expect(answer.type).toBe(8);
+    return (answer.data as { choices: { name: string; value: string }[] }).choices;
+  };
+  const each = (...names: string[]) => names.map((n) => ({ name: n, value: n }));
+
+  it("offers the operator's destination names matching what is typed, the list so far kept, and nothing else", async () => {
+    expect(await offered('')).toEqual(each('oncall', 'siem', 'secops'));
+    expect(await offered('s')).toEqual(each('siem', 'secops'));
+    // Matched anywhere in the name, those that start with it first; case aside.
+    expect(await offered('OPS')).toEqual(each('secops'));
+    expect(await offered('c')).toEqual(each('oncall', 'secops'));
+    // A list goes on from its last name, without the names it has.
+    expect(await offered('oncall, s')).toEqual(each('oncall, siem', 'oncall, secops'));
+    expect(await offered('siem,')).toEqual(each('siem, oncall', 'siem, secops'));
+    // A name nobody configured is never offered back.
+    expect(await offered('pagerduty')).toEqual([]);
+  });
+});
+
 describe.each(ENGINES)('the outbox on %s', (engine) => {
   let database: TestDatabase;
   let db: Db;
@@ -190,35 +264,36 @@ describe.each(ENGINES)('the outbox on %s', (engine) => {
     await database?.dispose();
   });
 
+  const both = () => [
+    { name: 'oncall', kind: 'pagerduty' as const, routingKey: ROUTING_KEY, eventsUrl: pagerduty.eventsUrl },
+    { name: 'siem', kind: 'webhook' as const, url: hook.url, secret: hook.secret },
+  ];
+  /** A rule in `channelId` on `entity` telling both destinations, and an incident opened on it at `at`. */
+  const openedOn = async (
+    channelId: string,
+    entity: EntityRef,
+    rule: { condition: Condition; text: string },
+    change: Verdict['change'],
+    at: number,
+  ) => {
+    const created = await addRule(
+      new AlertStore(db),
+      { channelId, entities: [entity], condition: rule.condition, conditionText: rule.text, notify: ['oncall', 'siem'] },
+      at,
+    );
+    const { incident } = await new AlertStore(db).openIncident(created.id, entity.kind, entity.slug, { holds: true, change }, at);
+    return { rule: created, incident };
+  };
+
   it('retries 429 and 5xx with backoff, sends the same bytes again, gives up with the reason, and two replicas send each event once', async () => {
     const store = new AlertStore(db);
-    const destinations = [
-      { name: 'oncall', kind: 'pagerduty' as const, routingKey: ROUTING_KEY, eventsUrl: pagerduty.eventsUrl },
-      { name: 'siem', kind: 'webhook' as const, url: hook.url, secret: hook.secret },
-    ];
+    const destinations = both();
     const t0 = Date.parse('2026-11-20T09:00:00Z');
-    const created = await store.create(
-      {
-        platform: 'slack',
-        workspaceId: null,
-        channelId: 'COUTBOX01',
-        entities: [{ kind: 'project', slug: 'aave', name: 'Aave' }],
-        condition: { kind: 'pol_above', threshold: 0.09 },
-        conditionText: 'pol above 9%',
-        everySec: 300,
-        cooldownSec: 0,
-        createdBy: 'U0MAKER01',
-        notify: ['oncall', 'siem'],
-      },
-      t0,
-      { perChannel: 20, perWorkspace: 200 },
-    );
-    if (!created.ok) throw new Error('rule not created');
-    const { incident } = await store.openIncident(
-      created.rule.id,
-      'project',
-      'aave',
-      { holds: true, change: { from: '8.0%', to: '10.8%', trend: 'worse' } },
+    const { rule, incident } = await openedOn(
+      'COUTBOX01',
+      { kind: 'project', slug: 'aave', name: 'Aave' },
+      { condition: { kind: 'pol_above', threshold: 0.09 }, text: 'pol above 9%' },
+      { from: '8.0%', to: '10.8%', trend: 'worse' },
       t0,
     );
 
@@ -247,16 +322,53 @@ describe.each(ENGINES)('the outbox on %s', (engine) => {
     await store.act(incident.id, { platform: 'slack', channelId: 'COUTBOX01' }, { kind: 'acknowledge', by: 'U0ACK0001' }, t0 + 10_000);
     for (let i = 0; i < 20; i++) pagerduty.failNext({ status: 500 });
     for (let at = t0 + 10_000; at <= t0 + 130_000; at += 10_000) await a.dispatch(at);
-    const given = await a.failures([created.rule.id], t0 + 130_000);
+    const given = await a.failures([rule.id], t0 + 130_000);
     expect(given).toEqual([
       {
-        ruleId: created.rule.id,
+        ruleId: rule.id,
         destination: 'oncall',
         reason: expect.stringMatching(/^gave up after \d+ attempts over 1 min: PagerDuty answered 500$/),
         at: expect.any(Number),
       },
     ]);
     expect(hook.events().map((e) => e.type)).toEqual(['incident.opened', 'incident.acknowledged']);
+  });
+
+  it("sends an incident's events to each destination in the order they happened: a later one waits for a retried earlier one", async () => {
+    for (const fake of [pagerduty, hook]) {
+      fake.clear();
+      fake.clearFaults();
+    }
+    const store = new AlertStore(db);
+    const t0 = Date.parse('2026-11-21T09:00:00Z');
+    const { incident } = await openedOn(
+      'COUTBOX02',
+      { kind: 'exchange', slug: 'kraken', name: 'Kraken' },
+      { condition: { kind: 'pol_above', threshold: 0.05 }, text: 'pol above 5%' },
+      { from: '4.0%', to: '6.2%', trend: 'worse' },
+      t0,
+    );
+    const outbox = new Outbox({ db: db, destinations: both(), instance: 'replica-order', backoffMs: 5_000 });
+    const where = { platform: 'slack' as const, channelId: 'COUTBOX02' };
+
+    // PagerDuty throttles the trigger; the webhook takes its opening.
+    pagerduty.rateLimitNext();
+    expect(await outbox.dispatch(t0)).toEqual({ sent: 1, retried: 1, failed: 0, lost: 0 });
+    // Acknowledged and resolved while the trigger waits out its backoff: the webhook hears of both
+    // at once, PagerDuty of neither, since it would drop them for an incident it does not know.
+    await store.act(incident.id, where, { kind: 'acknowledge', by: 'U0ACK0001' }, t0 + 1_000);
+    await store.act(incident.id, where, { kind: 'resolve', by: 'U0ACK0001', reason: 'noise' }, t0 + 2_000);
+    expect(await outbox.dispatch(t0 + 2_000)).toEqual({ sent: 1, retried: 0, failed: 0, lost: 0 });
+    expect(await outbox.dispatch(t0 + 2_000)).toEqual({ sent: 1, retried: 0, failed: 0, lost: 0 });
+    expect(pagerduty.calls()).toHaveLength(1);
+    // After the backoff: the trigger, then the acknowledge, then the resolve, one pass each.
+    for (let pass = 0; pass < 3; pass++) expect(await outbox.dispatch(t0 + 5_000)).toEqual({ sent: 1, retried: 0, failed: 0, lost: 0 });
+    expect(await outbox.dispatch(t0 + 5_000)).toEqual({ sent: 0, retried: 0, failed: 0, lost: 0 });
+    const dedupKey = `polbot-incident-${incident.id}`;
+    expect(pagerduty.incidents({ dedupKey }).map((i) => [i.status, i.log.map((l) => `${l.action}:${l.outcome}`)])).toEqual([
+      ['resolved', ['trigger:opened', 'acknowledge:acknowledged', 'resolve:resolved']],
+    ]);
+    expect(hook.events().map((e) => e.type)).toEqual(['incident.opened', 'incident.acknowledged', 'incident.resolved']);
   });
 
   it("pages with the rule's severity: high as critical, low as info, and tells the webhook the severity", async () => {
@@ -275,7 +387,7 @@ describe.each(ENGINES)('the outbox on %s', (engine) => {
         {
           platform: 'slack',
           workspaceId: null,
-          channelId: 'COUTBOX02',
+          channelId: 'COUTBOX03',
           entities: [{ kind: 'project', slug, name }],
           condition: { kind: 'pol_above', threshold: 0.05 },
           conditionText: 'pol above 5%',

@@ -348,3 +348,21 @@ describe('alerts in Discord, compact', () => {
     expect(await service.store.mutes.active('discord', stack.channelId, Date.now())).toEqual([]);
   });
 });
+
+describe('notify in Discord where the operator named no destinations', () => {
+  it('offers nothing as notify is typed, whatever is typed', async () => {
+    for (const typed of ['', 'o', 'oncall, ']) {
+      const h = stack.fake.sendAutocomplete({
+        name: 'pol-alert',
+        subcommand: 'add',
+        options: { names: 'binance', when: 'pol above 5%', notify: typed },
+        focused: 'notify',
+        memberPermissions: MANAGER,
+        channelId: stack.channelId,
+      });
+      const answer = await h.callback(3_000);
+      expect(answer.type, typed).toBe(8);
+      expect((answer.data as { choices: unknown[] }).choices, typed).toEqual([]);
+    }
+  });
+});

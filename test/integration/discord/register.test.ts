@@ -151,6 +151,7 @@ describe('register-discord', () => {
     const add = ((alert!.options ?? []) as Option[]).find((s) => s.name === 'add')!.options as Option[];
     expect(add.map((o) => o.name)).toEqual(['names', 'when', 'every', 'cooldown', 'severity', 'notify']);
     expect(add.find((o) => o.name === 'when')).toMatchObject({ required: true, autocomplete: true });
+    expect(add.find((o) => o.name === 'notify')).toMatchObject({ autocomplete: true });
     expect(add.find((o) => o.name === 'every')?.choices?.map((c) => c.value)).toEqual(['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h']);
   });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakePagerDuty, MAX_EVENT_BYTES, startFakePagerDuty } from '../../fakes/pagerduty/index.js';
+import { holdThenDrop } from '../../helpers/held.js';
 import { secretWatch } from '../../helpers/secret-watch.js';
 
 /**
@@ -324,18 +325,57 @@ describe('fake PagerDuty fails when a test asks it to', () => {
     expect(pagerduty.incidents()).toMatchObject([{ dedupKey: 'timed-out', log: [{ outcome: 'opened' }, { outcome: 'deduplicated' }] }]);
   });
 
+  it('holds requests open until their client dies: the one asked to lose its answer is processed, the one asked to lose the request is not', async () => {
+    await holdThenDrop(pagerduty, (key, signal) => send(trigger(key), { signal }));
+    const byKey = (c: { json: unknown }) => (c.json as { dedup_key: string }).dedup_key;
+    expect(
+      pagerduty
+        .calls()
+        .map((c) => [byKey(c), c.status, c.fault, c.abandoned])
+        .sort(),
+    ).toEqual([
+      ['answer-lost', 202, 'hold', true],
+      ['never-arrived', 0, 'hold', true],
+    ]);
+    expect(pagerduty.incidents().map((i) => i.dedupKey)).toEqual(['answer-lost']);
+    // Sent again, the first de-duplicates onto the incident it opened; the second opens its own.
+    expect((await send(trigger('answer-lost'))).status).toBe(202);
+    expect((await send(trigger('never-arrived'))).status).toBe(202);
+    expect(pagerduty.incidents()).toMatchObject([
+      { dedupKey: 'answer-lost', log: [{ outcome: 'opened' }, { outcome: 'deduplicated' }] },
+      { dedupKey: 'never-arrived', log: [{ outcome: 'opened' }] },
+    ]);
+  });
+
+  it('lets held requests through when released, answered as usual', async () => {
+    pagerduty.holdNext({ lose: 'request', times: 2 });
+    const answers = Promise.all([send(trigger('held-1')), send(trigger('held-2'))]);
+    await expect.poll(() => pagerduty.held()).toBe(2);
+    pagerduty.releaseHeld();
+    expect((await answers).map((a) => a.status)).toEqual([202, 202]);
+    expect(pagerduty.calls().map((c) => [c.status, c.fault, c.abandoned])).toEqual([
+      [202, 'hold', false],
+      [202, 'hold', false],
+    ]);
+    expect(pagerduty.held()).toBe(0);
+    expect(() => pagerduty.holdNext({ lose: 'both' as 'request' })).toThrow(/lose/);
+  });
+
   it('closes at once with a request still hung', async () => {
     const other = await startFakePagerDuty();
     other.hangNext({ ms: 60_000 });
-    const pending = fetch(other.eventsUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(trigger('x')),
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    other.holdNext({ lose: 'response' });
+    const post = () =>
+      fetch(other.eventsUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(trigger('x')),
+      });
+    const pending = [post(), post()];
+    await expect.poll(() => other.held()).toBe(1);
     const started = performance.now();
     await other.close();
     expect(performance.now() - started).toBeLessThan(1_000);
-    await expect(pending).rejects.toThrow();
+    expect((await Promise.allSettled(pending)).map((p) => p.status)).toEqual(['rejected', 'rejected']);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeWebhook, signWebhook, startFakeWebhook, WEBHOOK_EVENT_TYPES } from '../../fakes/webhook/index.js';
+import { holdThenDrop } from '../../helpers/held.js';
 
 /**
  * Each rule of the fake webhook receiver, shown refusing a forgery, a stale or replayed delivery
@@ -217,6 +218,36 @@ describe('fake webhook receiver fails when a test asks it to', () => {
     for (let i = 0; i < 4; i += 1) statuses.push((await deliver(event('evt_f'))).status);
     expect(statuses).toEqual([500, 503, 503, 200]);
     expect(hook.events()).toMatchObject([{ id: 'evt_f', deliveries: 1 }]);
+  });
+
+  it('holds requests open until their client dies: losing the answer accepts the event, losing the request does not', async () => {
+    await holdThenDrop(hook, (id, signal) => deliver(event(id), { signal }));
+    expect(
+      hook
+        .calls()
+        .map((c) => [c.headers['x-polbot-event-id'], c.status, c.fault, c.abandoned])
+        .sort(),
+    ).toEqual([
+      ['answer-lost', 200, 'hold', true],
+      ['never-arrived', 0, 'hold', true],
+    ]);
+    expect(hook.events().map((e) => e.id)).toEqual(['answer-lost']);
+    // Sent again: the one that landed is a duplicate, the one that never arrived is new.
+    expect(await deliver(event('answer-lost'))).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(await deliver(event('never-arrived'))).toMatchObject({ status: 200, body: { accepted: true } });
+    expect(hook.events()).toMatchObject([
+      { id: 'answer-lost', deliveries: 2 },
+      { id: 'never-arrived', deliveries: 1 },
+    ]);
+  });
+
+  it('lets a held request through when released, answered as usual', async () => {
+    hook.holdNext({ lose: 'request' });
+    const answer = deliver(event('evt_released'));
+    await expect.poll(() => hook.held()).toBe(1);
+    hook.releaseHeld();
+    expect(await answer).toMatchObject({ status: 200, body: { accepted: true, id: 'evt_released' } });
+    expect(hook.calls().map((c) => [c.status, c.fault, c.abandoned])).toEqual([[200, 'hold', false]]);
   });
 
   it('holds a request; a client that gave up finds its retry answered as a duplicate', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from '../../../commands/core/commands.js';
-import { createAutocomplete, type NamesAtHand } from '../../../commands/core/complete.js';
+import { createAutocomplete, type AtHand } from '../../../commands/core/complete.js';
 import { Registry } from '../../../commands/core/registry.js';
 import { defineCommand, str, type Args, type Choice } from '../../../commands/kit/spec.js';
 import type { CompletionContext } from '../../../commands/kit/context.js';
@@ -25,7 +25,7 @@ function fakeUpstream(o: { exchangeList?: boolean; cached?: Record<string, unkno
     cache: { peek: (method: string, ...args: unknown[]) => o.cached?.[[method, ...args].join(':')] },
   };
   const resolver = { suggest: (prefix: string, limit: number) => refs.filter((r) => r.slug.startsWith(prefix)).slice(0, limit) };
-  return { upstream: { source, resolver } as unknown as NamesAtHand, list, fetched };
+  return { upstream: { source, resolver } as unknown as AtHand, list, fetched };
 }
 
 const silent = () => ({ warn: vi.fn() }) as unknown as Logger & { warn: ReturnType<typeof vi.fn> };
