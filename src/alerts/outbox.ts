@@ -5,18 +5,11 @@ import { LeaseQueue, ms, type Db } from '../db/index.js';
 import type { Logger } from '../log.js';
 import type { Destination } from './destinations.js';
 import type { Verdict } from './evaluate.js';
+import type { EscalationEvent } from './store.js';
 import { type AlertEvent, eventBody, send } from './senders.js';
 
 /** Events waiting for a destination, claimed with leases like every other unasked post. */
-const EVENTS = new LeaseQueue({
-  table: 'alert_events',
-  key: ['id'],
-  state: 'state',
-  holder: 'claimed_by',
-  lease: 'lease_until',
-  attempts: 'attempts',
-  reason: 'reason',
-});
+const EVENTS = LeaseQueue.ofTable('alert_events');
 
 type Row = Record<string, unknown>;
 
@@ -179,6 +172,8 @@ export class Outbox {
     const entities = (rule.entities as EntityRef[] | undefined) ?? [];
     const entity = entities.find((e) => e.kind === incident.kind && e.slug === incident.slug);
     const change = (incident.verdict as Verdict | undefined)?.change;
+    const escalation =
+      typeof row.escalation === 'string' ? (JSON.parse(row.escalation) as EscalationEvent) : (row.escalation as EscalationEvent | null);
     return {
       id,
       transition: row.transition as AlertEvent['transition'],
@@ -198,6 +193,7 @@ export class Outbox {
         platform: String(rule.platform),
         channelId: String(rule.channel_id),
       },
+      ...(escalation ? { escalation } : {}),
     };
   }
 }

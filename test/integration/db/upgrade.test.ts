@@ -273,6 +273,8 @@ describe.each(ENGINES)('an install made with 820eb6e, upgraded on %s', (engine) 
         everySec: 300,
         cooldownSec: 3600,
         notify: [],
+        // A rule of that release escalates to nobody.
+        escalation: [],
         state: 'active',
         stateReason: null,
         createdBy: 'U0ALICE',
