@@ -4,6 +4,7 @@ import { durationText } from '../src/alerts/duration.js';
 import { utcTime } from '../src/alerts/message.js';
 import { targetText } from '../src/alerts/mutes.js';
 import { typedTarget } from './kit/mute.js';
+import { escalationText } from '../src/alerts/escalation.js';
 import { noRulesYet, RULE_COLUMNS, ruleCells, withAlerts } from './kit/alert.js';
 import { defineCommand } from './kit/spec.js';
 
@@ -26,8 +27,8 @@ export default defineCommand({
         service.store.mutes.active(platform, channelId, ctx.now()),
       ]);
       const notifying = rules.some((r) => r.notify.length > 0);
+      const escalating = rules.some((r) => r.escalation.length > 0);
       const failures = notifying ? await service.destinationFailures(rules.map((r) => r.id)) : [];
-      // A destination that could not be told is said here, where the people who set it look.
       const undelivered = failures.map((f) => `#${f.ruleId} to ${f.destination}: ${f.reason}`);
       if (rules.length === 0) return noRulesYet();
       const paused = rules.filter((r) => r.state === 'paused');
@@ -42,11 +43,19 @@ export default defineCommand({
       const table: TableReply = {
         kind: 'table',
         title: `Alert rules in this channel (${rules.length} of at most ${service.limits.perChannel})`,
-        note: withUndelivered(
+        note: withMore(
           paused.length
             ? inline`Paused (${reasons.join('; ')}). Paused rules are not checked; fix the cause if one is given, then ${ref('alert-resume', { id: paused.length === 1 ? String(paused[0]!.id) : 'all' })}.`
             : 'Each rule posts one message per alert; further crossings go in its thread.',
-          undelivered,
+          // Whole, in the note: three steps with their groups do not fit a column.
+          escalating
+            ? ` Escalation while unacknowledged: ${rules
+                .filter((r) => r.escalation.length)
+                .map((r) => `#${r.id} ${escalationText(r.escalation)}`)
+                .join('; ')}.`
+            : '',
+          // A destination that could not be told is said here, where the people who set it look.
+          undelivered.length ? ` Not delivered outside chat in the last day: ${undelivered.join('; ')}.` : '',
         ),
         columns: [
           ...RULE_COLUMNS,
@@ -94,8 +103,9 @@ export default defineCommand({
     }),
 });
 
-/** The table's note, and after it what could not be told to a destination outside chat. */
-function withUndelivered(note: Inline, undelivered: readonly string[]): Inline {
-  if (!undelivered.length) return note;
-  return [...(typeof note === 'string' ? [note] : note), ` Not delivered outside chat in the last day: ${undelivered.join('; ')}.`];
+/** The table's note, and after it what else a rule's people need to know (each empty when there is nothing). */
+function withMore(note: Inline, ...more: string[]): Inline {
+  const said = more.filter(Boolean);
+  if (!said.length) return note;
+  return [...(typeof note === 'string' ? [note] : note), ...said];
 }

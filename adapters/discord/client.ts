@@ -31,6 +31,7 @@ import { decodeInvocation, encodeInvocation } from './custom-id.js';
 import { CommandMentions } from './mentions.js';
 import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
 import { describeError, isExpiredInteraction, maskTokens } from './errors.js';
+import { discordRoles } from './groups.js';
 import { clip, escapeText, plainText } from './escape.js';
 import type { DiscordSettings } from './register.js';
 import { restOptions } from './rest.js';
@@ -429,7 +430,7 @@ function whoAndWhere(i: Answerable): Omit<Caller, 'canManageDigests'> {
     userId: i.user.id,
     userName: i.user.globalName ?? i.user.username,
     channelId: i.channelId,
-    ...(i.guildId ? { workspaceId: i.guildId } : {}),
+    ...(i.guildId ? { workspaceId: i.guildId, groups: discordRoles(i.client.rest, i.guildId) } : {}),
     ...(botCanPost(i) ? {} : { canPost: false }),
   };
 }

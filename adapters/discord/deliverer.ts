@@ -38,6 +38,7 @@ export interface DiscordPoster {
   updateReply(channelId: string, messageId: string, reply: Reply): Promise<void>;
   threadReply(channelId: string, messageId: string, name: string, reply: Reply): Promise<void>;
   findRecentMessage(channelId: string, needle: string): Promise<string | null>;
+  findThreadReply(channelId: string, messageId: string, needle: string): Promise<boolean>;
 }
 
 export function discordDeliverer(discord: DiscordPoster): Deliverer {
@@ -53,6 +54,7 @@ export function discordDeliverer(discord: DiscordPoster): Deliverer {
     update: (channelId, messageId, reply) => guarded(() => discord.updateReply(channelId, messageId, reply)),
     followUp: (channelId, messageId, reply) => guarded(() => discord.threadReply(channelId, messageId, threadName(reply), reply)),
     find: (channelId, key) => guarded(() => discord.findRecentMessage(channelId, key)),
+    findReply: (channelId, messageId, key) => guarded(() => discord.findThreadReply(channelId, messageId, key)),
   };
 }
 

@@ -7,7 +7,7 @@ import {
   ButtonStyle,
   ComponentType,
 } from 'discord.js';
-import { personName, renderInline, typedText } from '../../src/reply/inline.js';
+import { groupsIn, personName, renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';
 import { BANDS, styleOf } from '../../src/reply/palette.js';
@@ -18,6 +18,7 @@ import {
   type CommandHelp,
   type CommandRef,
   type Footer,
+  type GroupRef,
   type Headline,
   type Inline,
   type Menu,
@@ -81,8 +82,11 @@ export interface DiscordMessage {
   embeds: APIEmbed[];
   components: Row[];
   files: FilePayload[];
-  /** Nobody is ever pinged by what polbot posts, whatever the data says. */
-  allowedMentions: { parse: [] };
+  /**
+   * Nobody is ever pinged by what polbot posts, whatever the data says, but the roles an alert's
+   * escalation calls on (`roles`), and only those.
+   */
+  allowedMentions: { parse: []; roles?: string[] };
   /** Choices and errors are for the person who asked only. */
   private: boolean;
   /** Messages that follow it, for what one message cannot hold (help's digest and alert commands). */
@@ -117,10 +121,15 @@ export const isPrivate = (reply: Reply): boolean => audienceOf(reply) === 'asker
  */
 const personMention = (p: PersonRef): string => (/^\d{5,25}$/.test(p.user) ? `<@${p.user}>` : escapeText(personName(p)));
 
-/** Inline text for markdown contexts: plain parts escaped, commands and people as mentions. */
+/** Inline text for markdown contexts: plain parts escaped, commands and people as mentions, groups in words. */
 function inlineText(text: Inline, opts: RenderOptions): string {
   return renderInline(text, escapeText, opts.mention ?? defaultMention, personMention);
 }
+
+const isRoleId = (g: GroupRef): boolean => /^\d{5,25}$/.test(g.group);
+
+/** A role called on, as the mention that pings it: only in content (embeds never ping), and allowed by id. */
+const roleMention = (g: GroupRef): string => (isRoleId(g) ? `<@&${g.group}>` : escapeText(g.label));
 
 const TRUNCATED = '… (truncated)';
 
@@ -374,7 +383,7 @@ function message(parts: Partial<DiscordMessage>): DiscordMessage {
     embeds: (parts.embeds ?? []).map(fitEmbed),
     components: parts.components ?? [],
     files: parts.files ?? [],
-    allowedMentions: { parse: [] },
+    allowedMentions: parts.allowedMentions ?? { parse: [] },
     private: parts.private ?? false,
     ...(parts.more?.length ? { more: parts.more } : {}),
   };
@@ -442,6 +451,14 @@ function tableMessage(reply: TableReply, opts: RenderOptions): DiscordMessage {
 }
 
 function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOptions): DiscordMessage {
+  const roles = [
+    ...new Set(
+      groupsIn(reply.text)
+        .filter(isRoleId)
+        .map((g) => g.group),
+    ),
+  ];
+  if (roles.length) return callingMessage(reply, roles, opts);
   const { image, files } = imageParts(reply.image);
   // An embed holds 6,000 characters: a list with digest and alert commands besides /pol's gives
   // each of those families a message of its own after the first.
@@ -474,6 +491,25 @@ function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOption
   if (!embed.title && !embed.description && !embed.fields?.length && !embed.image) embed.description = '—';
   const components = [...actionButtons(reply.actions, opts), ...menuRows(reply.menus ?? [], opts)].slice(0, MAX_ROWS);
   return message({ embeds: [embed], files, ...(components.length ? { components } : {}), more });
+}
+
+/**
+ * A text reply that calls on roles (an alert's escalation): its words go in the content, where a
+ * role mention pings, and allowed_mentions lets those roles alone be pinged. Anything else it has
+ * follows in an embed.
+ */
+function callingMessage(reply: Extract<Reply, { kind: 'text' }>, roles: string[], opts: RenderOptions): DiscordMessage {
+  const { image, files } = imageParts(reply.image);
+  const text = renderInline(reply.text!, escapeText, opts.mention ?? defaultMention, personMention, roleMention);
+  const fields = [...sectionFields(reply.sections ?? [], opts), ...commandFields(reply.commands ?? [], opts)];
+  const rest = fields.length || image || reply.footer;
+  const embed: APIEmbed = { color: COLOURS.neutral, fields, ...(image ? { image } : {}), ...footerParts(reply.footer) };
+  return message({
+    content: [...(reply.title ? [`**${escapeText(reply.title)}**`] : []), text].join('\n'),
+    embeds: rest ? [embed] : [],
+    files,
+    allowedMentions: { parse: [], roles },
+  });
 }
 
 function choiceMessage(reply: ChoiceReply, opts: RenderOptions): DiscordMessage {

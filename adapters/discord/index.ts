@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { Events, Routes } from 'discord.js';
+import { DiscordAPIError, Events, Routes } from 'discord.js';
 import type { Core } from '../../commands/core/index.js';
 import { carriesKey } from '../../src/delivery/port.js';
 import type { Logger } from '../../src/log.js';
@@ -14,6 +14,8 @@ export type { DiscordAdapter } from './client.js';
 
 /** The channel's messages searched for a delivery key, newest first. */
 const HISTORY_LIMIT = 50;
+/** A thread's newest messages searched for a reply's key: the most Discord lists at once. */
+const THREAD_LIMIT = 100;
 
 export interface StartDiscordOptions {
   core: Core;
@@ -39,6 +41,8 @@ export interface DiscordHandle {
   hasRecentMessage(channelId: string, needle: string): Promise<boolean>;
   /** The same search, saying where the message is: the id of the newest one carrying `needle` (an alert's key), or null. */
   findRecentMessage(channelId: string, needle: string): Promise<string | null>;
+  /** Whether one of the bot's messages in the thread started on `messageId` carries `needle` (an escalation's key). */
+  findThreadReply(channelId: string, messageId: string, needle: string): Promise<boolean>;
   /** Shards this process runs, and how many there are in total. */
   readonly shards: { ids: number[]; count: number };
   /**
@@ -130,7 +134,25 @@ export function deliveryMethods(adapter: DiscordAdapter, me: () => string | unde
     threadReply: (channelId: string, messageId: string, name: string, reply: Reply) =>
       adapter.threadReply(channelId, messageId, name, reply),
     findRecentMessage,
+    findThreadReply: threadReplyFinder(adapter, me),
     hasRecentMessage: async (channelId: string, needle: string) => (await findRecentMessage(channelId, needle)) !== null,
+  };
+}
+
+/** A thread started on a message has the message's id; before one is started there is no reply to find. */
+function threadReplyFinder(adapter: DiscordAdapter, me: () => string | undefined) {
+  return async (_channelId: string, messageId: string, needle: string): Promise<boolean> => {
+    const self = me();
+    if (!self) throw new Error('the Discord client does not know its own user yet');
+    try {
+      const messages = (await adapter.client.rest.get(Routes.channelMessages(messageId), {
+        query: new URLSearchParams({ limit: String(THREAD_LIMIT) }),
+      })) as { author?: { id?: string } }[];
+      return messages.some((m) => m.author?.id === self && carriesKey(JSON.stringify(m), needle));
+    } catch (err) {
+      if (err instanceof DiscordAPIError && err.code === 10003) return false;
+      throw err;
+    }
   };
 }
 

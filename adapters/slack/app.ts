@@ -14,6 +14,7 @@ import { LRUCache } from 'lru-cache';
 import type { Caller, RunResult } from '../../commands/core/index.js';
 import type { HttpRoute } from '../../src/http/routes.js';
 import type { Action } from '../../src/reply/model.js';
+import { slackGroups } from './groups.js';
 import { slackCanManageDigests } from './permissions.js';
 import type { Logger } from '../../src/log.js';
 import type { InstallScope } from '../../src/workspace.js';
@@ -207,6 +208,7 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     ...(who.teamId ? { workspaceId: who.teamId } : {}),
     ...(who.enterpriseId ? { enterpriseId: who.enterpriseId } : {}),
     canManageDigests: slackCanManageDigests(digestAdmins, userId),
+    groups: slackGroups,
   });
   // Home runs commands as the listeners below do; `run` is read when a Home event arrives, by then defined.
   const home = registerHome(app, {

@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import { personName, plainInline, renderInline, typedText } from '../../src/reply/inline.js';
+import { groupsIn, personName, plainInline, renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';
 import { BANDS, styleOf } from '../../src/reply/palette.js';
@@ -13,6 +13,7 @@ import type {
   ErrorReply,
   Field,
   Footer,
+  GroupRef,
   Headline,
   Menu,
   PersonRef,
@@ -213,10 +214,16 @@ const slackCommand = (r: CommandRef): string => `\`${mrkdwn(flat(`/pol ${typedTe
  */
 const slackPerson = (p: PersonRef): string => (/^[UW][A-Z0-9]{2,}$/.test(p.user) ? `<@${p.user}>` : mrkdwn(flat(personName(p))));
 
-/** Inline text as mrkdwn: plain parts escaped (and flattened to one line unless told), commands as code, people as mentions. */
+/**
+ * A user group called on, as the mention that notifies its members (`<!subteam^S…>`). Only an
+ * escalation's reply names a group this way; an id that is not a user group's stays its label in words.
+ */
+const slackGroup = (g: GroupRef): string => (/^S[A-Z0-9]{2,}$/.test(g.group) ? `<!subteam^${g.group}>` : mrkdwn(flat(g.label)));
+
+/** Inline text as mrkdwn: plain parts escaped (and flattened to one line unless told), commands as code, people and groups as mentions. */
 function inline(text: Inline, oneLine = true): string {
   // Parts are flattened, not trimmed: the space before a command ("then /pol …") is part of the sentence.
-  const rendered = renderInline(text, (t) => mrkdwn(oneLine ? t.replace(/\s+/g, ' ') : t), slackCommand, slackPerson);
+  const rendered = renderInline(text, (t) => mrkdwn(oneLine ? t.replace(/\s+/g, ' ') : t), slackCommand, slackPerson, slackGroup);
   return oneLine ? rendered.trim() : rendered;
 }
 
@@ -394,7 +401,12 @@ function textReply(r: TextReply, chart: types.ImageBlock | undefined): SlackMess
   const tail = [...image(r.image, chart), ...followUps(r.actions), ...menuBlocks(r.menus), ...footer(r.footer)];
   if (!head.length && !body.length && !tail.length) body.push(section('_nothing to show_'));
   const summary = r.title ?? (text.split('\n')[0] || 'polbot');
-  return { text: fallback(summary, r.footer?.simulated), blocks: assemble(head, body, tail) };
+  // A reply that calls on a group says so in its notification text too, mention and all.
+  const calling = r.text !== undefined && groupsIn(r.text).length > 0;
+  return {
+    text: calling ? clip(inline(r.text!), FALLBACK_TEXT_MAX) : fallback(summary, r.footer?.simulated),
+    blocks: assemble(head, body, tail),
+  };
 }
 
 function errorReply(r: ErrorReply): SlackMessage {

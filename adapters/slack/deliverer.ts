@@ -54,9 +54,10 @@ export function slackDeliverer(adapter: {
   postReply(channelId: string, reply: Reply, opts?: { threadTs?: string; workspace?: WorkspaceRef }): Promise<Posted>;
   updateReply(channelId: string, ts: string, reply: Reply, workspace?: WorkspaceRef): Promise<void>;
   findRecentMessage?(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<string | null>;
+  findThreadReply?(channelId: string, ts: string, needle: string, workspace?: WorkspaceRef): Promise<boolean>;
 }): Deliverer {
   const guarded = <T>(work: () => Promise<T>) => delivering(toDeliveryError, work);
-  const { findRecentMessage } = adapter;
+  const { findRecentMessage, findThreadReply } = adapter;
   return {
     platform: 'slack',
     post: (channelId, reply, workspace) =>
@@ -73,6 +74,12 @@ export function slackDeliverer(adapter: {
       }),
     ...(findRecentMessage
       ? { find: (channelId: string, key: string, workspace?: WorkspaceRef) => guarded(() => findRecentMessage(channelId, key, workspace)) }
+      : {}),
+    ...(findThreadReply
+      ? {
+          findReply: (channelId: string, ts: string, key: string, workspace?: WorkspaceRef) =>
+            guarded(() => findThreadReply(channelId, ts, key, workspace)),
+        }
       : {}),
   };
 }

@@ -70,6 +70,8 @@ export interface SlackAdapter {
   hasRecentMessage(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<boolean>;
   /** The same search, saying where the message is: the `ts` of the newest one carrying `needle` (an alert's key), or null. */
   findRecentMessage(channelId: string, needle: string, workspace?: WorkspaceRef): Promise<string | null>;
+  /** Whether one of the bot's replies in the thread of its message `ts` carries `needle` (an escalation's key). */
+  findThreadReply(channelId: string, ts: string, needle: string, workspace?: WorkspaceRef): Promise<boolean>;
   /** Stops taking events, lets answers under way finish (bounded), then closes the servers. */
   stop(): Promise<void>;
 }
@@ -79,6 +81,9 @@ const DRAIN_MS = 10_000;
 
 /** The channel's messages searched for a delivery key: Slack's default page, newest first. */
 const HISTORY_LIMIT = 100;
+
+/** A thread's replies searched for a delivery key: Slack's most in one page, oldest first. */
+const THREAD_LIMIT = 1_000;
 
 /** A scheduled post that Slack has not answered by then fails, and is retried by its caller. */
 const DELIVERY_TIMEOUT_MS = 15_000;
@@ -206,12 +211,18 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     log.info({ mode: 'socket', ...(port !== undefined ? { port } : {}) }, 'slack: connected in Socket Mode');
   }
 
+  /** The bot's own messages only: someone quoting a key in the channel is not a delivery. */
+  const ours = (identity: BotIdentity) => (m: { bot_id?: string; user?: string }) =>
+    m.bot_id === identity.botId || m.user === identity.botUserId;
   const findRecentMessage = async (channelId: string, needle: string, workspace?: WorkspaceRef): Promise<string | null> => {
     const { calls, identity } = await clientsFor(workspace, channelId);
-    /** The bot's own messages only: someone quoting a key in the channel is not a delivery. */
-    const ours = (m: { bot_id?: string; user?: string }) => m.bot_id === identity.botId || m.user === identity.botUserId;
     const res = await calls.conversations.history({ channel: channelId, limit: HISTORY_LIMIT });
-    return (res.messages ?? []).find((m) => ours(m) && carriesKey(JSON.stringify(m), needle))?.ts ?? null;
+    return (res.messages ?? []).find((m) => ours(identity)(m) && carriesKey(JSON.stringify(m), needle))?.ts ?? null;
+  };
+  const findThreadReply = async (channelId: string, ts: string, needle: string, workspace?: WorkspaceRef): Promise<boolean> => {
+    const { calls, identity } = await clientsFor(workspace, channelId);
+    const res = await calls.conversations.replies({ channel: channelId, ts, limit: THREAD_LIMIT });
+    return (res.messages ?? []).some((m) => m.ts !== ts && ours(identity)(m) && carriesKey(JSON.stringify(m), needle));
   };
 
   let stopping: Promise<void> | undefined;
@@ -223,6 +234,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     updateReply: async (channelId, ts, reply, workspace) =>
       updateInChannel((await clientsFor(workspace, channelId)).calls, log, channelId, ts, reply),
     findRecentMessage,
+    findThreadReply,
     hasRecentMessage: async (channelId, needle, workspace) => (await findRecentMessage(channelId, needle, workspace)) !== null,
     stop() {
       stopping ??= (async () => {

@@ -44,7 +44,7 @@ function notUnderstood(text: string, mentioned: string | undefined): Reply {
     kind: 'text',
     audience: 'asker',
     title: 'I did not follow that',
-    text: `Ask me in words like these, or any command as you would type it after /pol (help lists them): ${examples.map((q) => `“${q}”`).join(', ')}.`,
+    text: `Ask me in words like these, or a command as it is typed (help lists them): ${examples.map((q) => `“${q}”`).join(', ')}.`,
     actions,
   };
 }

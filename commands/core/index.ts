@@ -9,5 +9,5 @@ export { withCommandText } from './run.js';
 export { COMMANDS } from './commands.js';
 export type { RunResult } from './run.js';
 export { MAX_NAME } from './validate.js';
-export type { Caller } from '../kit/context.js';
+export type { Caller, FoundGroup, GroupDirectory } from '../kit/context.js';
 export type { Args, ArgValue, Choice, CommandSpec, Invocation, OptionSpec } from '../kit/spec.js';

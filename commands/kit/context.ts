@@ -1,6 +1,7 @@
 import type { CachedDataSource } from '../../src/api/cache/cached-source.js';
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
+import type { Group } from '../../src/alerts/escalation.js';
 import type { AlertService } from '../../src/alerts/service.js';
 import type { DigestService } from '../../src/digest/service.js';
 import type { Resolver } from '../../src/resolve/resolver.js';
@@ -23,6 +24,20 @@ export interface Caller {
    * server it is not in, reached through a person's own install, or their DMs with others.
    */
   canPost?: boolean;
+  /** The groups of people polbot may call on where the person is; absent where there are none. */
+  groups?: GroupDirectory;
+}
+
+/** What a mention came to: a group (with anything the person should know of it), or why there is none. */
+export type FoundGroup = { ok: true; group: Group; note?: string } | { ok: false; message: string };
+
+/**
+ * The groups of people a platform can notify at once (a user group, a role), as its adapter finds
+ * them. A mention arrives as the person's platform delivered it (its own markup, or a typed
+ * `@name`); only the adapter can read it, and it says plainly when there is no such group.
+ */
+export interface GroupDirectory {
+  find(mention: string): Promise<FoundGroup>;
 }
 
 /** Who asked when no caller is given: the local terminal, which has no channel to deliver digests to. */

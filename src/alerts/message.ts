@@ -14,7 +14,9 @@ import type {
   TextReply,
 } from '../reply/model.js';
 import { describeCondition, type Condition } from './condition.js';
+import { spanText, type Group } from './escalation.js';
 import type { Verdict } from './evaluate.js';
+import { escalationKey } from './key.js';
 import { REASON_MEANINGS, RESOLVE_REASONS } from './reason.js';
 import { heldText } from './mutes.js';
 import type { AlertFormat } from './severity.js';
@@ -286,6 +288,8 @@ function single(e: MessageEntry, input: MessageInput): CardReply {
             : []),
         // An incident cleared before schema version 7 kept its clearing as its verdict.
         ...(incident.status === 'cleared' && !incident.latest && change ? [{ label: 'Cleared at', value: change.to }] : []),
+        // In words: a redraw that mentioned the group would not notify it, and a new message would again.
+        ...(incident.escalatedTo?.length ? [{ label: 'Escalated', value: `to ${incident.escalatedTo.join(', then ')}` }] : []),
       ],
     },
     ...(flags?.length ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: flags }] : []),
@@ -329,10 +333,12 @@ function several(lead: MessageEntry, input: MessageInput): CardReply {
             : summaryOf(entityOf(e), e.rule.condition, e.incident.latest ?? e.incident.verdict)
                 .replace(/^[^:]+: /, '')
                 .replace(/\.$/, '');
+          const escalated = e.incident.escalatedTo?.length ? ` · escalated to ${e.incident.escalatedTo.join(', then ')}` : '';
           return [
             `#${e.incident.id} ${displayName(entityOf(e))}: ${what}${since !== null ? ` (${since})` : ''} · `,
             ...statusOf(e.incident, now),
             ...(e.incident.held ? [` · held back by a mute of ${heldText(e.incident.held)}`] : []),
+            ...(escalated ? [escalated] : []),
           ];
         }),
       },
@@ -358,5 +364,32 @@ export function followupMessage(kind: 'again' | 'cleared', e: MessageEntry, verd
       kind === 'again'
         ? `${summaryOf(entity, e.rule.condition, verdict)} Alert #${e.incident.id} is still ${e.incident.status === 'open' ? 'open' : e.incident.status} (${utcTime(at)}).`
         : `${summaryOf(entity, e.rule.condition, verdict)} No longer ${describeCondition(e.rule.condition)}; alert #${e.incident.id} closed by itself (${utcTime(at)}).`,
+  };
+}
+
+/** The step of an escalation being posted: its id (the reply's key), its place, whom it calls on, and the wait since the message. */
+export interface EscalationReplyStep {
+  id: number;
+  step: number;
+  steps: number;
+  group: Group;
+  sinceMessageSec: number;
+}
+
+/**
+ * The reply in an alert's thread that calls on a group: the one place a polbot message mentions
+ * anyone so that they are notified. It carries its key, so a replica taking the step over finds it.
+ */
+export function escalationMessage(e: MessageEntry, step: EscalationReplyStep): TextReply {
+  const entity = entityOf(e);
+  const place = step.steps > 1 ? `, step ${step.step} of ${step.steps}` : '';
+  return {
+    kind: 'text',
+    title: `⏫ Escalated: ${displayName(entity)}`,
+    text: [
+      `Still unacknowledged after ${spanText(step.sinceMessageSec)}: `,
+      { group: step.group.id, label: step.group.label },
+      `, please look.\nAlert #${e.incident.id}${place} · ${escalationKey(step.id)}`,
+    ],
   };
 }

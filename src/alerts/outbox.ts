@@ -5,19 +5,12 @@ import { LeaseQueue, ms, type Db } from '../db/index.js';
 import type { Logger } from '../log.js';
 import type { Destination } from './destinations.js';
 import type { Verdict } from './evaluate.js';
+import type { EscalationEvent } from './store.js';
 import { type AlertEvent, eventBody, send } from './senders.js';
 import { isSeverity, type Severity } from './severity.js';
 
 /** Events waiting for a destination, claimed with leases like every other unasked post. */
-const EVENTS = new LeaseQueue({
-  table: 'alert_events',
-  key: ['id'],
-  state: 'state',
-  holder: 'claimed_by',
-  lease: 'lease_until',
-  attempts: 'attempts',
-  reason: 'reason',
-});
+const EVENTS = LeaseQueue.ofTable('alert_events');
 
 type Row = Record<string, unknown>;
 
@@ -185,6 +178,8 @@ export class Outbox {
     const entities = (rule.entities as EntityRef[] | undefined) ?? [];
     const entity = entities.find((e) => e.kind === incident.kind && e.slug === incident.slug);
     const change = (incident.verdict as Verdict | undefined)?.change;
+    const escalation =
+      typeof row.escalation === 'string' ? (JSON.parse(row.escalation) as EscalationEvent) : (row.escalation as EscalationEvent | null);
     return {
       id,
       transition: row.transition as AlertEvent['transition'],
@@ -205,6 +200,7 @@ export class Outbox {
         channelId: String(rule.channel_id),
         severity: isSeverity(String(rule.severity)) ? (rule.severity as Severity) : 'normal',
       },
+      ...(escalation ? { escalation } : {}),
     };
   }
 }

@@ -12,6 +12,8 @@ export interface AlertEvent {
   actor: string | null;
   incident: { id: number; status: string; kind: string; slug: string; name: string; change?: { from: string | null; to: string } };
   rule: { id: number; condition: string; platform: string; channelId: string; severity: Severity };
+  /** For an escalation: which step of how many, the group it called on, and the wait before it. */
+  escalation?: { step: number; steps: number; group: { id: string; label: string }; afterSec: number };
 }
 
 /** How a send went: done, worth another try later (with the wait the receiver asked for), or refused for good. */
@@ -42,6 +44,16 @@ export function eventBody(destination: Destination, event: AlertEvent): string |
         platform: event.rule.platform,
         channel_id: event.rule.channelId,
       },
+      ...(event.escalation
+        ? {
+            escalation: {
+              step: event.escalation.step,
+              steps: event.escalation.steps,
+              group: event.escalation.group,
+              after_seconds: event.escalation.afterSec,
+            },
+          }
+        : {}),
     });
   }
   const action = PAGERDUTY_ACTION[event.transition];

@@ -10,7 +10,7 @@ import { footerOf, provenanceOf, type Provenance } from '../reply/footer.js';
 import { Ticker } from '../time/ticker.js';
 import type { Reply, ReplyImage } from '../reply/model.js';
 import { AlertChecker, type CycleReport } from './checker.js';
-import { alertKey } from './key.js';
+import { alertKey, escalationKey } from './key.js';
 import type { DestinationFailure, Outbox, OutboxReport } from './outbox.js';
 import { percentText } from './condition.js';
 import { demoMove, type DemoMove } from './demo.js';
@@ -18,8 +18,8 @@ import { evaluate } from './evaluate.js';
 import { needsOf, readEntity } from './readings.js';
 import type { ResolveReason } from './reason.js';
 import { formatOf, messageFormat, type AlertFormat } from './severity.js';
-import { entityOf, followupMessage, incidentMessage, type MessageEntry } from './message.js';
-import type { AlertRule, AlertStore, IncidentView, RuleLimits } from './store.js';
+import { entityOf, escalationMessage, followupMessage, incidentMessage, type MessageEntry } from './message.js';
+import type { AlertRule, AlertStore, EscalationDue, IncidentView, RuleLimits } from './store.js';
 
 export interface AlertLimits extends RuleLimits {
   /** How often a rule is checked, in seconds: its default and the bounds a person may choose within. */
@@ -84,6 +84,8 @@ export interface AlertTick {
   followups: number;
   /** Messages redrawn in place for a further crossing or a clearing. */
   redrawn: number;
+  /** Escalation steps posted in messages' threads (or found there after a takeover) and recorded. */
+  escalated: number;
   suppressed: number;
   failed: number;
   /** Claims lost to another replica mid-delivery (their lease ran out). */
@@ -171,12 +173,14 @@ export class AlertService {
       confirmed: 0,
       followups: 0,
       redrawn: 0,
+      escalated: 0,
       suppressed: 0,
       failed: 0,
       lost: 0,
     };
     await this.deliverIncidents(report);
     await this.deliverFollowups(report);
+    await this.deliverEscalations(report);
     if (this.options.outbox) report.outbound = await this.options.outbox.dispatch(this.clock());
     return report;
   }
@@ -498,6 +502,66 @@ export class AlertService {
       } finally {
         stopRenewing();
       }
+    }
+  }
+
+  /**
+   * Posts the escalation steps that are due, each one reply in its incident's thread calling on
+   * its group. Each is claimed, fenced just before the post (still this replica's, the incident
+   * still unacknowledged), and recorded as done with its 'escalated' event in one transaction. A
+   * step claimed before is first looked for in the thread, so a holder that died after posting
+   * costs no second reply.
+   */
+  private async deliverEscalations(report: AlertTick): Promise<void> {
+    const me = this.instanceId;
+    const claimed = await this.store.claimEscalations({
+      now: this.clock(),
+      instance: me,
+      leaseMs: this.o.leaseMs,
+      limit: this.o.batch,
+      platforms: this.platforms,
+    });
+    for (const due of claimed) await this.escalate(due, report);
+  }
+
+  private async escalate(due: EscalationDue, report: AlertTick): Promise<void> {
+    const me = this.instanceId;
+    const { rule, incident } = due;
+    const deliverer = this.byPlatform.get(rule.platform)!;
+    const log = this.options.log?.child({ platform: rule.platform, channel: rule.channelId, incident: incident.id, step: due.step });
+    const stopRenewing = this.renewWhile([due.id], (id) => this.store.renewEscalation(id, me, this.clock(), this.o.leaseMs));
+    try {
+      const ref = incident.messageRef;
+      if (!ref) {
+        if (await this.store.escalationFailed(due.id, me, 'the alert message was never posted', true)) report.failed++;
+        return;
+      }
+      const where = workspaceOf(rule);
+      const landed =
+        due.attempts > 1 && deliverer.findReply ? await deliverer.findReply(rule.channelId, ref, escalationKey(due.id), where) : false;
+      if (!landed) {
+        const fence = await this.store.escalationFence(due.id, me, this.clock(), this.o.leaseMs);
+        if (fence === 'lost') report.lost++;
+        if (fence !== 'go') return;
+        await deliverer.followUp(rule.channelId, ref, escalationMessage({ incident, rule }, due), where);
+      }
+      if (!(await this.store.escalated(due.id, me, this.clock()))) {
+        report.lost++;
+        return;
+      }
+      report.escalated++;
+      log?.info({ group: due.group.label, found: landed }, 'alert escalated');
+      await this.redraw(incident.leadId ?? incident.id).catch((err: unknown) => {
+        log?.warn({ reason: asDeliveryError(err).reason }, 'alert message could not be redrawn after its escalation');
+      });
+    } catch (err) {
+      const d = asDeliveryError(err);
+      const gaveUp = d.permanent || due.attempts >= this.o.maxAttempts;
+      if ((await this.store.escalationFailed(due.id, me, d.reason, gaveUp)) && gaveUp) report.failed++;
+      if (d.permanent && d.scope === 'channel') await this.channelGone(rule.platform, rule.channelId, d.reason, log);
+      else log?.warn({ reason: d.reason, gaveUp }, 'alert escalation not posted');
+    } finally {
+      stopRenewing();
     }
   }
 

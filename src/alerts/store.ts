@@ -4,6 +4,7 @@ import { scopeCondition } from '../db/scope.js';
 import type { Provenance } from '../reply/footer.js';
 import { UNINSTALLED_REASON, type InstallScope, type Platform } from '../workspace.js';
 import type { Condition } from './condition.js';
+import type { EscalationStep, Group } from './escalation.js';
 import type { Reading, Verdict } from './evaluate.js';
 import { coveringMute, MuteStore, type Held } from './mutes.js';
 import type { ResolveReason } from './reason.js';
@@ -35,6 +36,8 @@ export interface AlertRule {
   notify: string[];
   /** How loudly its alerts are posted (src/alerts/severity.ts); `normal` for rules from before severities. */
   severity: Severity;
+  /** Whom an incident still unacknowledged calls on, step by step; empty when it escalates to nobody. */
+  escalation: EscalationStep[];
   state: RuleState;
   /** Why it is paused, safe to show in the channel. */
   stateReason: string | null;
@@ -47,7 +50,7 @@ export interface AlertRule {
 export type NewRule = Pick<
   AlertRule,
   'platform' | 'workspaceId' | 'channelId' | 'entities' | 'condition' | 'conditionText' | 'everySec' | 'cooldownSec' | 'createdBy'
-> & { enterpriseId?: string | null; notify?: readonly string[]; severity?: Severity };
+> & { enterpriseId?: string | null; notify?: readonly string[]; severity?: Severity; escalation?: readonly EscalationStep[] };
 
 export interface RuleLimits {
   perChannel: number;
@@ -97,6 +100,7 @@ function toRule(r: Row): AlertRule {
     cooldownSec: Number(r.cooldown_sec),
     notify: Array.isArray(r.notify) ? (r.notify as string[]) : parseTextArray(r.notify),
     severity: ((r.severity as Severity | undefined) ?? 'normal') as Severity,
+    escalation: Array.isArray(r.escalation) ? (r.escalation as EscalationStep[]) : [],
     state: r.state as RuleState,
     stateReason: (r.state_reason as string | null) ?? null,
     createdBy: String(r.created_by),
@@ -189,6 +193,38 @@ export interface IncidentView extends Incident {
   deliveryAttempts: number;
   /** The mute it opened under, if one held it back (posted once the mute ended, if it still held). */
   held: Held | null;
+  /** The groups its escalation has called on so far, in order; read for drawing its message only. */
+  escalatedTo?: string[];
+}
+
+/** A step of an incident's escalation, claimed to be posted. */
+export interface EscalationDue {
+  id: number;
+  /** Its place in the rule's escalation, from 1, of `steps`. */
+  step: number;
+  steps: number;
+  group: Group;
+  afterSec: number;
+  /** The waits up to and including this step: how long the incident has gone unacknowledged since its message, as the rule said. */
+  sinceMessageSec: number;
+  /** Claims so far, this one included. */
+  attempts: number;
+  incident: IncidentView;
+  rule: AlertRule;
+}
+
+/** A step of an incident's escalation as stored. */
+export interface EscalationRecord {
+  id: number;
+  step: number;
+  group: Group;
+  afterSec: number;
+  dueAt: number;
+  state: 'pending' | 'claimed' | 'done' | 'stopped' | 'failed';
+  claimedBy: string | null;
+  attempts: number;
+  reason: string | null;
+  doneAt: number | null;
 }
 
 /**
@@ -229,6 +265,7 @@ function toView(r: Row): IncidentView {
     deliveryState: r.delivery_state as IncidentView['deliveryState'],
     deliveryAttempts: Number(r.delivery_attempts ?? 0),
     held: (r.held as Held | null) ?? null,
+    ...(Array.isArray(r.escalated_to) ? { escalatedTo: r.escalated_to as string[] } : {}),
   };
 }
 
@@ -255,13 +292,56 @@ async function queueEvents(
   transition: Transition,
   actor: string | null,
   now: number,
+  /** For an escalation, the step it tells of. */
+  escalation?: EscalationEvent,
 ): Promise<void> {
   if (!incidentIds.length) return;
   await tx.query(
-    `INSERT INTO alert_events (incident_id, destination, transition, actor, occurred_at, not_before)
-     SELECT i.id, d.name, $2, $3, $4, $4 FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id, unnest(r.notify) AS d (name)
+    `INSERT INTO alert_events (incident_id, destination, transition, actor, occurred_at, not_before, escalation)
+     SELECT i.id, d.name, $2, $3, $4, $4, $5::jsonb FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id, unnest(r.notify) AS d (name)
       WHERE i.id = ANY($1::int[]) AND i.delivery_state <> 'muted'`,
-    [incidentIds, transition, actor, at(now)],
+    [incidentIds, transition, actor, at(now), jsonOrNull(escalation)],
+  );
+}
+
+/** The step an 'escalated' event tells of: which, of how many, whom it called on, and after how long. */
+export interface EscalationEvent {
+  step: number;
+  steps: number;
+  group: Group;
+  afterSec: number;
+}
+
+/**
+ * Stops the escalation steps still to come of incidents that were acknowledged, snoozed, resolved
+ * or cleared, in the transaction that moved them: once that commits, no replica posts one. A step
+ * claimed already stops too; its holder's fenced writes then change nothing.
+ */
+async function stopEscalations(tx: Queryable, incidentIds: readonly number[], why: string): Promise<void> {
+  if (!incidentIds.length) return;
+  await tx.query(
+    `UPDATE alert_escalations SET state = 'stopped', reason = $2, lease_until = NULL
+      WHERE incident_id = ANY($1::int[]) AND state IN ('pending', 'claimed')`,
+    [incidentIds, why],
+  );
+}
+
+/**
+ * The escalation steps of an incident whose message has just been delivered, from its rule: the
+ * first due its wait after now, each later one provisionally its wait after the one before (set
+ * again when that one is posted). An incident no longer open, or a rule without steps, gets none;
+ * a step written already (the delivery recorded twice) is kept.
+ */
+async function scheduleEscalation(tx: Queryable, incidentId: number, now: number): Promise<void> {
+  await tx.query(
+    `INSERT INTO alert_escalations (incident_id, step, group_id, group_label, after_sec, due_at)
+     SELECT i.id, s.ord, s.value->'group'->>'id', s.value->'group'->>'label', (s.value->>'afterSec')::int,
+            $2::timestamptz + make_interval(secs => (sum((s.value->>'afterSec')::int) OVER (ORDER BY s.ord))::float8)
+       FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id,
+            jsonb_array_elements(r.escalation) WITH ORDINALITY AS s (value, ord)
+      WHERE i.id = $1 AND i.status = 'open'
+     ON CONFLICT (incident_id, step) DO NOTHING`,
+    [incidentId, at(now)],
   );
 }
 
@@ -279,6 +359,16 @@ const json = (v: unknown) => JSON.stringify(v);
 /** SQL NULL for nothing, rather than a JSON null. */
 const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : json(v));
 
+/** What a replica claims with: the time, itself, the lease, how many at most, and which platforms it posts to. */
+export interface ClaimOptions {
+  now: number;
+  instance: string;
+  leaseMs: number;
+  limit: number;
+  /** Only what these platforms post; every platform's when not given. */
+  platforms?: readonly Platform[];
+}
+
 /** Incidents whose message is to be posted, claimed with leases. */
 const DELIVERIES = new LeaseQueue({
   table: 'alert_incidents',
@@ -289,6 +379,9 @@ const DELIVERIES = new LeaseQueue({
   attempts: 'delivery_attempts',
   reason: 'delivery_error',
 });
+
+/** The steps of incidents' escalations, claimed with leases when due. */
+const ESCALATIONS = LeaseQueue.ofTable('alert_escalations');
 
 /** What follows an incident's message (a further crossing, a clearing), claimed with leases. */
 const FOLLOWUPS = new LeaseQueue({
@@ -334,8 +427,8 @@ export class AlertStore {
           return { ok: false, reason: 'workspace_full', count: Number(workspace?.n ?? 0) } as const;
       }
       const [row] = await tx.query<Row>(
-        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check, enterprise_id, notify, severity)
-         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10, $11, $12::text[], $13) RETURNING *`,
+        `INSERT INTO alert_rules (platform, workspace_id, channel_id, entities, condition, condition_text, every_sec, cooldown_sec, created_by, created_at, next_check, enterprise_id, notify, severity, escalation)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10, $10, $11, $12::text[], $13, $14::jsonb) RETURNING *`,
         [
           input.platform,
           input.workspaceId,
@@ -350,6 +443,7 @@ export class AlertStore {
           input.enterpriseId ?? null,
           [...(input.notify ?? [])],
           input.severity ?? 'normal',
+          json(input.escalation ?? []),
         ],
       );
       const rule = toRule(row!);
@@ -684,6 +778,7 @@ export class AlertStore {
       );
       if (!rows.length) return false;
       await queueEvents(tx, [id], 'cleared', null, now);
+      await stopEscalations(tx, [id], 'cleared by itself');
       // Under a mute the message is redrawn as cleared, and its thread hears nothing.
       const kind = (await this.muted(tx, id, now)) ? 'redraw' : 'cleared';
       await tx.query(`INSERT INTO alert_followups (incident_id, kind, verdict, created_at) VALUES ($1, $4, $2::jsonb, $3)`, [
@@ -826,13 +921,9 @@ export class AlertStore {
         ],
       );
       const transition = step.kind === 'acknowledge' ? 'acknowledged' : step.kind === 'snooze' ? 'snoozed' : 'resolved';
-      await queueEvents(
-        tx,
-        moved.map((r) => Number(r.id)),
-        transition,
-        step.byId ?? step.by,
-        now,
-      );
+      const ids = moved.map((r) => Number(r.id));
+      await queueEvents(tx, ids, transition, step.byId ?? step.by, now);
+      await stopEscalations(tx, ids, transition);
       return moved;
     });
     const views = rows.map(toView);
@@ -858,14 +949,7 @@ export class AlertStore {
    * out (a replica killed mid-delivery). Rows are locked with SKIP LOCKED, so replicas claiming at
    * once take disjoint sets; each comes with its rule, for the channel and the words.
    */
-  async claimUndelivered(opts: {
-    now: number;
-    instance: string;
-    leaseMs: number;
-    limit: number;
-    /** Only what these platforms post; every platform's when not given. */
-    platforms?: readonly Platform[];
-  }): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
+  async claimUndelivered(opts: ClaimOptions): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
     return this.db.transaction(async (tx) => {
       // Only what this replica can post: one without Discord leaves Discord's alerts to another.
       const rows = await tx.query<Row>(
@@ -935,13 +1019,17 @@ export class AlertStore {
    * An incident coalesced into another's message records that message and its lead.
    */
   async delivered(id: number, instance: string, ref: string, now: number = Date.now(), leadId: number | null = null): Promise<boolean> {
-    return DELIVERIES.fenced(
-      this.db,
-      [id],
-      instance,
-      `delivery_state = 'delivered', message_ref = $3, delivered_at = $4, lead_id = $5, delivery_lease_until = NULL, delivery_error = NULL`,
-      [ref, at(now), leadId],
-    );
+    return this.db.transaction(async (tx) => {
+      const recorded = await DELIVERIES.fenced(
+        tx,
+        [id],
+        instance,
+        `delivery_state = 'delivered', message_ref = $3, delivered_at = $4, lead_id = $5, delivery_lease_until = NULL, delivery_error = NULL`,
+        [ref, at(now), leadId],
+      );
+      if (recorded) await scheduleEscalation(tx, id, now);
+      return recorded;
+    });
   }
 
   /** Held back by the channel's hourly ceiling: counted in the ceiling's summary, never posted. */
@@ -973,10 +1061,13 @@ export class AlertStore {
     return rows.map((r) => ({ incident: toView(r), rule: toRule(jsonRow(r.rule_row)) }));
   }
 
-  /** Every incident shown in one message (the lead's), oldest first, each with its rule. */
+  /** Every incident shown in one message (the lead's), oldest first, each with its rule and whom it escalated to. */
   async message(leadId: number): Promise<{ incident: IncidentView; rule: AlertRule }[]> {
     const rows = await this.db.query<Row>(
-      `SELECT i.*, to_jsonb(r.*) AS rule_row FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
+      `SELECT i.*, to_jsonb(r.*) AS rule_row,
+              (SELECT COALESCE(jsonb_agg(e.group_label ORDER BY e.step), '[]'::jsonb) FROM alert_escalations e
+                WHERE e.incident_id = i.id AND e.state = 'done') AS escalated_to
+         FROM alert_incidents i JOIN alert_rules r ON r.id = i.rule_id
         WHERE i.id = $1 OR i.lead_id = $1 ORDER BY (i.id <> $1), i.id`,
       [leadId],
     );
@@ -987,14 +1078,7 @@ export class AlertStore {
    * Claims follow-ups whose incident's message is settled (posted, given up or held back): a
    * further crossing or a clearing never overtakes the message it belongs to. SKIP LOCKED, leased, as deliveries are.
    */
-  async claimFollowups(opts: {
-    now: number;
-    instance: string;
-    leaseMs: number;
-    limit: number;
-    /** Only what these platforms post; every platform's when not given. */
-    platforms?: readonly Platform[];
-  }): Promise<Followup[]> {
+  async claimFollowups(opts: ClaimOptions): Promise<Followup[]> {
     return this.db.transaction(async (tx) => {
       const rows = await tx.query<Row>(
         `SELECT f.id FROM alert_followups f
@@ -1044,6 +1128,152 @@ export class AlertStore {
       state === 'retry' ? 'claimed' : state,
       error?.slice(0, 300) ?? null,
     ]);
+  }
+
+  /**
+   * Claims escalation steps that are due: their time has come, the step before (if any) was
+   * posted, and their incident's message is out (steps are written only then). A step whose
+   * incident is no longer open is stopped here with its later steps, never claimed. SKIP LOCKED,
+   * leased, as deliveries are; each comes with its incident and rule.
+   */
+  async claimEscalations(opts: ClaimOptions): Promise<EscalationDue[]> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<Row>(
+        `SELECT e.id FROM alert_escalations e
+           JOIN alert_incidents i ON i.id = e.incident_id
+           JOIN alert_rules r ON r.id = i.rule_id
+          WHERE ${ESCALATIONS.claimable('e', '$1', 'e.due_at <= $1')}
+            AND (e.step = 1 OR EXISTS (SELECT 1 FROM alert_escalations p
+                                        WHERE p.incident_id = e.incident_id AND p.step = e.step - 1 AND p.state = 'done'))
+            AND ($3::text[] IS NULL OR r.platform = ANY($3::text[]))
+          ORDER BY e.due_at, e.id LIMIT $2 FOR UPDATE OF e SKIP LOCKED`,
+        [at(opts.now), opts.limit, opts.platforms ?? null],
+      );
+      const claimed: EscalationDue[] = [];
+      for (const r of rows) {
+        const [i] = await tx.query<Row>(
+          `SELECT i.* FROM alert_incidents i JOIN alert_escalations e ON e.incident_id = i.id WHERE e.id = $1`,
+          [r.id],
+        );
+        const incident = toView(i!);
+        if (incident.status !== 'open') {
+          await stopEscalations(tx, [incident.id], `the alert was ${incident.status}`);
+          continue;
+        }
+        const e = await ESCALATIONS.take(tx, [r.id], opts.instance, opts.now + opts.leaseMs);
+        const [sums] = await tx.query<Row>(
+          `SELECT count(*)::int AS steps, (sum(after_sec) FILTER (WHERE step <= $2))::int AS since FROM alert_escalations WHERE incident_id = $1`,
+          [incident.id, e!.step],
+        );
+        const [rule] = await tx.query<Row>('SELECT * FROM alert_rules WHERE id = $1', [incident.ruleId]);
+        claimed.push({
+          id: Number(e!.id),
+          step: Number(e!.step),
+          steps: Number(sums!.steps),
+          group: { id: String(e!.group_id), label: String(e!.group_label) },
+          afterSec: Number(e!.after_sec),
+          sinceMessageSec: Number(sums!.since),
+          attempts: Number(e!.attempts),
+          incident,
+          rule: toRule(rule!),
+        });
+      }
+      return claimed;
+    });
+  }
+
+  async renewEscalation(id: number, instance: string, now: number, leaseMs: number): Promise<boolean> {
+    return ESCALATIONS.renew(this.db, [id], instance, now + leaseMs);
+  }
+
+  /**
+   * The fence just before a step is posted: `go` while the step is still this replica's and its
+   * incident still open (the lease renewed); `stopped` when the incident moved meanwhile (the step
+   * and those after it are stopped); `lost` after a takeover.
+   */
+  async escalationFence(id: number, instance: string, now: number, leaseMs: number): Promise<'go' | 'stopped' | 'lost'> {
+    return this.db.transaction(async (tx) => {
+      if ((await ESCALATIONS.lockHeld(tx, [id], instance)) === 0) {
+        // Stopped while held (the alert was acknowledged meanwhile), or taken over.
+        const [row] = await tx.query<Row>('SELECT state FROM alert_escalations WHERE id = $1', [id]);
+        return row?.state === 'stopped' ? 'stopped' : 'lost';
+      }
+      const [row] = await tx.query<Row>(
+        `SELECT i.id, i.status FROM alert_incidents i JOIN alert_escalations e ON e.incident_id = i.id WHERE e.id = $1`,
+        [id],
+      );
+      if (row!.status !== 'open') {
+        await stopEscalations(tx, [Number(row!.id)], `the alert was ${String(row!.status)}`);
+        return 'stopped';
+      }
+      await ESCALATIONS.renew(tx, [id], instance, now + leaseMs);
+      return 'go';
+    });
+  }
+
+  /**
+   * A step was posted: it is done, an 'escalated' event is queued for the rule's destinations, and
+   * the next step becomes due its wait from now, all in one transaction fenced by the claim.
+   * False after a takeover (nothing changes).
+   */
+  async escalated(id: number, instance: string, now: number): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      if (!(await ESCALATIONS.finish(tx, [id], instance, { done_at: at(now), reason: null }))) return false;
+      const [e] = await tx.query<Row>(
+        `SELECT e.*, (SELECT count(*)::int FROM alert_escalations a WHERE a.incident_id = e.incident_id) AS steps
+           FROM alert_escalations e WHERE e.id = $1`,
+        [id],
+      );
+      const incidentId = Number(e!.incident_id);
+      const step = Number(e!.step);
+      await queueEvents(tx, [incidentId], 'escalated', null, now, {
+        step,
+        steps: Number(e!.steps),
+        group: { id: String(e!.group_id), label: String(e!.group_label) },
+        afterSec: Number(e!.after_sec),
+      });
+      await tx.query(
+        `UPDATE alert_escalations SET due_at = $3::timestamptz + make_interval(secs => after_sec)
+          WHERE incident_id = $1 AND step = $2 + 1 AND state = 'pending'`,
+        [incidentId, step, at(now)],
+      );
+      return true;
+    });
+  }
+
+  /**
+   * A step that could not be posted: kept claimed to be tried again once its lease lapses, or
+   * given up with the reason, which stops the steps after it too.
+   */
+  async escalationFailed(id: number, instance: string, reason: string, giveUp: boolean): Promise<boolean> {
+    const why = reason.slice(0, 300);
+    if (!giveUp) return ESCALATIONS.fenced(this.db, [id], instance, 'reason = $3', [why]);
+    return this.db.transaction(async (tx) => {
+      if (!(await ESCALATIONS.giveUp(tx, [id], instance, why))) return false;
+      await tx.query(
+        `UPDATE alert_escalations SET state = 'stopped', reason = 'an earlier step could not be posted'
+          WHERE incident_id = (SELECT incident_id FROM alert_escalations WHERE id = $1) AND state = 'pending'`,
+        [id],
+      );
+      return true;
+    });
+  }
+
+  /** An incident's escalation steps as they stand, in order. */
+  async escalations(incidentId: number): Promise<EscalationRecord[]> {
+    const rows = await this.db.query<Row>('SELECT * FROM alert_escalations WHERE incident_id = $1 ORDER BY step', [incidentId]);
+    return rows.map((r) => ({
+      id: Number(r.id),
+      step: Number(r.step),
+      group: { id: String(r.group_id), label: String(r.group_label) },
+      afterSec: Number(r.after_sec),
+      dueAt: ms(r.due_at),
+      state: r.state as EscalationRecord['state'],
+      claimedBy: (r.claimed_by as string | null) ?? null,
+      attempts: Number(r.attempts),
+      reason: (r.reason as string | null) ?? null,
+      doneAt: msOrNull(r.done_at),
+    }));
   }
 
   /** A failed delivery: tried again after the lease (transient) or given up on with its reason (permanent). */

@@ -36,6 +36,19 @@ type Row = Record<string, unknown>;
 export class LeaseQueue {
   constructor(readonly columns: LeaseColumns) {}
 
+  /** A queue that is a table of its own, keyed by `id`, with the usual columns: state, claimed_by, lease_until, attempts, reason. */
+  static ofTable(table: string): LeaseQueue {
+    return new LeaseQueue({
+      table,
+      key: ['id'],
+      state: 'state',
+      holder: 'claimed_by',
+      lease: 'lease_until',
+      attempts: 'attempts',
+      reason: 'reason',
+    });
+  }
+
   /**
    * SQL true for rows a replica may claim at `now` (a parameter such as `$1`): waiting ones that
    * also meet `waiting` (their time has come; it is bracketed, so it may use OR), and claimed ones

@@ -323,6 +323,37 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX alert_incidents_held ON alert_incidents (rule_id) WHERE delivery_state = 'muted'`,
     ],
   },
+  {
+    version: 12,
+    name: 'alert escalation: the steps of a rule, and each incident’s steps to post',
+    statements: [
+      // The rule's steps as it was added: [{ afterSec, group: { id, label } }], in order.
+      `ALTER TABLE alert_rules ADD COLUMN escalation jsonb NOT NULL DEFAULT '[]'::jsonb`,
+      // One row per step of an incident, written when its message is delivered and claimed through
+      // the leased queue like every other post. `due_at` is provisional for a later step: when the
+      // step before it is posted, it becomes that moment plus its wait. Acknowledging, snoozing,
+      // resolving or clearing the incident stops the steps still waiting, in the same transaction.
+      `CREATE TABLE alert_escalations (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        incident_id integer NOT NULL REFERENCES alert_incidents (id) ON DELETE CASCADE,
+        step integer NOT NULL CHECK (step >= 1),
+        group_id text NOT NULL,
+        group_label text NOT NULL,
+        after_sec integer NOT NULL CHECK (after_sec > 0),
+        due_at timestamptz NOT NULL,
+        state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'claimed', 'done', 'stopped', 'failed')),
+        claimed_by text,
+        lease_until timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
+        reason text,
+        done_at timestamptz,
+        UNIQUE (incident_id, step)
+      )`,
+      `CREATE INDEX alert_escalations_to_post ON alert_escalations (due_at) WHERE state IN ('pending', 'claimed')`,
+      // Which step an 'escalated' event tells of, for the destinations that hear of it.
+      `ALTER TABLE alert_events ADD COLUMN escalation jsonb`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

@@ -22,6 +22,12 @@ export interface Deliverer {
    * post failed, after the platform took the message. Without it that gap can post twice.
    */
   find?(channelId: string, key: string, workspace?: WorkspaceRef): Promise<string | null>;
+  /**
+   * Whether the bot's reply carrying `key` is in the thread of the posted message `ref`. Asked
+   * before posting a reply that was claimed before (an escalation's step): its earlier holder may
+   * have died after the platform took it. Without it that gap can post the reply twice.
+   */
+  findReply?(channelId: string, ref: string, key: string, workspace?: WorkspaceRef): Promise<boolean>;
 }
 
 export type DeliveryScope = 'channel' | 'message';
@@ -148,6 +154,11 @@ export function lateDeliverer(platform: Platform, get: () => Deliverer | null): 
       const d = ready();
       if (!d.find) throw new DeliveryError(`${platform} cannot search the channel for an earlier post`, { permanent: false });
       return d.find(channelId, key, workspace);
+    },
+    findReply: async (channelId, ref, key, workspace) => {
+      const d = ready();
+      if (!d.findReply) throw new DeliveryError(`${platform} cannot search a thread for an earlier reply`, { permanent: false });
+      return d.findReply(channelId, ref, key, workspace);
     },
   };
 }

@@ -1,18 +1,29 @@
-import type { CommandRef, Inline, PersonRef, Reply, Section } from './model.js';
+import type { CommandRef, GroupRef, Inline, PersonRef, Reply, Section } from './model.js';
 
 /**
  * Inline text written out by an adapter: `text` escapes the plain parts for its platform, `ref`
- * writes a command in its own syntax and `person` names someone its own way (both already safe to
- * show, so they are not escaped again).
+ * writes a command in its own syntax, `person` names someone its own way and `group` calls on a
+ * group (all already safe to show, so they are not escaped again). Without `group`, a group is
+ * its label in words: a surface mentions one only where it means to notify it.
  */
 export function renderInline(
   inline: Inline,
   text: (s: string) => string,
   ref: (r: CommandRef) => string,
   person: (p: PersonRef) => string,
+  group: (g: GroupRef) => string = (g) => text(g.label),
 ): string {
   if (typeof inline === 'string') return text(inline);
-  return inline.map((part) => (typeof part === 'string' ? text(part) : 'ref' in part ? ref(part.ref) : person(part))).join('');
+  return inline
+    .map((part) => (typeof part === 'string' ? text(part) : 'ref' in part ? ref(part.ref) : 'group' in part ? group(part) : person(part)))
+    .join('');
+}
+
+/** The groups a piece of inline text calls on. */
+export function groupsIn(inline: Inline | undefined): GroupRef[] {
+  return typeof inline === 'string' || inline === undefined
+    ? []
+    : inline.filter((p): p is GroupRef => typeof p === 'object' && 'group' in p);
 }
 
 /** A person as plain words: the name stored with them, or their id when none was. */

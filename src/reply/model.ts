@@ -93,8 +93,19 @@ export interface PersonRef {
   name?: string;
 }
 
-/** Text that may name commands and people: plain strings, and references that each adapter writes its own way. */
-export type Inline = string | readonly (string | { ref: CommandRef } | PersonRef)[];
+/**
+ * A group of people the platform can notify at once (a user group, a role), by its id there, with
+ * the words it goes by (`@risk-oncall`). Unlike a person, a group is named to call on it: each
+ * adapter writes it as a mention that notifies the group. Only an alert's escalation names one;
+ * everywhere else a group is said in words, by its label.
+ */
+export interface GroupRef {
+  group: string;
+  label: string;
+}
+
+/** Text that may name commands, people and groups: plain strings, and references that each adapter writes its own way. */
+export type Inline = string | readonly (string | { ref: CommandRef } | PersonRef | GroupRef)[];
 
 /**
  * Something the person can choose. `run` is the command as data; `command` is the same command

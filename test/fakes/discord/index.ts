@@ -83,6 +83,8 @@ export interface FakeDiscord {
   commands(guildId?: string): APIApplicationCommand[];
   messages(channelId: string): APIMessage[];
   addChannel(id: string, guildId: string, name?: string): void;
+  /** Adds a role to a guild (mentionable by anyone unless said otherwise); returns its id. */
+  addRole(guildId: string, name: string, opts?: { mentionable?: boolean }): string;
 
   // REST controls
   failChannel(channelId: string, failure: FailureSpec): void;
@@ -224,6 +226,7 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     commands: (guildId) => commands.list(guildId ?? 'global'),
     messages: (channelId) => [...world.messages.values()].filter((m) => m.channel_id === channelId),
     addChannel: (id, guildId, name) => void world.addChannel(id, guildId, name),
+    addRole: (guildId, name, o) => world.addRole(guildId, name, o).id,
 
     failChannel: (channelId, failure) => rest.failChannel(channelId, failure),
     restoreChannel: (channelId) => rest.restoreChannel(channelId),

@@ -259,6 +259,11 @@ export class RestApi {
 
     this.endpoints.register(r);
 
+    // The roles of a server the bot is in (@everyone first); another server's are out of its reach.
+    r.add('GET', '/guilds/:guildId/roles', (c) => {
+      const guild = deps.world.guilds.get(c.params.guildId ?? '');
+      return guild ? json(200, deps.world.rolesPayload(guild)) : error(missingAccess());
+    });
     r.add('GET', '/channels/:channelId', (c) => {
       const channel = deps.world.channels.get(c.params.channelId ?? '');
       return channel ? json(200, deps.world.channelPayload(channel)) : error(unknownChannel());

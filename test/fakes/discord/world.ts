@@ -3,6 +3,7 @@ import type {
   APIEmbed,
   APIGuildTextChannel,
   APIMessage,
+  APIRole,
   APIUser,
   ChannelFlags,
   ChannelType,
@@ -31,11 +32,21 @@ export interface ChannelRecord {
   parentId?: string;
 }
 
+export interface RoleRecord {
+  id: string;
+  name: string;
+  /** "Allow anyone to @mention this role": without it, only a poster with Mention Everyone pings it. */
+  mentionable: boolean;
+  position: number;
+}
+
 export interface GuildRecord {
   id: string;
   name: string;
   ownerId: string;
   everyoneRoleId: string;
+  /** Roles beyond @everyone, in the order added. */
+  roles: RoleRecord[];
 }
 
 interface StoredAttachment {
@@ -74,9 +85,53 @@ export class World {
   constructor(readonly botUser: APIUser) {}
 
   addGuild(id: string, name = `Guild ${id.slice(-4)}`): GuildRecord {
-    const guild: GuildRecord = { id, name, ownerId: snowflake(), everyoneRoleId: id };
+    const guild: GuildRecord = { id, name, ownerId: snowflake(), everyoneRoleId: id, roles: [] };
     this.guilds.set(id, guild);
     return guild;
+  }
+
+  /** A role of the guild, made as Server Settings › Roles makes one. */
+  addRole(guildId: string, name: string, opts: { mentionable?: boolean } = {}): RoleRecord {
+    const guild = this.guilds.get(guildId);
+    if (!guild) throw new Error(`fake Discord: unknown guild ${guildId}`);
+    const role: RoleRecord = { id: snowflake(), name, mentionable: opts.mentionable ?? true, position: guild.roles.length + 1 };
+    guild.roles.push(role);
+    return role;
+  }
+
+  /** The guild's roles as GET /guilds/{id}/roles lists them: @everyone (the guild's id) first. */
+  rolesPayload(guild: GuildRecord): APIRole[] {
+    const role = (id: string, name: string, position: number, mentionable: boolean): APIRole => ({
+      id,
+      name,
+      color: 0,
+      colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
+      hoist: false,
+      position,
+      permissions: id === guild.everyoneRoleId ? '2248473465835073' : '0',
+      managed: false,
+      mentionable,
+      flags: 0 as RoleFlags,
+    });
+    return [role(guild.everyoneRoleId, '@everyone', 0, false), ...guild.roles.map((r) => role(r.id, r.name, r.position, r.mentionable))];
+  }
+
+  /**
+   * The roles a new message pings, as Discord parses them: each `<@&id>` in its content that is a
+   * role of the channel's guild, allowed by `allowed_mentions` (all of them when it is absent,
+   * none unless `parse` has `roles` or `roles` lists the id when it is given). Embeds never ping.
+   */
+  pingedRoles(channelId: string, body: MessageBody): string[] {
+    const guildId = this.channels.get(channelId)?.guildId;
+    const guild = guildId ? this.guilds.get(guildId) : undefined;
+    if (!guild || typeof body.content !== 'string') return [];
+    const allowed = body.allowed_mentions as { parse?: string[]; roles?: string[] } | undefined;
+    const mentioned = [...body.content.matchAll(/<@&(\d{5,25})>/g)].map((m) => m[1]!);
+    return [...new Set(mentioned)].filter(
+      (id) =>
+        guild.roles.some((r) => r.id === id) &&
+        (allowed === undefined || allowed === null || (allowed.parse ?? []).includes('roles') || (allowed.roles ?? []).includes(id)),
+    );
   }
 
   addChannel(id: string, guildId: string, name = `channel-${id.slice(-4)}`): ChannelRecord {
@@ -130,20 +185,7 @@ export class World {
       verification_level: 1,
       default_message_notifications: 1,
       explicit_content_filter: 2,
-      roles: [
-        {
-          id: guild.everyoneRoleId,
-          name: '@everyone',
-          color: 0,
-          colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
-          hoist: false,
-          position: 0,
-          permissions: '2248473465835073',
-          managed: false,
-          mentionable: false,
-          flags: 0 as RoleFlags,
-        },
-      ],
+      roles: this.rolesPayload(guild),
       emojis: [],
       stickers: [],
       features: [],
@@ -221,7 +263,7 @@ export class World {
       tts: Boolean(body.tts),
       mention_everyone: false,
       mentions: [],
-      mention_roles: [],
+      mention_roles: this.pingedRoles(channelId, body),
       attachments: this.#newAttachments(channelId, body, files),
       embeds: (body.embeds ?? []).map(normalizeEmbed),
       components: (body.components ?? []) as APIMessage['components'],

@@ -85,6 +85,15 @@ export interface FakeSlack {
   /** Moves the fake's clock on, to reach Slack's time limits (a response_url's 30 minutes) without waiting. */
   advanceClock(ms: number): void;
 
+  /** A user group of the workspace with this handle (`risk-oncall`), as an admin creates one; returns its id (`S…`). */
+  addUserGroup(handle: string): string;
+  /**
+   * Slash command text as Slack delivers what a person typed, with the command's escaping on
+   * (`should_escape: true`): each `@handle` of a user group that exists becomes
+   * `<!subteam^ID|@handle>`; any other `@word` stays as typed.
+   */
+  asTyped(text: string): string;
+
   /** `method` may also be `upload` or `response_url` to fail those endpoints. */
   failNext(method: string, options: FailOptions): void;
   rateLimitNext(method: string, options: RateLimitOptions): void;
@@ -125,6 +134,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const history = new Map<string, Record<string, unknown>[]>();
   const home = new FakeHome();
   const nextResponseId = createIdSequence('R');
+  const nextGroupId = createIdSequence('S');
+  const userGroups = new Map<string, string>();
   const socket = new FakeSocketMode({
     appId: identity.appId,
     pingIntervalMs: options.socketPingIntervalMs ?? 0,
@@ -320,6 +331,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     advanceClock: (ms) => {
       clockOffsetMs += ms;
     },
+    addUserGroup: (handle) => {
+      const key = handle.replace(/^@/, '').toLowerCase();
+      const id = userGroups.get(key) ?? nextGroupId();
+      userGroups.set(key, id);
+      return id;
+    },
+    asTyped: (typed) =>
+      typed.replace(/(^|\s)@([a-z0-9._-]+)/gi, (whole, before: string, handle: string) => {
+        const id = userGroups.get(handle.toLowerCase());
+        return id ? `${before}<!subteam^${id}|@${handle}>` : whole;
+      }),
     failNext: (method, opts) => failures.failNext(method, opts),
     rateLimitNext: (method, opts) => failures.rateLimitNext(method, opts),
     failChannel: (channelId, error) => failures.failChannel(channelId, error),

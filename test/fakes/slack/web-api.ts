@@ -189,6 +189,27 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
     },
   },
 
+  'conversations.replies': {
+    token: 'bot',
+    scopes: ['channels:history'],
+    handle: (ctx) => {
+      const channel = str(ctx.args.channel);
+      const ts = str(ctx.args.ts);
+      if (!channel) return fail('channel_not_found');
+      if (!ts) return fail('invalid_arguments');
+      const messages = ctx.history.get(channel) ?? [];
+      // `ts` may be the thread's parent or any message in it; either way the whole thread comes back.
+      const named = messages.find((m) => m.ts === ts);
+      if (!named) return fail('thread_not_found');
+      const root = typeof named.thread_ts === 'string' ? named.thread_ts : ts;
+      const parent = messages.find((m) => m.ts === root);
+      const thread = [...(parent ? [parent] : []), ...messages.filter((m) => m.thread_ts === root && m.ts !== root)];
+      // Slack's limit: 1,000 at most a page, oldest first.
+      const limit = Math.min(1000, Number(ctx.args.limit ?? 1000) || 1000);
+      return { ok: true, messages: thread.slice(0, limit), has_more: thread.length > limit };
+    },
+  },
+
   'chat.postEphemeral': {
     token: 'bot',
     handle: (ctx) => {

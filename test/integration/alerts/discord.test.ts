@@ -2,10 +2,11 @@ import type { APIMessage } from 'discord.js';
 import { PermissionFlagsBits } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordDeliverer } from '../../../adapters/discord/deliverer.js';
+import { escalationMessage } from '../../../src/alerts/message.js';
 import type { AlertService } from '../../../src/alerts/service.js';
 import type { Db } from '../../../src/db/connection.js';
-import { alertsOnPglite, DAY, writeHistory } from '../../helpers/alerts.js';
-import { startStack, type Stack } from '../../helpers/discord.js';
+import { alertsOnPglite, DAY, MINUTE, writeHistory } from '../../helpers/alerts.js';
+import { GUILD_ID, startStack, type Stack } from '../../helpers/discord.js';
 import { simMove } from '../../helpers/sim.js';
 
 /**
@@ -123,7 +124,8 @@ function resolveAs(channelId: string, messageId: string, label: string, user: Pe
   );
 }
 
-async function addRule(options: Record<string, string>): Promise<number> {
+/** /pol-alert add as a server manager sends it: its answer as Discord shows it. */
+async function addAnswer(options: Record<string, string>): Promise<string> {
   const h = stack.fake.sendCommand({
     name: 'pol-alert',
     subcommand: 'add',
@@ -131,7 +133,11 @@ async function addRule(options: Record<string, string>): Promise<number> {
     memberPermissions: MANAGER,
     channelId: stack.channelId,
   });
-  const answer = JSON.stringify(await h.waitForEdit(10_000).then((c) => c.body));
+  return JSON.stringify(await h.waitForEdit(10_000).then((c) => c.body));
+}
+
+async function addRule(options: Record<string, string>): Promise<number> {
+  const answer = await addAnswer(options);
   const m = /Alert rule #(\d+) added/.exec(answer);
   expect(m, answer.slice(0, 400)).not.toBeNull();
   return Number(m![1]);
@@ -364,5 +370,156 @@ describe('notify in Discord where the operator named no destinations', () => {
       expect(answer.type, typed).toBe(8);
       expect((answer.data as { choices: unknown[] }).choices, typed).toEqual([]);
     }
+  });
+});
+
+describe('escalation in Discord', () => {
+  /** The service's clock, moved on by the test: escalation waits are minutes and hours. */
+  let clock = Date.now();
+  let escDb: Db;
+  let escalating: AlertService;
+  let oncall: string;
+  let head: string;
+  let quiet: string;
+
+  beforeAll(async () => {
+    ({ db: escDb, service: escalating } = await alertsOnPglite({
+      deps: stack.core.ctx,
+      deliverers: [discordDeliverer(stack.handle)],
+      complete: stack.core.complete,
+      leaseMs: 60_000,
+      now: () => clock,
+    }));
+    stack.core.ctx.alerts = escalating;
+    // The server's roles, as its managers made them.
+    oncall = stack.fake.addRole(GUILD_ID, 'risk-oncall');
+    head = stack.fake.addRole(GUILD_ID, 'head-of-risk');
+    quiet = stack.fake.addRole(GUILD_ID, 'auditors', { mentionable: false });
+  });
+  afterAll(async () => {
+    stack.core.ctx.alerts = service;
+    await escDb.close();
+  });
+
+  /** A rule on `slug` 2 points above where it stands, checked once, then crossed: its message is posted. */
+  async function crossing(slug: string, escalate: string): Promise<{ messageId: string; incident: number; answer: string }> {
+    const sim = stack.core.upstream.sim!;
+    const line = Math.round((sim.store.exchange(slug)!.pol.at(-1)! + 0.02) * 1000) / 10;
+    const answer = await addAnswer({ names: slug, when: `pol above ${line}%`, cooldown: 'none', escalate });
+    expect(answer).toMatch(/Alert rule #\d+ added/);
+    clock = Date.now() + 1_000;
+    await escalating.tick();
+    await simMove(sim, { kind: 'exchange', slug, pol: (line + 5) / 100 });
+    stack.core.upstream.source.cache.clear();
+    await escDb.query('UPDATE alert_rules SET next_check = $1', [new Date(clock)]);
+    expect(await escalating.tick()).toMatchObject({ posted: 1 });
+    const [row] = await escDb.query<{ id: number; message_ref: string }>(
+      'SELECT id, message_ref FROM alert_incidents WHERE slug = $1 ORDER BY id DESC LIMIT 1',
+      [slug],
+    );
+    return { messageId: row!.message_ref, incident: row!.id, answer };
+  }
+
+  async function minutesOn(minutes: number) {
+    clock += minutes * MINUTE;
+    return escalating.tick();
+  }
+
+  /** What polbot posted in the thread started on the message that calls on a role. */
+  const escalations = (messageId: string) => posted(messageId).filter((b) => String(b.content ?? '').includes('Still unacknowledged'));
+
+  it('calls on the role in the thread once the delay passes unacknowledged, pinging that role alone, then on the next', async () => {
+    const { messageId, incident, answer } = await crossing('upbit', `after 15m to <@&${oncall}> then after 1h to <@&${head}>`);
+    expect(answer).toContain(
+      'An alert still unacknowledged after 15 minutes calls on @risk-oncall in its thread, then @head-of-risk 1 hour later.',
+    );
+
+    expect((await minutesOn(14)).escalated).toBe(0);
+    expect(escalations(messageId)).toEqual([]);
+    expect((await minutesOn(1)).escalated).toBe(1);
+    const [first, ...more] = escalations(messageId);
+    expect(more).toEqual([]);
+    expect(first!.content).toBe(
+      `**⏫ Escalated: Upbit**\nStill unacknowledged after 15 minutes: <@&${oncall}>, please look.\nAlert #${incident}, step 1 of 2 · polbot escalation #1`,
+    );
+    // Only that role may be pinged, and Discord pings it: nobody else, whatever the message says.
+    expect(first!.allowed_mentions).toEqual({ parse: [], roles: [oncall] });
+    const stored = stack.fake.messages(messageId).filter((m) => m.content.includes('Still unacknowledged'));
+    expect(stored.map((m) => m.mention_roles)).toEqual([[oncall]]);
+    // The alert message says so in words, its mentions still allowed to ping nobody.
+    const redrawn = edits(stack.channelId, messageId).at(-1)!.body as Record<string, unknown>;
+    expect(JSON.stringify(redrawn)).toContain('to @risk-oncall');
+    expect(redrawn.allowed_mentions).toEqual({ parse: [] });
+
+    expect((await minutesOn(59)).escalated).toBe(0);
+    expect((await minutesOn(1)).escalated).toBe(1);
+    const replies = escalations(messageId);
+    expect(replies).toHaveLength(2);
+    expect(String(replies[1]!.content)).toContain(`Still unacknowledged after 1 hour 15 minutes: <@&${head}>, please look.`);
+    expect(replies[1]!.allowed_mentions).toEqual({ parse: [], roles: [head] });
+    expect((await minutesOn(180)).escalated).toBe(0);
+    expect(escalations(messageId)).toHaveLength(2);
+  });
+
+  it('stops when the alert is acknowledged before the delay', async () => {
+    const { messageId, incident } = await crossing('bithumb', `after 15m to <@&${oncall}>`);
+    expect((await minutesOn(5)).escalated).toBe(0);
+    const acknowledged = await click(stack.channelId, messageId, 'Acknowledge');
+    expect(JSON.stringify(acknowledged)).toContain(`Acknowledged by <@${DANA.id}>`);
+    expect((await minutesOn(30)).escalated).toBe(0);
+    expect(escalations(messageId)).toEqual([]);
+    expect((await escalating.store.escalations(incident)).map((e) => [e.state, e.reason])).toEqual([['stopped', 'acknowledged']]);
+  });
+
+  it('takes over a step whose replica died after posting it: the reply is found in the thread, and not posted again', async () => {
+    const { messageId, incident } = await crossing('bitvavo', `after 15m to <@&${oncall}>`);
+    clock += 15 * MINUTE;
+    const store = escalating.store;
+    const [due] = await store.claimEscalations({ now: clock, instance: 'dying', leaseMs: 60_000, limit: 10, platforms: ['discord'] });
+    expect(await store.escalationFence(due!.id, 'dying', clock, 60_000)).toBe('go');
+    await discordDeliverer(stack.handle).followUp(
+      stack.channelId,
+      messageId,
+      escalationMessage({ incident: due!.incident, rule: due!.rule }, due!),
+    );
+    expect(escalations(messageId)).toHaveLength(1);
+    clock += 61_000;
+    expect(await escalating.tick()).toMatchObject({ escalated: 1, lost: 0 });
+    expect(escalations(messageId)).toHaveLength(1);
+    expect(await store.escalations(incident)).toMatchObject([{ state: 'done', attempts: 2 }]);
+  });
+
+  it('takes a role typed by name, warns of one nobody may mention, and refuses what is no role of the server, adding nothing', async () => {
+    const before = (await escalating.store.listChannel('discord', stack.channelId)).length;
+    const refused = async (escalate: string) => addAnswer({ names: 'bitso', when: 'pol above 60%', escalate });
+    expect(await refused('after 15m to @risk-on-call')).toContain(
+      'There is no role @risk-on-call in this server. Create it in Server Settings › Roles',
+    );
+    expect(await refused('after 15m to <@&1234567890123456789>')).toContain("That role is not one of this server's.");
+    expect(await refused(`after 15m to <@${DANA.id}>`)).toContain('That is a person: an escalation calls on a role.');
+    expect(await refused('after 15m to @everyone')).toContain('An escalation calls on a role, never everyone');
+    expect(await refused(`after 400d to <@&${oncall}>`)).toContain('An escalation step waits between 5 minutes and 24 hours, not 400d.');
+    expect(
+      await refused(
+        `after 15m to <@&${oncall}> then after 15m to <@&${oncall}> then after 15m to <@&${head}> then after 1h to <@&${head}>`,
+      ),
+    ).toContain('An escalation has at most 3 steps; this one has 4.');
+    expect(await escalating.store.listChannel('discord', stack.channelId)).toHaveLength(before);
+
+    // Typed by name without picking it from the list, and a role nobody may @mention: taken, with a word of warning.
+    const added = await addAnswer({
+      names: 'bitso',
+      when: 'pol above 60%',
+      escalate: 'after 30m to @risk-oncall then after 1h to @auditors',
+    });
+    expect(added).toContain('calls on @risk-oncall in its thread, then @auditors 1 hour later.');
+    expect(added).toContain('@auditors does not allow anyone to @mention it');
+    const rules = await escalating.store.listChannel('discord', stack.channelId);
+    expect(rules.at(-1)!.escalation).toEqual([
+      { afterSec: 1800, group: { id: oncall, label: '@risk-oncall' } },
+      { afterSec: 3600, group: { id: quiet, label: '@auditors' } },
+    ]);
+    // The roles were read from the server, as Discord lists them.
+    expect(stack.fake.calls((c) => c.method === 'GET' && c.path === `/guilds/${GUILD_ID}/roles`).every((c) => c.status === 200)).toBe(true);
   });
 });

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { slackDeliverer } from '../../../adapters/slack/deliverer.js';
 import { alertKey } from '../../../src/alerts/key.js';
+import { escalationMessage } from '../../../src/alerts/message.js';
+import { Outbox } from '../../../src/alerts/outbox.js';
 import { AlertService, type AlertServiceOptions } from '../../../src/alerts/service.js';
 import { AlertStore } from '../../../src/alerts/store.js';
 import { openPglite, type Db } from '../../../src/db/connection.js';
 import { migrate, MIGRATIONS } from '../../../src/db/migrations.js';
 import type { RecordedCall } from '../../fakes/slack/index.js';
+import { startFakeWebhook, type FakeWebhook } from '../../fakes/webhook/index.js';
 import { DEFAULT_USER_ID } from '../../fakes/slack/identity.js';
-import { alertsOnPglite, DAY, writeHistory } from '../../helpers/alerts.js';
+import { alertsOnPglite, DAY, MINUTE, writeHistory } from '../../helpers/alerts.js';
 import { simMove } from '../../helpers/sim.js';
 import { blocksJson, footerLineOf, headerOf, quiesce, startHarness, type Harness } from '../../helpers/slack/harness.js';
 
@@ -832,5 +835,230 @@ describe('alerts in Slack, from a database at schema version 6', () => {
     expect(blocksJson(again.args)).toContain('(acknowledged by tester-9c1)');
     expect(footerOf(again)).toMatch(/source REST · :test_tube: \*SIMULATED DATA\*$/);
     expect(posts(channel).filter((c) => c.args.thread_ts === ts)).toEqual([]);
+  });
+});
+
+describe('escalation in Slack', () => {
+  /** The service's clock, moved on by the test: escalation waits are minutes and hours. */
+  let clock = Date.now();
+  let escDb: Db;
+  let escalating: AlertService;
+  let hook: FakeWebhook;
+  let oncall: string;
+  let head: string;
+
+  beforeAll(async () => {
+    hook = await startFakeWebhook();
+    escDb = await openPglite();
+    await migrate(escDb);
+    const outbox = new Outbox({ db: escDb, destinations: [{ name: 'siem', kind: 'webhook', url: hook.url, secret: hook.secret }] });
+    escalating = serviceOn(new AlertStore(escDb), { leaseMs: 60_000, now: () => clock, outbox });
+    // The workspace's user groups, as an admin made them: Slack escapes their handles in /pol.
+    oncall = h.fake.addUserGroup('risk-oncall');
+    head = h.fake.addUserGroup('head-of-risk');
+  });
+  afterAll(async () => {
+    h.core.ctx.alerts = service;
+    await escDb.close();
+    await hook.close();
+  });
+
+  /** A rule added by slash command, typed as a person types it (Slack escapes the groups), then checked once. */
+  async function escalatingRule(slug: string, channel: string, escalate: string): Promise<{ id: number; line: number }> {
+    h.core.ctx.alerts = escalating;
+    const start = h.sim.store.exchange(slug)!.pol.at(-1)!;
+    const line = Math.round((start + 0.02) * 1000) / 10;
+    const id = await addRule(
+      h.fake.asTyped(`alert add ${slug} when pol above ${line}% cooldown none escalate ${escalate} notify siem`),
+      channel,
+    );
+    clock = Date.now() + 1_000;
+    await escalating.tick();
+    return { id, line };
+  }
+
+  /** Moves the simulator across the line and checks at once: the incident opens and its message is posted. */
+  async function cross(slug: string, channel: string): Promise<{ message: RecordedCall; ts: string; incident: number }> {
+    // Five points over the rule's line, two over where it stood.
+    const pol = h.sim.store.exchange(slug)!.pol.at(-1)! + 0.07;
+    await simMove(h.sim, { kind: 'exchange', slug, pol });
+    h.core.upstream.source.cache.clear();
+    await escDb.query('UPDATE alert_rules SET next_check = $1', [new Date(clock)]);
+    expect(await escalating.tick()).toMatchObject({ posted: 1, escalated: 0 });
+    const message = alertMessages(channel).at(-1)!;
+    const [row] = await escDb.query<{ id: number }>('SELECT id FROM alert_incidents WHERE slug = $1 ORDER BY id DESC LIMIT 1', [slug]);
+    return { message, ts: (message.response as { ts: string }).ts, incident: row!.id };
+  }
+
+  /** The service's clock `minutes` on, and one tick. */
+  async function minutesOn(minutes: number) {
+    clock += minutes * MINUTE;
+    return escalating.tick();
+  }
+
+  const escalations = (channel: string, ts: string) =>
+    posts(channel).filter((c) => c.args.thread_ts === ts && (headerOf(c.args) ?? '').startsWith('⏫ Escalated'));
+
+  it('calls on the user group in the thread once the delay passes unacknowledged, then on the next, and tells the webhook', async () => {
+    const channel = 'CESCAL001';
+    const { id } = await escalatingRule('bitstamp', channel, 'after 15m to @risk-oncall then after 1h to @head-of-risk');
+    // The rule keeps its steps, each group as Slack delivered it.
+    expect((await escalating.store.getInChannel(id, 'slack', channel))?.escalation).toEqual([
+      { afterSec: 900, group: { id: oncall, label: '@risk-oncall' } },
+      { afterSec: 3600, group: { id: head, label: '@head-of-risk' } },
+    ]);
+    const added = topLevel(channel).find((c) => headerOf(c.args) === `Alert rule #${id} added`)!;
+    expect(blocksJson(added.args)).toContain(
+      'An alert still unacknowledged after 15 minutes calls on @risk-oncall in its thread, then @head-of-risk 1 hour later.',
+    );
+    // Saying so pings nobody: the reply names the groups in words.
+    expect(JSON.stringify(added.args)).not.toContain('subteam');
+
+    const { ts, incident } = await cross('bitstamp', channel);
+    // Not yet: 14 minutes unacknowledged.
+    expect((await minutesOn(14)).escalated).toBe(0);
+    expect(escalations(channel, ts)).toEqual([]);
+
+    // 15 minutes: one reply in the thread, which mentions the group so that Slack notifies it.
+    expect((await minutesOn(1)).escalated).toBe(1);
+    const [first, ...more] = escalations(channel, ts);
+    expect(more).toEqual([]);
+    expect(first!.args.text).toBe(
+      `Still unacknowledged after 15 minutes: <!subteam^${oncall}>, please look. Alert #${incident}, step 1 of 2 · polbot escalation #1`,
+    );
+    expect(blocksJson(first!.args)).toContain(`Still unacknowledged after 15 minutes: <!subteam^${oncall}>, please look.`);
+    expect(JSON.stringify(first!.args)).not.toMatch(/<@|<!(here|channel|everyone)|head-of-risk/);
+    // The message itself says so, in words, redrawn in place.
+    expect(blocksJson(updatesOf(ts).at(-1)!.args)).toContain('*Escalated*\\nto @risk-oncall');
+
+    // Another replica ticking at the same moment finds nothing left to post.
+    const other = serviceOn(new AlertStore(escDb), { now: () => clock, instanceId: 'replica-b' });
+    const [a, b] = await Promise.all([escalating.tick(), other.tick()]);
+    expect(a.escalated + b.escalated).toBe(0);
+    expect(escalations(channel, ts)).toHaveLength(1);
+
+    // The next step counts from the first: 59 minutes on, nothing; an hour on, the next group.
+    expect((await minutesOn(59)).escalated).toBe(0);
+    const [aa, bb] = await Promise.all([minutesOn(1), other.tick()]);
+    expect(aa.escalated + bb.escalated).toBe(1);
+    const replies = escalations(channel, ts);
+    expect(replies).toHaveLength(2);
+    expect(replies[1]!.args.text).toBe(
+      `Still unacknowledged after 1 hour 15 minutes: <!subteam^${head}>, please look. Alert #${incident}, step 2 of 2 · polbot escalation #2`,
+    );
+    expect(blocksJson(updatesOf(ts).at(-1)!.args)).toContain('to @risk-oncall, then @head-of-risk');
+    expect((await minutesOn(120)).escalated).toBe(0);
+    expect(escalations(channel, ts)).toHaveLength(2);
+    expect((await escalating.store.escalations(incident)).map((e) => e.state)).toEqual(['done', 'done']);
+
+    // The webhook heard each step, signed (the receiver refuses anything else), each once.
+    const escalated = hook.events().filter((e) => e.type === 'incident.escalated');
+    expect(escalated.map((e) => e.deliveries)).toEqual([1, 1]);
+    expect(JSON.parse(escalated[0]!.raw)).toMatchObject({
+      type: 'incident.escalated',
+      incident: { id: incident, status: 'open', entity: { kind: 'exchange', slug: 'bitstamp', name: 'Bitstamp' } },
+      rule: { id, platform: 'slack', channel_id: channel },
+      escalation: { step: 1, steps: 2, group: { id: oncall, label: '@risk-oncall' }, after_seconds: 900 },
+    });
+    expect(JSON.parse(escalated[1]!.raw)).toMatchObject({ escalation: { step: 2, group: { id: head, label: '@head-of-risk' } } });
+    expect(hook.calls().every((c) => c.status === 200)).toBe(true);
+  });
+
+  it('stops when the alert is acknowledged before the delay: no reply, the steps stopped, nothing told', async () => {
+    const channel = 'CESCAL002';
+    await escalatingRule('bitfinex', channel, 'after 15m to @risk-oncall then after 1h to @head-of-risk');
+    const { message, ts, incident } = await cross('bitfinex', channel);
+    expect((await minutesOn(10)).escalated).toBe(0);
+    const acknowledged = await click(message, 'Acknowledge', ts, channel);
+    expect(blocksJson(acknowledged.args)).toContain(`Acknowledged by <@${DEFAULT_USER_ID}>`);
+    expect((await minutesOn(10)).escalated).toBe(0);
+    expect((await minutesOn(120)).escalated).toBe(0);
+    expect(escalations(channel, ts)).toEqual([]);
+    expect(posts(channel).filter((c) => JSON.stringify(c.args).includes('subteam'))).toEqual([]);
+    expect((await escalating.store.escalations(incident)).map((e) => [e.state, e.reason])).toEqual([
+      ['stopped', 'acknowledged'],
+      ['stopped', 'acknowledged'],
+    ]);
+    expect(hook.events().filter((e) => e.type === 'incident.escalated' && (e.event.incident as { id: number }).id === incident)).toEqual(
+      [],
+    );
+  });
+
+  it('refuses a group that does not exist, a delay out of bounds and too many steps, and adds nothing', async () => {
+    h.core.ctx.alerts = escalating;
+    const channel = 'CESCAL003';
+    const ask = async (typed: string, id: string) => {
+      await h.command(h.fake.asTyped(typed), { channel, responseId: id });
+      const answer = await h.fake.waitFor('response_url', (c) => c.id === id && !/Looking up/.test(String(c.args.text)), WAIT);
+      return String(answer.args.text);
+    };
+    const rule = 'alert add bitstamp when pol above 60% escalate';
+    expect(await ask(`${rule} after 15m to @risk-on-call`, 'no-group')).toBe(
+      'There is no user group @risk-on-call in this workspace. Create it in Slack under People › User groups (a paid plan; your admins may have to), then add the rule again, picking the group from the list Slack offers as you type @.',
+    );
+    expect(await ask(`${rule} after 15m to @risk-oncall then after 1h to @nobody`, 'second-missing')).toMatch(
+      /^There is no user group @nobody in this workspace\./,
+    );
+    expect(await ask(`${rule} after 400d to @risk-oncall`, 'too-long')).toBe(
+      'An escalation step waits between 5 minutes and 24 hours, not 400d.',
+    );
+    expect(await ask(`${rule} after 1m to @risk-oncall`, 'too-short')).toBe(
+      'An escalation step waits between 5 minutes and 24 hours, not 1m.',
+    );
+    expect(
+      await ask(
+        `${rule} after 15m to @risk-oncall then after 15m to @risk-oncall then after 15m to @head-of-risk then after 1h to @head-of-risk`,
+        'four',
+      ),
+    ).toBe('An escalation has at most 3 steps; this one has 4.');
+    expect(await ask(`${rule} after 15m to <@${DEFAULT_USER_ID}|fake.user>`, 'person')).toMatch(
+      /^@fake\.user is a person: an escalation calls on a user group\./,
+    );
+    expect(await ask(`${rule} to @risk-oncall`, 'no-wait')).toBe(
+      'Cannot read step 1 of the escalation: write it as after 15m to @group [then after 1h to @group].',
+    );
+    expect(await escalating.store.listChannel('slack', channel)).toEqual([]);
+  });
+
+  it('takes over a step whose replica died after posting it: the reply is found in the thread, and not posted again', async () => {
+    const channel = 'CESCAL004';
+    await escalatingRule('poloniex', channel, 'after 15m to @risk-oncall');
+    const { ts, incident } = await cross('poloniex', channel);
+    clock += 15 * MINUTE;
+    // A replica claims the step and posts its reply, as the service does, and dies before recording it.
+    const store = new AlertStore(escDb);
+    const [due] = await store.claimEscalations({ now: clock, instance: 'dying', leaseMs: 60_000, limit: 10, platforms: ['slack'] });
+    expect(await store.escalationFence(due!.id, 'dying', clock, 60_000)).toBe('go');
+    await slackDeliverer(h.slack).followUp(channel, ts, escalationMessage({ incident: due!.incident, rule: due!.rule }, due!));
+    expect(escalations(channel, ts)).toHaveLength(1);
+    // Its lease keeps the step from others; once it runs out, the next claimer looks in the thread first.
+    expect((await escalating.tick()).escalated).toBe(0);
+    clock += 61_000;
+    const searches = h.fake.calls('conversations.replies').length;
+    expect(await escalating.tick()).toMatchObject({ escalated: 1, lost: 0 });
+    expect(
+      h.fake
+        .calls('conversations.replies')
+        .slice(searches)
+        .map((c) => [c.args.ts, c.status]),
+    ).toEqual([[ts, 200]]);
+    expect(escalations(channel, ts)).toHaveLength(1);
+    expect(await store.escalations(incident)).toMatchObject([{ state: 'done', attempts: 2, claimedBy: escalating.instanceId }]);
+    // The dead replica's late record changes nothing.
+    expect(await store.escalated(due!.id, 'dying', clock)).toBe(false);
+  });
+
+  it('lists each rule’s escalation', async () => {
+    h.core.ctx.alerts = escalating;
+    await h.command('alert list', { channel: 'CESCAL001' });
+    const list = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === 'CESCAL001' && /Alert rules in this channel/.test(headerOf(c.args) ?? ''),
+      WAIT,
+    );
+    const [rule] = await escalating.store.listChannel('slack', 'CESCAL001');
+    expect(blocksJson(list.args)).toContain(
+      `Escalation while unacknowledged: #${rule!.id} after 15m @risk-oncall, then after 1h @head-of-risk.`,
+    );
   });
 });

@@ -320,6 +320,73 @@ describe.each(ENGINES)('alert store on %s', (engine) => {
     expect([...x, ...y].filter((f) => f.incident.id === incident.id).map((f) => f.kind)).toEqual(['redraw']);
   });
 
+  it('writes an incident’s escalation steps when its message is delivered, hands each due step to one replica, counts the next from the one before, and stops the rest when acknowledged', async () => {
+    const escalation = [
+      { afterSec: 900, group: { id: 'S0ONCALL', label: '@risk-oncall' } },
+      { afterSec: 3600, group: { id: 'S0HEAD', label: '@head-of-risk' } },
+    ];
+    const created = await a.create(rule('C40', { workspaceId: 'T40', notify: ['siem'], escalation }), NOW, {
+      perChannel: 5,
+      perWorkspace: 5,
+    });
+    if (!created.ok) throw new Error('not created');
+    expect(created.rule.escalation).toEqual(escalation);
+    const where = { platform: 'slack' as const, channelId: 'C40' };
+    const { incident } = await a.openIncident(created.rule.id, 'exchange', 'kraken', { holds: true }, NOW);
+    const steps = () => a.escalations(incident.id);
+    const claim = (store: AlertStore, instance: string, minutes: number, leaseMin = 10) =>
+      store.claimEscalations({ now: NOW + minutes * MINUTE, instance, leaseMs: leaseMin * MINUTE, limit: 100, platforms: ['slack'] });
+    // Nothing to escalate before anyone could see the alert.
+    expect(await steps()).toEqual([]);
+    const ours = (await claimDeliveryFor(a, 'r1')).filter((c) => c.incident.id === incident.id);
+    expect(ours).toHaveLength(1);
+    expect(await a.delivered(incident.id, 'r1', '1763800000.000400', NOW + MINUTE)).toBe(true);
+    expect((await steps()).map((e) => [e.step, e.group.label, e.afterSec, e.dueAt, e.state])).toEqual([
+      [1, '@risk-oncall', 900, NOW + 16 * MINUTE, 'pending'],
+      [2, '@head-of-risk', 3600, NOW + 76 * MINUTE, 'pending'],
+    ]);
+
+    // A minute early, nothing; then two replicas at once, and one of them takes the first step.
+    expect(await claim(a, 'r1', 15)).toEqual([]);
+    const [x, y] = await Promise.all([claim(a, 'r1', 16, 300), claim(b, 'r2', 16, 300)]);
+    const [due, ...more] = [...x, ...y];
+    expect(more).toEqual([]);
+    expect(due).toMatchObject({ step: 1, steps: 2, group: escalation[0]!.group, afterSec: 900, sinceMessageSec: 900, attempts: 1 });
+    expect(due!.incident).toMatchObject({ id: incident.id, status: 'open', messageRef: '1763800000.000400' });
+    const [holder, other] = x.length ? ['r1', 'r2'] : ['r2', 'r1'];
+    // The second waits for the first however late it is.
+    expect(await claim(a, 'r3', 200)).toEqual([]);
+    expect(await a.escalationFence(due!.id, other!, NOW + 17 * MINUTE, MINUTE)).toBe('lost');
+    expect(await a.escalationFence(due!.id, holder!, NOW + 17 * MINUTE, MINUTE)).toBe('go');
+    expect(await a.escalated(due!.id, other!, NOW + 17 * MINUTE)).toBe(false);
+    expect(await a.escalated(due!.id, holder!, NOW + 17 * MINUTE)).toBe(true);
+    // The next step is due its wait after the first was posted, and the destination hears of the first.
+    expect((await steps()).map((e) => [e.state, e.dueAt, e.doneAt])).toEqual([
+      ['done', NOW + 16 * MINUTE, NOW + 17 * MINUTE],
+      ['pending', NOW + 77 * MINUTE, null],
+    ]);
+    const events = await a.db.query<{ destination: string; escalation: unknown }>(
+      `SELECT destination, escalation FROM alert_events WHERE incident_id = $1 AND transition = 'escalated'`,
+      [incident.id],
+    );
+    expect(events.map((e) => [e.destination, typeof e.escalation === 'string' ? JSON.parse(e.escalation) : e.escalation])).toEqual([
+      ['siem', { step: 1, steps: 2, group: escalation[0]!.group, afterSec: 900 }],
+    ]);
+    expect((await a.message(incident.id))[0]!.incident.escalatedTo).toEqual(['@risk-oncall']);
+
+    // Claimed, then acknowledged before it is posted: the fence says stopped, and nothing is left to claim.
+    const [second] = await claim(b, 'r2', 78);
+    expect(second).toMatchObject({ step: 2, sinceMessageSec: 4500 });
+    await a.act(incident.id, where, { kind: 'acknowledge', by: 'Dana', byId: 'U0DANA' }, NOW + 78 * MINUTE);
+    expect(await b.escalationFence(second!.id, 'r2', NOW + 78 * MINUTE, MINUTE)).toBe('stopped');
+    expect(await b.escalated(second!.id, 'r2', NOW + 78 * MINUTE)).toBe(false);
+    expect(await claim(a, 'r1', 600)).toEqual([]);
+    expect((await steps()).map((e) => [e.state, e.reason])).toEqual([
+      ['done', null],
+      ['stopped', 'acknowledged'],
+    ]);
+  });
+
   async function claimDeliveryFor(store: AlertStore, instance: string) {
     return store.claimUndelivered({ now: NOW, instance, leaseMs: MINUTE, limit: 100 });
   }

@@ -39,6 +39,19 @@ describe('alerts in the console', () => {
     expect(await typed.type('alert stats 14d')).toContain("Unknown window '14d': use 7d or 30d or 90d.");
   });
 
+  it('refuses a rule that escalates, as every alert rule: the console has no channel, and no user groups or roles to call on', async () => {
+    expect(await typed.type('alert add aave when pol above 9% escalate after 15m to @risk-oncall')).toContain(NO_ALERTS);
+    // A wait out of bounds or a fourth step is refused as typed, before anything else.
+    expect(await typed.type('alert add aave when pol above 9% escalate after 400d to @risk-oncall')).toContain(
+      'An escalation step waits between 5 minutes and 24 hours, not 400d.',
+    );
+    expect(
+      await typed.type(
+        'alert add aave when pol above 9% escalate after 15m to @a then after 15m to @b then after 15m to @c then after 15m to @d',
+      ),
+    ).toContain('An escalation has at most 3 steps; this one has 4.');
+  });
+
   it('lists alert stats and resolving with a reason in help, each with an example to run', async () => {
     const help = await typed.type('help');
     expect(help).toContain('alert stats [7d|30d|90d]');

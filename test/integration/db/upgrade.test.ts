@@ -273,6 +273,9 @@ describe.each(ENGINES)('an install made with 820eb6e, upgraded on %s', (engine) 
         everySec: 300,
         cooldownSec: 3600,
         notify: [],
+        // A rule of that release is of normal severity, and escalates to nobody.
+        severity: 'normal',
+        escalation: [],
         state: 'active',
         stateReason: null,
         createdBy: 'U0ALICE',
@@ -322,6 +325,8 @@ describe.each(ENGINES)('an install made with 820eb6e, upgraded on %s', (engine) 
       leadId: null,
       deliveryState: 'delivered',
       deliveryAttempts: 1,
+      // No mute held it: mutes came later.
+      held: null,
     });
     expect(await alerts.incidentInChannel(2, DISCORD.platform, DISCORD.channel)).toMatchObject({
       id: 2,

@@ -506,6 +506,8 @@ describe('Discord adapter on the real discord.js client', () => {
       channelId: stack.channelId,
       workspaceId: GUILD_ID,
       canManageDigests: false,
+      // The server's roles, for an escalation to name.
+      groups: { find: expect.any(Function) },
     });
     const manager = fake.sendComponent({ custom_id: `${RUN_ID}:digest-list`, component_type: 2, memberPermissions: MANAGE_GUILD });
     expect((await privateAnswer(manager)).content).toContain('delivered to Slack or Discord channels');
@@ -558,6 +560,8 @@ describe('Discord adapter on the real discord.js client', () => {
       channelId: stack.channelId,
       workspaceId: GUILD_ID,
       canManageDigests: true,
+      // The server's roles, for an escalation to name.
+      groups: { find: expect.any(Function) },
     });
     expect(callerOf('exchange:kraken')?.canManageDigests).toBe(false);
 

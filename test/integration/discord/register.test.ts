@@ -149,7 +149,7 @@ describe('register-discord', () => {
     const stats = ((alert!.options ?? []) as Option[]).find((s) => s.name === 'stats')!.options as Option[];
     expect(stats.map((o) => [o.name, o.required, o.choices?.map((c) => c.value)])).toEqual([['window', false, ['7d', '30d', '90d']]]);
     const add = ((alert!.options ?? []) as Option[]).find((s) => s.name === 'add')!.options as Option[];
-    expect(add.map((o) => o.name)).toEqual(['names', 'when', 'every', 'cooldown', 'severity', 'notify']);
+    expect(add.map((o) => o.name)).toEqual(['names', 'when', 'every', 'cooldown', 'severity', 'escalate', 'notify']);
     expect(add.find((o) => o.name === 'when')).toMatchObject({ required: true, autocomplete: true });
     expect(add.find((o) => o.name === 'notify')).toMatchObject({ autocomplete: true });
     expect(add.find((o) => o.name === 'every')?.choices?.map((c) => c.value)).toEqual(['1m', '5m', '15m', '30m', '1h', '6h', '12h', '24h']);

@@ -27,7 +27,8 @@ describe('Slack app manifest', () => {
   });
 
   it('declares /pol, a bot user, and exactly the scopes the adapter uses', () => {
-    expect(under('slash_commands')).toEqual(expect.arrayContaining(['- command: /pol', 'should_escape: false']));
+    // Escaped, so that a user group named in an alert's escalation arrives as the mention Slack makes of it.
+    expect(under('slash_commands')).toEqual(expect.arrayContaining(['- command: /pol', 'should_escape: true']));
     expect(under('bot_user')).toContain('display_name: polbot');
     expect(under('bot')).toEqual([
       '- commands',

@@ -142,6 +142,8 @@ describe('robustness', () => {
         channelId: 'C0FAKECHN1',
         workspaceId: 'T0FAKE0001',
         canManageDigests: true,
+        // The user groups the command's text named, for an escalation.
+        groups: { find: expect.any(Function) },
       },
       {
         platform: 'slack',
@@ -150,6 +152,8 @@ describe('robustness', () => {
         channelId: 'C0FAKECHN1',
         workspaceId: 'T0FAKE0001',
         canManageDigests: false,
+        // The user groups the command's text named, for an escalation.
+        groups: { find: expect.any(Function) },
       },
     ]);
   });
