@@ -439,13 +439,17 @@ function tableMessage(reply: TableReply, opts: RenderOptions): DiscordMessage {
 
 function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOptions): DiscordMessage {
   const { image, files } = imageParts(reply.image);
-  const embed: APIEmbed = {
+  const body: APIEmbed = {
     ...(reply.title ? { title: escapeText(reply.title) } : {}),
     color: COLOURS.neutral,
     ...(reply.text ? { description: inlineText(reply.text, opts) } : {}),
-    fields: [...sectionFields(reply.sections ?? [], opts), ...commandFields(reply.commands ?? [], opts)],
+    fields: sectionFields(reply.sections ?? [], opts),
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
+  };
+  const embed: APIEmbed = {
+    ...body,
+    fields: [...body.fields!, ...commandFields(reply.commands ?? [], opts, LIMITS.embedTotal - embedSize(body))],
   };
   // An embed needs something in it; a bare text reply without a title still has its text.
   if (!embed.title && !embed.description && !embed.fields?.length && !embed.image) embed.description = '—';
@@ -493,16 +497,33 @@ function withAudience(reply: Reply, msg: DiscordMessage): DiscordMessage {
   return { ...msg, private: isPrivate(reply) };
 }
 
-/** Commands listed the Discord way: the command (a mention) with its options, and what it does. */
-function commandFields(commands: readonly CommandHelp[], opts: RenderOptions): APIEmbedField[] {
+/**
+ * Commands listed the Discord way: the command (a mention) with its options, and what it does,
+ * with its examples. Discord counts every character of a message's embeds against one total: when
+ * the list does not fit in `budget`, examples give way from the end of the list (the `/pol-digest`
+ * and `/pol-alert` commands come last, and Discord's command picker shows their options), so that
+ * no command and none of the text above the list is cut.
+ */
+function commandFields(commands: readonly CommandHelp[], opts: RenderOptions, budget: number): APIEmbedField[] {
   // A command with no place in Discord's list (the digest overview) is left out: nothing runs it there.
-  const lines = commands.flatMap((c) => {
+  const entries = commands.flatMap((c) => {
     const usage = opts.usage ? opts.usage(c) : defaultMention(c.usage);
     if (!usage) return [];
     const examples = opts.examples ? opts.examples(c) : `e.g. ${c.examples.map(defaultMention).join(' · ')}`;
-    return [`${usage} — ${escapeText(c.summary)}${examples ? `\n${examples}` : ''}`];
+    return [{ line: `${usage} — ${escapeText(c.summary)}`, examples }];
   });
-  return linesToFields('Commands', lines);
+  const fieldsOf = () =>
+    linesToFields(
+      'Commands',
+      entries.map((e) => (e.examples ? `${e.line}\n${e.examples}` : e.line)),
+    );
+  let fields = fieldsOf();
+  for (let i = entries.length - 1; i >= 0 && embedSize({ fields }) > budget; i--) {
+    if (!entries[i]!.examples) continue;
+    entries[i] = { ...entries[i]!, examples: '' };
+    fields = fieldsOf();
+  }
+  return fields;
 }
 
 /** A short status line of ours (never upstream text), for an ephemeral confirmation. */
