@@ -31,7 +31,7 @@ describe('migrations on PostgreSQL', () => {
     try {
       const applied = await Promise.all(replicas.map((db) => migrate(db)));
       // Exactly one replica applied each migration; the others waited on the lock and found it done.
-      expect(applied.flat().sort()).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(applied.flat().sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
       const versions = await replicas[0]!.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
       expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
       // And again later: nothing to do.

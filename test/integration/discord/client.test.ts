@@ -610,6 +610,7 @@ describe('Discord adapter on the real discord.js client', () => {
       'Probability of Loss (PoL) is the chance of losing funds: lower is safer. Category quality scores run 0–100: higher is better.',
     );
     expect(embed?.fields?.map((f) => f.name)).not.toContain('Not shown');
+    expect(shown).toContain(`</pol exposure:${pol}> \`name:\` \`[window:]\``);
   });
 
   it('posts an answer for the channel with the bot token when the interaction token has expired', async () => {
