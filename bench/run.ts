@@ -20,6 +20,7 @@ import { burstScenario } from './scenarios/burst.js';
 import { cardScenario } from './scenarios/card.js';
 import { chartScenario } from './scenarios/chart.js';
 import { digestScenario } from './scenarios/digest.js';
+import { exposureScenario } from './scenarios/exposure.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { soakScenario } from './scenarios/soak.js';
 import { simThroughput } from './sim-throughput.js';
@@ -60,7 +61,7 @@ if (typeof (globalThis as { gc?: unknown }).gc !== 'function' && !process.env.PO
 function readHelp(): string {
   return (
     'Usage: npm run bench -- [--quick] [--soak] [--latency MS] [--jitter MS] [--only LIST] [--in-process] [--cpu-prof] [--out FILE]\n' +
-    '  scenarios (--only): card, chart, burst, digest, memory, alerts, sim, soak'
+    '  scenarios (--only): card, chart, burst, digest, memory, alerts, exposure, sim, soak'
   );
 }
 
@@ -80,6 +81,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'digest', run: (sim) => digestScenario(sim, options), sim: { extraProjects: 1_000 } },
   { name: 'memory', run: (sim) => memoryScenario(sim, options) },
   { name: 'alerts', run: (sim) => alertsScenario(sim, options), sim: { extraProjects: 1_000 } },
+  { name: 'exposure', run: (sim) => exposureScenario(sim, options) },
   {
     name: 'sim',
     run: async () => {
