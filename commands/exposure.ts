@@ -25,7 +25,7 @@ const SHOWN = 15;
 /** Assets offered as cards, of those shown. */
 const CARD_BUTTONS = 5;
 
-const NOTABLE = `${fmt.pol(NOTABLE_POL)}`;
+const NOTABLE = fmt.pol(NOTABLE_POL);
 
 export default defineCommand({
   name: 'exposure',
@@ -55,7 +55,7 @@ async function showExposure(ctx: HandlerContext, args: Args): Promise<Reply> {
   if (target.explicit && target.explicit.kind !== 'exchange')
     return {
       kind: 'error',
-      message: `Exposure is published for exchanges only: ${why}.`,
+      message: 'Exposure is published for exchanges only: it is read from the assets an exchange lists.',
       hint: inline`See the project's card with ${ref('project', { name: target.explicit.slug })}.`,
     };
   if (!ctx.source.supports('listedAssets', 'exchange'))
@@ -76,18 +76,20 @@ async function exposureCard(ctx: CommandContext, entity: EntityRef, window: stri
   const [read, record, earlier] = await Promise.all([
     readListed(ctx.source, entity.slug),
     settle(ctx.source.record('exchange', entity.slug)),
-    ctx.listed.earliest(entity.slug, from, now),
+    // Readings that cannot be read just now cost the comparison, not the answer.
+    ctx.listed.earliest(entity.slug, from, now).catch(() => null),
   ]);
   const named: EntityRef = { ...entity, name: okValue(record)?.data.name ?? entity.name };
   const kept = await keep(ctx, entity.slug, now, read);
-  const worse = earlier.reading ? risen(read.now, earlier.reading.pols, 0) : null;
+  const baseline = earlier?.reading ?? null;
+  const worse = baseline ? risen(read.now, baseline.pols, 0) : null;
   const above = atOrAbove(read.now, NOTABLE_POL);
   const listedCount = Object.keys(read.now).length;
   const sections: Section[] = [
-    ...(worse
+    ...(worse && baseline
       ? [
           {
-            title: `Worse since ${fmt.utc(earlier.reading!.at)}`,
+            title: `Worse since ${fmt.utc(baseline.at)}`,
             direction: 'lower is safer' as const,
             items: shown(worse.map(riseLine)),
             empty: `none of the ${fmt.count(listedCount)} listed assets`,
@@ -105,13 +107,14 @@ async function exposureCard(ctx: CommandContext, entity: EntityRef, window: stri
     ...(read.unreadable ? [`${fmt.count(read.unreadable)} listed assets came with a PoL that could not be read and are left out.`] : []),
     ...(read.complete ? [] : [`Only the first ${fmt.count(read.total)} listed assets were read.`]),
     ...(kept === 'failed' ? ['This look could not be kept as a reading; the next one compares with what was kept before.'] : []),
+    ...(kept === 'stale' ? ['This look was served from the cache after an upstream failure and is not kept as a reading.'] : []),
   ];
   if (notes.length) sections.push({ title: 'Notes', items: notes });
   return {
     kind: 'card',
     entity: named,
     title: `Exposure: ${named.name}`,
-    subtitle: `${compared(named.name, window, from, now, earlier, ctx.listed.kept)} PoL: lower is safer.`,
+    subtitle: `${compared(named.name, window, { from, now, kept: kept === 'kept' }, earlier, ctx.listed.kept)} PoL: lower is safer.`,
     headline: worse
       ? {
           label: `Listed assets worse over ${WINDOW_DAYS[window]} days`,
@@ -149,13 +152,22 @@ async function keep(ctx: CommandContext, slug: string, now: number, read: Listed
 }
 
 /** What this look is compared with, said plainly: a reading and its time, or why there is none yet and when there will be. */
-function compared(name: string, window: string, from: number, now: number, earlier: EarliestReading, kept: 'database' | 'process'): string {
+function compared(
+  name: string,
+  window: string,
+  look: { from: number; now: number; kept: boolean },
+  earlier: EarliestReading | null,
+  where: 'database' | 'process',
+): string {
   const days = WINDOW_DAYS[window]!;
-  const here = kept === 'process' ? ' Here readings last only while this polbot runs: it keeps no database.' : '';
+  const { from, now } = look;
+  const here = where === 'process' ? ' Here readings last only while this polbot runs: it keeps no database.' : '';
+  if (!earlier) return `polbot's earlier readings of ${name}'s listed assets could not be read just now, so nothing is compared.`;
   if (!earlier.reading) {
+    const next = look.kept ? ` This look is kept: the next one shows what got worse since ${fmt.utc(now)}` : '';
     if (earlier.firstAt === null)
-      return `First look: polbot has no earlier reading of ${name}'s listed assets, so there is nothing to compare with yet. This look is kept: the next one shows what got worse since ${fmt.utc(now)}, and a full ${days}-day comparison is possible from ${fmt.utc(now + days * DAY)}.${here}`;
-    return `Nothing to compare with in the last ${days} days: polbot's readings of ${name}'s listed assets are all older. This look is kept: the next one shows what got worse since ${fmt.utc(now)}.${here}`;
+      return `First look: polbot has no earlier reading of ${name}'s listed assets, so there is nothing to compare with yet.${next}${next ? `, and a full ${days}-day comparison is possible from ${fmt.utc(now + days * DAY)}.` : ''}${here}`;
+    return `Nothing to compare with in the last ${days} days: polbot's readings of ${name}'s listed assets are all older.${next}${next ? '.' : ''}${here}`;
   }
   const at = earlier.reading.at;
   if (earlier.firstAt === at && at > from)

@@ -200,7 +200,7 @@ describe('exposure', () => {
     });
     expect(await ask(rest, 'exposure project:aave')).toMatchObject({
       kind: 'error',
-      message: 'Exposure is published for exchanges only: exposure is read from the assets an exchange lists.',
+      message: 'Exposure is published for exchanges only: it is read from the assets an exchange lists.',
     });
     const window = (await ask(rest, 'exposure binance 14d')) as ErrorReply;
     expect(window).toMatchObject({ kind: 'error', message: "Unknown window '14d': use one of 7d, 30d, 90d." });
