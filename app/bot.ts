@@ -5,10 +5,11 @@ import { slackWorkspaces } from './slack-workspaces.js';
 import { lateDeliverer, type Deliverer } from '../src/delivery/port.js';
 import { AlertService } from '../src/alerts/service.js';
 import { AlertStore } from '../src/alerts/store.js';
+import { ListedReadingStore } from '../src/exposure/store.js';
 import { Outbox } from '../src/alerts/outbox.js';
 import type { DemoMove } from '../src/alerts/demo.js';
 import type { EntityRef } from '../src/api/domain.js';
-import { applyMove, type Move } from '../src/sim/admin.js';
+import { applyMove, listedProject, type Move } from '../src/sim/admin.js';
 import type { Config } from './config.js';
 import { createDigests, type Digests } from '../src/digest/index.js';
 import type { AppLogger } from '../src/log.js';
@@ -33,12 +34,23 @@ export interface Bot {
   stop(): Promise<void>;
 }
 
-/** Demo mode: `alert test` moves the in-process simulator, and the cache forgets what it held. */
+/**
+ * Demo mode: `alert test` moves the in-process simulator, and the cache forgets what it held. A
+ * listed asset moves through the rated project behind it, the one listed with the highest PoL.
+ */
 function demoMover(upstream: CoreParts['upstream']) {
   const sim = upstream.sim!;
-  return async (entity: EntityRef, move: DemoMove) => {
-    applyMove(sim.store, { kind: entity.kind, slug: entity.slug, ...move } as Move);
+  return async (entity: EntityRef, move: DemoMove): Promise<string | undefined> => {
+    let said: string | undefined;
+    if ('listedAsset' in move) {
+      const project = listedProject(sim.store, entity.slug);
+      if (!project) return 'it lists no asset the simulator can move';
+      const pol = Math.min(0.95, 'pol' in move.listedAsset ? move.listedAsset.pol : project.pol + move.listedAsset.rise);
+      applyMove(sim.store, { kind: 'project', slug: project.slug, pol });
+      said = `listed ${project.asset} moved to ${(pol * 100).toFixed(1)}% PoL`;
+    } else applyMove(sim.store, { kind: entity.kind, slug: entity.slug, ...move } as Move);
     upstream.source.cache.clear();
+    return said;
   };
 }
 
@@ -84,19 +96,21 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     });
     stoppers.unshift(() => digests.stop());
     const alertStore = new AlertStore(db);
+    const listed = new ListedReadingStore(db);
     const alerts = new AlertService({
       store: alertStore,
       deps: data,
       deliverers,
       complete: (reply) => withCommandText(reply, parts.registry),
       log: log.child({ component: 'alerts' }),
+      listed,
       ...(upstream.sim ? { demo: demoMover(upstream) } : {}),
       ...(config.destinations.length
         ? { outbox: new Outbox({ db, destinations: config.destinations, log: log.child({ component: 'alert-destinations' }) }) }
         : {}),
     });
     stoppers.unshift(() => alerts.stop());
-    const core = createCore({ ...parts, digests: digests.service, alerts });
+    const core = createCore({ ...parts, digests: digests.service, alerts, listed });
     health.register('database', async () => {
       await db.query('select 1');
       return { ok: true };

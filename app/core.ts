@@ -2,6 +2,7 @@ import { COMMANDS, createCore, Registry, type CommandSpec, type Core, type CoreP
 import { previewValue } from '../src/api/rules.js';
 import { connectUpstream, type UpstreamHooks } from '../src/api/upstream.js';
 import { createChartRenderer } from '../src/charts/index.js';
+import { MemoryListedReadings } from '../src/exposure/memory.js';
 import { Resolver } from '../src/resolve/resolver.js';
 import type { Config } from './config.js';
 import type { Logger } from '../src/log.js';
@@ -56,6 +57,8 @@ export async function coreParts(config: Config, options: CoreOptions = {}): Prom
     resolver,
     charts: createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl }),
     registry: new Registry(options.commands ?? COMMANDS),
+    // Kept in memory until a database is handed in (`polbot start` with Slack or Discord).
+    listed: new MemoryListedReadings(),
     ...(limiter ? { limiter } : {}),
     ...(metrics
       ? {

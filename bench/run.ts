@@ -21,6 +21,7 @@ import { cardScenario } from './scenarios/card.js';
 import { chartScenario } from './scenarios/chart.js';
 import { digestScenario } from './scenarios/digest.js';
 import { fanoutScenario } from './scenarios/fanout.js';
+import { exposureScenario } from './scenarios/exposure.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { soakScenario } from './scenarios/soak.js';
 import { simThroughput } from './sim-throughput.js';
@@ -61,7 +62,7 @@ if (typeof (globalThis as { gc?: unknown }).gc !== 'function' && !process.env.PO
 function readHelp(): string {
   return (
     'Usage: npm run bench -- [--quick] [--soak] [--latency MS] [--jitter MS] [--only LIST] [--in-process] [--cpu-prof] [--out FILE]\n' +
-    '  scenarios (--only): card, chart, burst, digest, memory, alerts, fanout, sim, soak'
+    '  scenarios (--only): card, chart, burst, digest, memory, alerts, exposure, fanout, sim, soak'
   );
 }
 
@@ -81,6 +82,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'digest', run: (sim) => digestScenario(sim, options), sim: { extraProjects: 1_000 } },
   { name: 'memory', run: (sim) => memoryScenario(sim, options) },
   { name: 'alerts', run: (sim) => alertsScenario(sim, options), sim: { extraProjects: 1_000 } },
+  { name: 'exposure', run: (sim) => exposureScenario(sim, options) },
   { name: 'fanout', run: () => fanoutScenario(options) },
   {
     name: 'sim',

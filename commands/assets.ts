@@ -1,5 +1,5 @@
 import { showAssets } from './kit/assets.js';
-import { defineCommand } from './kit/spec.js';
+import { defineCommand, EXCHANGE_NAME } from './kit/spec.js';
 
 export default defineCommand({
   name: 'assets',
@@ -8,14 +8,7 @@ export default defineCommand({
   summary: 'The assets an exchange lists, each with its PoL: search, category and sort, a page at a time',
   examples: ['assets binance', 'assets kraken category=DeFi sort=polScore order=asc', 'assets coinbase search=sol'],
   options: [
-    {
-      type: 'entity',
-      kind: 'exchange',
-      name: 'name',
-      description: 'Exchange name or slug (pick from the list, or type a slug such as gate-io)',
-      required: true,
-      missing: 'Which exchange?',
-    },
+    EXCHANGE_NAME,
     {
       type: 'text',
       name: 'filters',

@@ -1,6 +1,6 @@
 import { EXCHANGE_SECTION_OPTION, showSection } from './kit/section-card.js';
 import { showCard } from './kit/show-card.js';
-import { defineCommand, str } from './kit/spec.js';
+import { defineCommand, EXCHANGE_NAME, str } from './kit/spec.js';
 
 export default defineCommand({
   name: 'exchange',
@@ -9,14 +9,7 @@ export default defineCommand({
   summary: 'Score card of an exchange',
   examples: ['exchange gate-io'],
   options: [
-    {
-      type: 'entity',
-      kind: 'exchange',
-      name: 'name',
-      description: 'Exchange name or slug (pick from the list, or type a slug such as gate-io)',
-      required: true,
-      missing: 'Which exchange?',
-    },
+    EXCHANGE_NAME,
     // `/pol exchange binance solvency`: a section of the exchange instead of its card.
     { ...EXCHANGE_SECTION_OPTION, description: 'A section of the exchange instead of its card' },
   ],

@@ -474,18 +474,23 @@ function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOption
           fields: commandFields(
             commands.filter((c) => c.group === family),
             opts,
+            LIMITS.embedTotal - 100,
           ),
         },
       ],
     }),
   );
-  const embed: APIEmbed = {
+  const body: APIEmbed = {
     ...(reply.title ? { title: escapeText(reply.title) } : {}),
     color: COLOURS.neutral,
     ...(reply.text ? { description: inlineText(reply.text, opts) } : {}),
-    fields: [...sectionFields(reply.sections ?? [], opts), ...commandFields(own, opts)],
+    fields: sectionFields(reply.sections ?? [], opts),
     ...(image ? { image } : {}),
     ...footerParts(reply.footer),
+  };
+  const embed: APIEmbed = {
+    ...body,
+    fields: [...body.fields!, ...commandFields(own, opts, LIMITS.embedTotal - embedSize(body))],
   };
   // An embed needs something in it; a bare text reply without a title still has its text.
   if (!embed.title && !embed.description && !embed.fields?.length && !embed.image) embed.description = '—';
@@ -501,7 +506,7 @@ function textMessage(reply: Extract<Reply, { kind: 'text' }>, opts: RenderOption
 function callingMessage(reply: Extract<Reply, { kind: 'text' }>, roles: string[], opts: RenderOptions): DiscordMessage {
   const { image, files } = imageParts(reply.image);
   const text = renderInline(reply.text!, escapeText, opts.mention ?? defaultMention, personMention, roleMention);
-  const fields = [...sectionFields(reply.sections ?? [], opts), ...commandFields(reply.commands ?? [], opts)];
+  const fields = [...sectionFields(reply.sections ?? [], opts), ...commandFields(reply.commands ?? [], opts, LIMITS.embedTotal - 2_000)];
   const rest = fields.length || image || reply.footer;
   const embed: APIEmbed = { color: COLOURS.neutral, fields, ...(image ? { image } : {}), ...footerParts(reply.footer) };
   return message({
@@ -554,27 +559,34 @@ function withAudience(reply: Reply, msg: DiscordMessage): DiscordMessage {
   return { ...msg, private: own, ...(msg.more ? { more: msg.more.map((m) => ({ ...m, private: own })) } : {}) };
 }
 
-/** Commands listed the Discord way: the command (a mention) with its options, and what it does. */
-function commandFields(commands: readonly CommandHelp[], opts: RenderOptions, title = 'Commands'): APIEmbedField[] {
+/**
+ * Commands listed the Discord way: the command (a mention) with its options, and what it does,
+ * with its examples. Discord counts every character of a message's embeds against one total: when
+ * the list does not fit in `budget`, examples give way from the end of the list (the `/pol-digest`
+ * and `/pol-alert` commands come last, and Discord's command picker shows their options), so that
+ * no command and none of the text above the list is cut.
+ */
+function commandFields(commands: readonly CommandHelp[], opts: RenderOptions, budget: number): APIEmbedField[] {
   // A command with no place in Discord's list (the digest overview) is left out: nothing runs it there.
-  const linesWith = (most: number) =>
-    commands.flatMap((c) => {
-      const usage = opts.usage ? opts.usage(c) : defaultMention(c.usage);
-      if (!usage) return [];
-      const help = { ...c, examples: c.examples.slice(0, most) };
-      const examples = opts.examples ? opts.examples(help) : `e.g. ${help.examples.map(defaultMention).join(' · ')}`;
-      return [`${usage} — ${escapeText(c.summary)}${examples ? `\n${examples}` : ''}`];
-    });
-  // Every command must be listed within one embed's size: fewer examples each before any command is cut.
-  for (const most of [Infinity, 3, 2]) {
-    const fields = linesToFields(title, linesWith(most));
-    if (fields.reduce((n, f) => n + f.name.length + f.value.length, 0) <= HELP_BUDGET) return fields;
+  const entries = commands.flatMap((c) => {
+    const usage = opts.usage ? opts.usage(c) : defaultMention(c.usage);
+    if (!usage) return [];
+    const examples = opts.examples ? opts.examples(c) : `e.g. ${c.examples.map(defaultMention).join(' · ')}`;
+    return [{ line: `${usage} — ${escapeText(c.summary)}`, examples }];
+  });
+  const fieldsOf = () =>
+    linesToFields(
+      'Commands',
+      entries.map((e) => (e.examples ? `${e.line}\n${e.examples}` : e.line)),
+    );
+  let fields = fieldsOf();
+  for (let i = entries.length - 1; i >= 0 && embedSize({ fields }) > budget; i--) {
+    if (!entries[i]!.examples) continue;
+    entries[i] = { ...entries[i]!, examples: '' };
+    fields = fieldsOf();
   }
-  return linesToFields(title, linesWith(1));
+  return fields;
 }
-
-/** What a help embed's command list may take, leaving room for its title, text and footer. */
-const HELP_BUDGET = LIMITS.embedTotal - 500;
 
 /** A short status line of ours (never upstream text), for an ephemeral confirmation. */
 export function notice(text: string): DiscordMessage {

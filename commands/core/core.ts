@@ -4,6 +4,7 @@ import type { AlertService } from '../../src/alerts/service.js';
 import type { Upstream } from '../../src/api/upstream.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
 import type { DigestService } from '../../src/digest/service.js';
+import type { ListedReadings } from '../../src/exposure/readings.js';
 import type { Resolver } from '../../src/resolve/resolver.js';
 import type { Logger } from '../../src/log.js';
 import type { Action, Reply } from '../../src/reply/model.js';
@@ -90,6 +91,8 @@ export interface CoreParts {
   digests?: DigestService;
   /** Alert rules and incidents, likewise. */
   alerts?: AlertService;
+  /** Where `exposure` keeps its readings of exchanges' listed assets. */
+  listed: ListedReadings;
 }
 
 export function createCore(parts: CoreParts): Core {
@@ -99,6 +102,7 @@ export function createCore(parts: CoreParts): Core {
     resolver,
     charts,
     now: parts.now ?? Date.now,
+    listed: parts.listed,
     ...(parts.digests ? { digests: parts.digests } : {}),
     ...(parts.alerts ? { alerts: parts.alerts } : {}),
   };

@@ -4,6 +4,7 @@ import type { ChartRenderer } from '../../src/charts/index.js';
 import type { Group } from '../../src/alerts/escalation.js';
 import type { AlertService } from '../../src/alerts/service.js';
 import type { DigestService } from '../../src/digest/service.js';
+import type { ListedReadings } from '../../src/exposure/readings.js';
 import type { Resolver } from '../../src/resolve/resolver.js';
 
 /** Who asked, where: digests belong to a channel and only some people may manage them. */
@@ -54,6 +55,8 @@ export interface CommandContext {
   digests?: DigestService;
   /** Alert rules and incidents; absent where alerts cannot be delivered. */
   alerts?: AlertService;
+  /** polbot's own readings of exchanges' listed assets (`exposure`): in the database, or this process's memory. */
+  listed: ListedReadings;
 }
 
 /**

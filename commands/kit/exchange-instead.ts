@@ -1,3 +1,4 @@
+import type { EntityKind } from '../../src/api/domain.js';
 import { inline, ref } from '../../src/reply/inline.js';
 import type { Reply } from '../../src/reply/model.js';
 import type { HandlerContext } from './spec.js';
@@ -7,14 +8,23 @@ import type { HandlerContext } from './spec.js';
  * ask for instead: what is published for projects only (`why`) has no exchange form, and another
  * project is no answer.
  */
-export async function exchangeInstead(ctx: HandlerContext, text: string, why: string): Promise<Reply | undefined> {
-  if (!ctx.source.supports('list', 'exchange')) return undefined;
-  const r = await ctx.resolver.resolve(text, 'exchange').catch(() => undefined);
+export function exchangeInstead(ctx: HandlerContext, text: string, why: string): Promise<Reply | undefined> {
+  return otherKind(ctx, text, 'exchange', why);
+}
+
+/** The same the other way round: a name that is no exchange but exactly one project (`exposure aave`). */
+export function projectInstead(ctx: HandlerContext, text: string, why: string): Promise<Reply | undefined> {
+  return otherKind(ctx, text, 'project', why);
+}
+
+async function otherKind(ctx: HandlerContext, text: string, kind: EntityKind, why: string): Promise<Reply | undefined> {
+  if (!ctx.source.supports('list', kind)) return undefined;
+  const r = await ctx.resolver.resolve(text, kind).catch(() => undefined);
   if (r?.status !== 'resolved') return undefined;
   const e = r.entity;
   return {
     kind: 'error',
-    message: `${e.name} is an exchange, and ${why}.`,
-    hint: inline`See the exchange's card with ${ref('exchange', { name: e.slug })}.`,
+    message: `${e.name} is ${kind === 'exchange' ? 'an exchange' : 'a project'}, and ${why}.`,
+    hint: inline`See the ${kind}'s card with ${ref(kind, { name: e.slug })}.`,
   };
 }

@@ -1,4 +1,5 @@
 import type { Page } from '../../src/api/domain.js';
+import { allPages } from '../../src/api/pages.js';
 import type { Fetched } from '../../src/api/source.js';
 import { fixedDigits } from '../../src/reply/digits.js';
 import * as fmt from '../../src/reply/format.js';
@@ -9,8 +10,7 @@ import type { Action, CommandRef } from '../../src/reply/model.js';
  * whole list read for an export, and what a page past the last says.
  */
 
-/** The service's largest page, and how many an export reads at most (2,500 rows). */
-const EXPORT_PAGE_SIZE = 50;
+/** How many of the service's largest pages an export reads at most (2,500 rows). */
 const EXPORT_MAX_PAGES = 50;
 
 /** `list(pairs)` is the same list with `pairs` added to its filters; page 1 is the list without one. */
@@ -25,10 +25,7 @@ export function pageActions(page: number, totalPages: number | null, exporting: 
 
 /** Every row of a list for an export: the first page says how many there are, the rest are asked for together. */
 export async function allRows<T>(ask: (page: number, pageSize: number) => Promise<Fetched<Page<T>>>): Promise<T[]> {
-  const first = await ask(1, EXPORT_PAGE_SIZE);
-  const pages = Math.min(first.data.totalPages ?? 1, EXPORT_MAX_PAGES);
-  const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => ask(i + 2, EXPORT_PAGE_SIZE)));
-  return [first, ...rest].flatMap((p) => p.data.items);
+  return (await allPages(ask, EXPORT_MAX_PAGES)).flatMap((p) => p.data.items);
 }
 
 /** "There are 5 pages of exchanges for sort=pol; page 9 is past the last." */

@@ -52,6 +52,16 @@ export interface EntityOption extends OptionBase, Completed {
   kind?: EntityKind;
 }
 
+/** An exchange, named first: what `exchange`, `assets` and `exposure` take. */
+export const EXCHANGE_NAME: EntityOption = {
+  type: 'entity',
+  kind: 'exchange',
+  name: 'name',
+  description: 'Exchange name or slug (pick from the list, or type a slug such as gate-io)',
+  required: true,
+  missing: 'Which exchange?',
+};
+
 /** Several entities: separated by commas in text, one option per slot in Discord. */
 export interface EntityListOption extends OptionBase, Completed {
   type: 'entities';

@@ -1,6 +1,7 @@
 import { bulkhead } from 'cockatiel';
 import type { EntityRef } from '../api/domain.js';
 import type { DataSource } from '../api/source.js';
+import type { ListedReadings } from '../exposure/readings.js';
 import { badnessOf, evaluate, isLevel, type Reading, type Verdict } from './evaluate.js';
 import { needsOf, readEntity, type Read } from './readings.js';
 import type { AlertRule, AlertStore, Incident } from './store.js';
@@ -25,6 +26,8 @@ export interface CheckerOptions {
   /** Rules claimed per cycle at most. */
   batch: number;
   now: () => number;
+  /** Where each read of an exchange's listed assets is kept as a reading, for `exposure`. */
+  listed?: ListedReadings;
 }
 
 export interface CycleReport {
@@ -74,10 +77,10 @@ export class AlertChecker {
     const readings = new Map<string, Read>();
     await Promise.all(
       [...watched.values()].map(async ({ entity, rules: watching }) => {
-        readings.set(
-          keyOf(entity),
-          await readEntity(this.source, entity, needsOf(watching.map((r) => r.condition)), Math.floor(now / 1000)),
-        );
+        const read = await readEntity(this.source, entity, needsOf(watching.map((r) => r.condition)), Math.floor(now / 1000));
+        readings.set(keyOf(entity), read);
+        // A reading kept for `exposure` is a by-product of the check: failing to keep it costs the check nothing.
+        if (read.listedFresh) await this.options.listed?.record(entity.slug, now, read.listedFresh).catch(() => undefined);
       }),
     );
     // Judging is the store's work, a few queries a rule: several at once on PostgreSQL's pool.

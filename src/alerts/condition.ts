@@ -11,6 +11,8 @@ import { RATING_SCALE } from '../api/rules.js';
  *   new red flag            a red flag that was not there at the last check
  *   security below 60       a category quality score (0–100, higher is better) under a level
  *   any change              what a digest would call a change, as it happens
+ *   a listed asset is downgraded   on an exchange: a listed asset's PoL up 1 point or more since the last check
+ *   a listed asset above 20%       on an exchange: any listed asset at or above a PoL level
  *
  * Thresholds are checked against their domains: nothing here guesses what a number meant.
  */
@@ -22,12 +24,23 @@ export type Condition =
   | { kind: 'downgrade' }
   | { kind: 'new_red_flag' }
   | { kind: 'category_below'; category: string; score: number }
-  | { kind: 'any_change' };
+  | { kind: 'any_change' }
+  | { kind: 'listed_downgrade' }
+  | { kind: 'listed_above'; threshold: number };
 
 export type ConditionResult = { ok: true; condition: Condition } | { ok: false; message: string };
 
 export const CONDITION_GRAMMAR =
-  'pol above 5% · pol rises by 2pp in 7d · rating below A · downgrade · new red flag · <category> below 60 · any change';
+  'pol above 5% · pol rises by 2pp in 7d · rating below A · downgrade · new red flag · <category> below 60 · any change · a listed asset is downgraded · a listed asset above 20%';
+
+/**
+ * Listed assets carry a PoL and no rating upstream, so a listed asset is downgraded when its PoL
+ * rose by this much (1 percentage point) or more since the last check.
+ */
+export const LISTED_DOWNGRADE_POINTS = 0.01;
+
+/** Listed assets are published for exchanges only: a rule watching a project could never fire. */
+const LISTED_ON_EXCHANGES = 'Listed assets are published for exchanges only; watch a project with pol above 5% or downgrade instead.';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -95,6 +108,15 @@ export function parseCondition(text: string, kinds: readonly EntityKind[]): Cond
     return { ok: true, condition: { kind: 'new_red_flag' } };
   }
 
+  const listed =
+    /^(?:an? |any )?listed (?:assets?|tokens?) (?:(?:is |are |gets? |got |was )?downgraded|downgrades?)$|^listed downgrades?$/.test(t)
+      ? { ok: true as const, value: { kind: 'listed_downgrade' as const } }
+      : listedAbove(t);
+  if (listed) {
+    if (kinds.includes('project')) return fail(LISTED_ON_EXCHANGES);
+    return listed.ok ? { ok: true, condition: listed.value } : fail(listed.message);
+  }
+
   let m = /^pol (?:above|over|>=?|exceeds|at or above) (.+)$/.exec(t);
   if (m) {
     const level = readPolLevel(m[1]!.trim());
@@ -129,6 +151,14 @@ export function parseCondition(text: string, kinds: readonly EntityKind[]): Cond
     return { ok: true, condition: { kind: 'category_below', category, score } };
   }
   return fail(`'${text.trim().slice(0, 40)}' is not a condition I know.`);
+}
+
+/** `a listed asset above 20%`: any listed asset at or over a PoL level; undefined when the text is not of that form. */
+function listedAbove(t: string): { ok: true; value: Condition } | { ok: false; message: string } | undefined {
+  const m = /^(?:an? |any )?listed (?:assets?|tokens?) (?:is |are )?(?:above|over|>=?|exceeds|at or above) (.+)$/.exec(t);
+  if (!m) return undefined;
+  const level = readPolLevel(m[1]!.trim());
+  return level.ok ? { ok: true, value: { kind: 'listed_above', threshold: level.value } } : level;
 }
 
 /** The categories every watched kind has: a rule on a project and an exchange can only use shared ones. */
@@ -173,6 +203,10 @@ export function describeCondition(c: Condition): string {
       return `${title(c.category)} quality score below ${c.score} (higher is better)`;
     case 'any_change':
       return 'any change in PoL, rating or red flags';
+    case 'listed_downgrade':
+      return `a listed asset downgraded: its PoL up by ${(LISTED_DOWNGRADE_POINTS * 100).toFixed(0)} percentage point or more since the last check (listed assets carry no rating)`;
+    case 'listed_above':
+      return `a listed asset at or above ${percentText(c.threshold)} PoL (lower is safer)`;
   }
 }
 
@@ -188,6 +222,8 @@ export function conditionSuggestions(typed: string, limit = 25): string[] {
     'downgrade',
     'new red flag',
     'any change',
+    'a listed asset is downgraded',
+    'a listed asset above 20%',
     ...categoriesFor([]).map((c) => `${c.replace(/_/g, ' ')} below 60`),
   ];
   const t = typed.trim().toLowerCase();

@@ -1,5 +1,5 @@
 import { RATING_SCALE } from '../api/rules.js';
-import type { Condition } from './condition.js';
+import { LISTED_DOWNGRADE_POINTS, type Condition } from './condition.js';
 import type { Reading } from './evaluate.js';
 
 /**
@@ -7,7 +7,13 @@ import type { Reading } from './evaluate.js';
  * alert follows within a minute. This says how: the smallest move that makes the condition hold
  * from what was last read. Only the simulator can move; the real upstream never is.
  */
-export type DemoMove = { pol: number } | { rating: string } | { categories: Record<string, number> } | { redFlag: string };
+export type DemoMove =
+  | { pol: number }
+  | { rating: string }
+  | { categories: Record<string, number> }
+  | { redFlag: string }
+  /** One asset the exchange lists, moved to a PoL or up by some points (the simulator picks one it can move). */
+  | { listedAsset: { pol: number } | { rise: number } };
 
 export function demoMove(c: Condition, now: Reading): DemoMove {
   const pol = now.pol ?? 0.02;
@@ -30,5 +36,9 @@ export function demoMove(c: Condition, now: Reading): DemoMove {
       return { categories: { [c.category]: Math.max(0, c.score - 10) } };
     case 'new_red_flag':
       return { redFlag: 'Demo: a team wallet moved a large balance to an exchange' };
+    case 'listed_above':
+      return { listedAsset: { pol: Math.min(0.95, Math.max(c.threshold * 1.2, c.threshold + 0.005)) } };
+    case 'listed_downgrade':
+      return { listedAsset: { rise: LISTED_DOWNGRADE_POINTS * 2 } };
   }
 }

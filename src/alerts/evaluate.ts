@@ -1,5 +1,6 @@
 import { ratingRank as rank } from '../api/rules.js';
-import { percentText, type Condition } from './condition.js';
+import { atOrAbove, type ListedNow, polsOf, risen } from '../exposure/listed.js';
+import { LISTED_DOWNGRADE_POINTS, percentText, type Condition } from './condition.js';
 
 /**
  * Whether a condition holds, judged from what checks have seen of one entity: the reading now,
@@ -18,6 +19,11 @@ export interface Reading {
   flags: string[] | null;
   /** Category quality scores, 0..100; null when they could not be read. */
   categories: Record<string, number> | null;
+  /**
+   * An exchange's listed assets, each with its PoL, for conditions on them; null when they could
+   * not be read, absent when no condition needs them (and in readings stored before they were read).
+   */
+  listed?: ListedNow | null;
 }
 
 export interface Verdict {
@@ -27,10 +33,27 @@ export interface Verdict {
   change?: { from: string | null; to: string; trend: 'worse' | 'better' | 'flat' };
   /** The red flags that are new, for `new red flag` and `any change`. */
   newFlags?: string[];
+  /**
+   * For conditions on listed assets: how many are concerned, and the first few of them, worst
+   * first, in words (`Pepe (PEPE) 35.0% → 65.0%`), with `+N more` for the rest.
+   */
+  listed?: { count: number; assets: string[] };
 }
 
+/** How many listed assets a verdict names before `+N more`. */
+const LISTED_NAMED = 5;
+
+function listedWords(lines: readonly string[]): NonNullable<Verdict['listed']> {
+  const named = lines.slice(0, LISTED_NAMED);
+  return { count: lines.length, assets: lines.length > named.length ? [...named, `+${lines.length - named.length} more`] : named };
+}
+
+const highest = (listed: ListedNow | null | undefined): number | null =>
+  listed ? Object.values(listed).reduce<number | null>((max, a) => (max === null || a.pol > max ? a.pol : max), null) : null;
+
 /** Level conditions stay true while the value is past the line, and clear by themselves when it is not. */
-export const isLevel = (c: Condition): boolean => c.kind === 'pol_above' || c.kind === 'rating_below' || c.kind === 'category_below';
+export const isLevel = (c: Condition): boolean =>
+  c.kind === 'pol_above' || c.kind === 'rating_below' || c.kind === 'category_below' || c.kind === 'listed_above';
 
 const trendOf = (from: number | undefined | null, to: number, worseWhenHigher: boolean): 'worse' | 'better' | 'flat' =>
   from === undefined || from === null || from === to ? 'flat' : to > from === worseWhenHigher ? 'worse' : 'better';
@@ -101,6 +124,29 @@ export function evaluate(c: Condition, previous: Reading | undefined, now: Readi
         newFlags: added,
       };
     }
+    case 'listed_above': {
+      if (!now.listed) return { holds: null };
+      const above = atOrAbove(now.listed, c.threshold);
+      const top = highest(now.listed);
+      const before = highest(previous?.listed);
+      return {
+        holds: above.length > 0,
+        ...(top !== null
+          ? { change: { from: before === null ? null : percentText(before), to: percentText(top), trend: trendOf(before, top, true) } }
+          : {}),
+        listed: listedWords(above.map((a) => `${a.name} ${percentText(a.pol)}`)),
+      };
+    }
+    case 'listed_downgrade': {
+      if (!now.listed || !previous?.listed) return { holds: null };
+      const up = risen(now.listed, polsOf(previous.listed), LISTED_DOWNGRADE_POINTS);
+      const worst = up[0];
+      return {
+        holds: up.length > 0,
+        ...(worst ? { change: { from: percentText(worst.from), to: percentText(worst.to), trend: 'worse' as const } } : {}),
+        listed: listedWords(up.map((r) => `${r.name} ${percentText(r.from)} → ${percentText(r.to)}`)),
+      };
+    }
   }
 }
 
@@ -123,6 +169,11 @@ export function badnessOf(c: Condition, r: Reading): number | null {
       return score === undefined ? null : -score;
     }
     case 'new_red_flag':
+      return null;
+    case 'listed_above':
+      return highest(r.listed);
+    case 'listed_downgrade':
+      // The incident's value is the PoL its worst-risen asset reached; a reading alone cannot say which that is.
       return null;
   }
 }

@@ -13,7 +13,7 @@ import type {
   Section,
   TextReply,
 } from '../reply/model.js';
-import { describeCondition, type Condition } from './condition.js';
+import { describeCondition, percentText, type Condition } from './condition.js';
 import { spanText, type Group } from './escalation.js';
 import type { Verdict } from './evaluate.js';
 import { escalationKey } from './key.js';
@@ -73,6 +73,10 @@ function measure(c: Condition): { label: string; direction: Direction } {
       };
     case 'new_red_flag':
       return { label: 'New red flags', direction: 'lower is safer' };
+    case 'listed_downgrade':
+      return { label: 'Listed assets downgraded', direction: 'lower is safer' };
+    case 'listed_above':
+      return { label: 'Highest listed asset PoL', direction: 'lower is safer' };
     default:
       return { label: 'PoL', direction: 'lower is safer' };
   }
@@ -84,10 +88,30 @@ export function summaryOf(entity: EntityRef, condition: Condition, verdict: Verd
   const { label } = measure(condition);
   if (verdict.newFlags?.length)
     return `${name}: ${verdict.newFlags.length === 1 ? 'a new red flag' : `${verdict.newFlags.length} new red flags`}: ${verdict.newFlags.join('; ')}.`;
+  const listed = listedText(condition, verdict);
+  if (listed) return `${name}: ${listed}.`;
   const c = verdict.change;
   if (!c) return `${name}: ${describeCondition(condition)}.`;
   if (c.from === null || c.trend === 'flat') return `${name}: ${label} is ${c.to}, ${describeCondition(condition)}.`;
   return `${name}: ${label} ${c.trend === 'worse' ? 'worsened' : 'improved'} from ${c.from} to ${c.to}.`;
+}
+
+/** The listed assets a verdict names, in a phrase: `2 listed assets at or above 20.0%: Pepe (PEPE) 65.0%; …`. */
+function listedText(condition: Condition, verdict: Verdict): string | null {
+  const listed = verdict.listed;
+  if (!listed?.count) return null;
+  const some = listed.count === 1 ? 'a listed asset' : `${listed.count} listed assets`;
+  const what =
+    condition.kind === 'listed_above'
+      ? `at or above ${percentText(condition.threshold)}`
+      : 'downgraded (PoL up 1 point or more since the last check)';
+  return `${some} ${what}: ${listed.assets.join('; ')}`;
+}
+
+/** The title of the section listing the listed assets of an incident on them. */
+function listedTitle(condition: Condition): string | null {
+  if (condition.kind === 'listed_above') return `Listed assets at or above ${percentText(condition.threshold)}`;
+  return condition.kind === 'listed_downgrade' ? 'Listed assets downgraded' : null;
 }
 
 /** Someone as the store has them: a name, an id (since schema version 7), or neither. */
@@ -261,12 +285,16 @@ function single(e: MessageEntry, input: MessageInput): CardReply {
   const latest = incident.latest ?? incident.verdict;
   const change = latest.change;
   const flags = flagsOf(incident);
-  const since = sinceOpened(incident);
+  // A downgrade of listed assets is a count of them; each one's move is in its own line below.
+  const listedNow = latest.listed ?? incident.verdict.listed;
+  const downgraded = rule.condition.kind === 'listed_downgrade';
+  const since = downgraded ? null : sinceOpened(incident);
+  const listedSection = listedTitle(rule.condition);
   const headline: Headline = {
     label,
-    value: flags ? String(flags.length) : (change?.to ?? 'unknown'),
+    value: flags ? String(flags.length) : downgraded ? String(listedNow?.count ?? 0) : (change?.to ?? 'unknown'),
     direction,
-    ...(change?.from != null && change.trend !== 'flat'
+    ...(!downgraded && change?.from != null && change.trend !== 'flat'
       ? { change: { text: `was ${change.from}, ${TREND_WORDS[change.trend]}`, trend: change.trend } }
       : {}),
   };
@@ -280,10 +308,10 @@ function single(e: MessageEntry, input: MessageInput): CardReply {
         },
         ...(incident.held && !input.test ? [{ label: 'Muted', value: heldParts(incident) }] : []),
         { label: 'Rule', value: `#${rule.id}: ${describeCondition(rule.condition)}` },
-        ...(opening ? [{ label: 'Before', value: opening.from ?? 'not seen before' }] : []),
+        ...(opening && !downgraded ? [{ label: 'Before', value: opening.from ?? 'not seen before' }] : []),
         ...(since !== null
           ? [{ label: 'Since it opened', value: since, detail: direction }]
-          : change
+          : change && !downgraded
             ? [{ label: 'Now', value: change.to, detail: direction }]
             : []),
         // An incident cleared before schema version 7 kept its clearing as its verdict.
@@ -293,6 +321,16 @@ function single(e: MessageEntry, input: MessageInput): CardReply {
       ],
     },
     ...(flags?.length ? [{ title: 'New red flags', direction: 'lower is safer' as const, items: flags }] : []),
+    ...(listedSection
+      ? [
+          {
+            title: listedSection,
+            direction: 'lower is safer' as const,
+            items: listedNow?.assets ?? [],
+            empty: 'none now',
+          },
+        ]
+      : []),
   ];
   return {
     kind: 'card',

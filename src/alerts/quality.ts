@@ -18,7 +18,7 @@ export type Suggestion =
   | { kind: 'pause' };
 
 /** Conditions that fire on a move rather than a level: a longer cooldown thins them out. */
-const CHANGES: ReadonlySet<Condition['kind']> = new Set(['pol_rises', 'downgrade', 'any_change']);
+const CHANGES: ReadonlySet<Condition['kind']> = new Set(['pol_rises', 'downgrade', 'any_change', 'listed_downgrade']);
 
 export function quieter(rule: Pick<AlertRule, 'condition' | 'cooldownSec'>, defaultCooldownSec: number): Suggestion {
   const c = rule.condition;

@@ -5,6 +5,7 @@ import { settle } from '../api/settle.js';
 import type { PostDeps } from '../delivery/deps.js';
 import { asDeliveryError, DeliveryError, type Deliverer } from '../delivery/port.js';
 import { workspaceOf, type Platform } from '../workspace.js';
+import type { ListedReadings } from '../exposure/readings.js';
 import type { Logger } from '../log.js';
 import { footerOf, provenanceOf, type Provenance } from '../reply/footer.js';
 import { Ticker } from '../time/ticker.js';
@@ -65,11 +66,13 @@ export interface AlertServiceOptions {
   complete?: (reply: Reply) => Reply;
   /**
    * Demo mode only: moves the simulator (and forgets cached readings of the entity), so that
-   * `alert test` is followed by a real alert.
+   * `alert test` is followed by a real alert. Says what moved when it chose (a listed asset).
    */
-  demo?: (entity: EntityRef, move: DemoMove) => Promise<void>;
+  demo?: (entity: EntityRef, move: DemoMove) => Promise<string | undefined>;
   /** Tells destinations outside chat (PagerDuty, webhooks) of each transition; absent where none are configured. */
   outbox?: Outbox;
+  /** Where checks keep what they read of exchanges' listed assets, for `exposure`. */
+  listed?: ListedReadings;
 }
 
 export interface AlertTick {
@@ -132,6 +135,7 @@ export class AlertService {
       leaseMs: this.o.leaseMs,
       batch: this.o.batch,
       now: this.clock,
+      ...(options.listed ? { listed: options.listed } : {}),
     });
     this.ticker = new Ticker(
       () => this.tick(),
@@ -271,10 +275,10 @@ export class AlertService {
     // A change is judged against the last check: the rule needs one before the move.
     if (rule.lastCheckedAt === null) await this.tick();
     const move = demoMove(rule.condition, reading);
-    await this.options.demo(entity, move);
+    const moved = await this.options.demo(entity, move);
     await this.store.checkSoon(rule.id, this.clock());
     void this.tick().catch((err: unknown) => this.options.log?.error({ err }, 'alert tick after a demo move failed'));
-    return `${entity.name}: ${moveText(move)}`;
+    return `${entity.name}: ${moved ?? moveText(move)}`;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -686,6 +690,10 @@ function moveText(m: DemoMove): string {
   if ('pol' in m) return `PoL moved to ${(m.pol * 100).toFixed(1)}%`;
   if ('rating' in m) return `rating moved to ${m.rating}`;
   if ('redFlag' in m) return `a red flag added (${m.redFlag})`;
+  if ('listedAsset' in m)
+    return 'pol' in m.listedAsset
+      ? `a listed asset's PoL moved to ${(m.listedAsset.pol * 100).toFixed(1)}%`
+      : `a listed asset's PoL up ${(m.listedAsset.rise * 100).toFixed(1)} points`;
   return Object.entries(m.categories)
     .map(([c, v]) => `${c.replace(/_/g, ' ')} score moved to ${v}`)
     .join(', ');

@@ -353,6 +353,7 @@ function worseOf(worst: Worst | null, verdict: Verdict, seen: Seen | undefined):
 }
 
 const at = (t: number) => new Date(t);
+const withoutListed = ({ listed: _listed, ...rest }: Reading): Reading => rest;
 /** A row read back through to_jsonb: timestamps come as ISO strings, which `ms` reads too. */
 const jsonRow = (v: unknown): Row => (typeof v === 'string' ? (JSON.parse(v) as Row) : (v as Row));
 const json = (v: unknown) => JSON.stringify(v);
@@ -700,7 +701,8 @@ export class AlertStore {
           [ruleId, s.kind, s.slug],
         );
         const previous = (current?.reading as Reading | null) ?? null;
-        const kept = [...((current?.history as Reading[] | null) ?? []), ...(previous ? [previous] : [])]
+        // Only the last reading's listed assets are judged against (a downgrade since the last check): the history keeps none.
+        const kept = [...((current?.history as Reading[] | null) ?? []), ...(previous ? [withoutListed(previous)] : [])]
           .filter((r) => r.at >= s.reading.at - HISTORY_SEC)
           .slice(-MAX_HISTORY);
         await tx.query(

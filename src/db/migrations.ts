@@ -354,6 +354,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE alert_events ADD COLUMN escalation jsonb`,
     ],
   },
+  {
+    version: 13,
+    name: "polbot's own readings of the assets each exchange lists, for exposure",
+    statements: [
+      // One row per exchange and reading: every listed asset's PoL by the upstream's asset id. Of
+      // a day only the first and the latest reading are kept, and none older than 90 days.
+      `CREATE TABLE listed_asset_readings (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        exchange text NOT NULL,
+        read_at timestamptz NOT NULL,
+        pols jsonb NOT NULL
+      )`,
+      `CREATE INDEX listed_asset_readings_by_exchange ON listed_asset_readings (exchange, read_at)`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */

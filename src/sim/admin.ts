@@ -89,3 +89,18 @@ export function applyMove(store: SimStore, move: Move) {
   );
   return { kind: move.kind, slug: move.slug, pol: latest, rating: ratingForPol(latest), categories, simulated: true };
 }
+
+/**
+ * Of the tokens an exchange lists, the rated project behind the one with the highest PoL now:
+ * moving that project moves a listed asset (for `alert test` on listed assets in demo mode).
+ * Null when the exchange lists no token of a rated project.
+ */
+export function listedProject(store: SimStore, exchange: string): { slug: string; asset: string; pol: number } | null {
+  const listed = store.exchange(exchange)?.listed ?? [];
+  const tokens = store.data.tokens.filter((t) => t.projectSlug !== null && listed.includes(t.id));
+  const top = tokens.reduce<(typeof tokens)[number] | undefined>(
+    (a, t) => (a && store.tokenPol(a) >= store.tokenPol(t) ? a : t),
+    undefined,
+  );
+  return top ? { slug: top.projectSlug!, asset: `${top.name} (${top.ticker})`, pol: store.tokenPol(top) } : null;
+}

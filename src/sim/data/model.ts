@@ -75,6 +75,7 @@ export interface SimToken {
   ticker: string;
   category: string;
   marketCap: number;
+  /** PoL when generated; a listing reports the project's current PoL instead, when there is one (`SimStore.tokenPol`). */
   polScore: number;
   /** Slug of the rated project behind the token, when there is one. */
   projectSlug: string | null;

@@ -1,5 +1,5 @@
 import { generate, type GenerateOptions } from './generate.js';
-import type { SimData, SimEntity, SimExchange, SimProject } from './model.js';
+import type { SimData, SimEntity, SimExchange, SimProject, SimToken } from './model.js';
 import { DAY, round } from './scales.js';
 
 export type EntityKind = 'project' | 'exchange';
@@ -58,6 +58,15 @@ export class SimStore {
   windowIndices(days: number | undefined): [number, number] {
     if (days === undefined) return [0, this.data.days.length];
     return this.rangeIndices(this.asOf - days * DAY, this.asOf);
+  }
+
+  /**
+   * A token's PoL as a listing reports it: a rated project's token carries that project's current
+   * PoL, so moving the project moves it on every exchange that lists it.
+   */
+  tokenPol(token: SimToken): number {
+    const project = token.projectSlug === null ? undefined : this.project(token.projectSlug);
+    return project ? project.pol[this.lastIndex]! : token.polScore;
   }
 
   /** Daily mean PoL over all entities of a kind: the index-level PoL. */

@@ -118,7 +118,7 @@ export function listedAssets(store: SimStore, e: SimExchange, q: ListedAssetsQue
       ticker: t.ticker,
       categories: [{ id: categoryId(t.category), name: t.category }],
       marketCap: t.marketCap,
-      polScore: t.polScore,
+      polScore: store.tokenPol(t),
     }));
   const sign = q.direction === 'ASC' ? 1 : -1;
   items.sort((a, b) => sign * (q.sortBy === 'name' ? a.name.localeCompare(b.name) : a[q.sortBy] - b[q.sortBy]));

@@ -43,6 +43,18 @@ describe('polbot CLI, end to end as a child process', () => {
     expect(png.subarray(1, 4).toString()).toBe('PNG');
   });
 
+  it('answers `ask exposure binance` as a first look, saying its readings last only while it runs', async () => {
+    const { stdout } = await run('node', [BIN, 'ask', 'exposure binance'], { env: ENV, timeout: 60_000 });
+    expect(stdout).toContain('Exposure: Binance');
+    expect(stdout).toContain(
+      "First look: polbot has no earlier reading of Binance's listed assets, so there is nothing to compare with yet.",
+    );
+    expect(stdout).toContain('Here readings last only while this polbot runs: it keeps no database.');
+    // Binance's riskiest listed asset in the simulator's dataset.
+    expect(stdout).toContain('Terra Classic (LUNC): 96.1%');
+    expect(stdout).toContain('SIMULATED DATA');
+  });
+
   it('prints the Reply as JSON with --json', async () => {
     const { stdout } = await run('node', [BIN, 'ask', '--json', 'shiba'], { env: ENV, timeout: 60_000 });
     const reply = JSON.parse(stdout);

@@ -77,4 +77,29 @@ describe('the alert demo', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(fake.calls('chat.postMessage').filter((c) => headerOf(c.args) === '🔔 Alert: Aave (AAVE)')).toHaveLength(1);
   });
+
+  it('moves a listed asset for a rule on listed assets: the rated project behind the riskiest one Kraken lists', async () => {
+    await command('alert add kraken when a listed asset is downgraded', 'add-listed');
+    const added = await fake.waitFor(
+      'chat.postMessage',
+      (c) =>
+        c.args.channel === CHANNEL && /^Alert rule #\d+ added$/.test(headerOf(c.args) ?? '') && blocksJson(c.args).includes('listed asset'),
+      10_000,
+    );
+    const id = /#(\d+)/.exec(headerOf(added.args)!)![1];
+    await command(`alert test ${id}`, 'test-listed');
+    // Terra (LUNA) is the riskiest token of a rated project on Kraken in the dataset, at 42.2%.
+    const told = await fake.waitFor(
+      'response_url',
+      (c) => c.id === 'test-listed' && /Test alert of rule/.test(String(c.args.text)),
+      15_000,
+    );
+    expect(blocksJson(told.args)).toContain('Demo data: the simulator moved Kraken: listed Terra (LUNA) moved to 44.2% PoL');
+    const real = await fake.waitFor(
+      'chat.postMessage',
+      (c) => c.args.channel === CHANNEL && headerOf(c.args) === '🔔 Alert: Kraken' && blocksJson(c.args).includes('Terra (LUNA)'),
+      60_000,
+    );
+    expect(blocksJson(real.args)).toContain('Terra (LUNA) 42.2% → 44.2%');
+  });
 });

@@ -17,6 +17,7 @@ const MANAGE_GUILD = String(1n << 5n);
 
 interface Embed {
   title?: string;
+  description?: string;
   color?: number;
   author?: { name: string };
   fields?: { name: string; value: string; inline?: boolean }[];
@@ -614,6 +615,13 @@ describe('Discord adapter on the real discord.js client', () => {
     expect(shown).toContain(`</pol health:${pol}> — Is the risk-data service up, and if not, what is wrong\n</pol help:${pol}>`);
     expect(shown).not.toContain('<name or slug>');
     expect(shown).not.toContain('/pol digest ');
+    // Within Discord's 6,000 characters, examples of the last commands give way before anything
+    // else: the explanation above the list is whole, and no command is left out.
+    expect(embed?.description).toBe(
+      'Probability of Loss (PoL) is the chance of losing funds: lower is safer. Category quality scores run 0–100: higher is better.',
+    );
+    expect(embed?.fields?.map((f) => f.name)).not.toContain('Not shown');
+    expect(shown).toContain(`</pol exposure:${pol}> \`name:\` \`[window:]\``);
   });
 
   it('posts an answer for the channel with the bot token when the interaction token has expired', async () => {

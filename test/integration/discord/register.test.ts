@@ -55,6 +55,7 @@ describe('register-discord', () => {
       'why',
       'assets',
       'chart',
+      'exposure',
       'compare',
       'check',
       'top',

@@ -57,6 +57,25 @@ describe('moving the simulator', () => {
     expect((await simGet(sim, '/exchanges_data/v1/pol')).body.pol).toBeGreaterThan(before);
   });
 
+  it('moves a project’s token on every exchange that lists it, and leaves tokens of no project as generated', async () => {
+    const { tokens, exchanges } = sim.store.data;
+    const pepe = tokens.find((t) => t.projectSlug === 'pepe')!;
+    const listing = exchanges.filter((e) => e.listed.includes(pepe.id));
+    expect(listing.length).toBeGreaterThan(1);
+    const listed = async (slug: string) => {
+      const items: { id: number; polScore: number }[] = [];
+      for (let page = 1; ; page++) {
+        const r = await simGet(sim, `/exchanges_data/v1/${slug}/listed_assets?page_size=50&page=${page}`);
+        items.push(...r.body.items);
+        if (page >= r.body.total_pages) return items;
+      }
+    };
+    expect((await move({ kind: 'project', slug: 'pepe', pol: 0.61 })).status).toBe(200);
+    for (const e of listing) expect((await listed(e.slug)).find((a) => a.id === pepe.id)?.polScore, e.slug).toBe(0.61);
+    const orphan = tokens.find((t) => t.projectSlug === null && listing[0]!.listed.includes(t.id))!;
+    expect((await listed(listing[0]!.slug)).find((a) => a.id === orphan.id)?.polScore).toBe(orphan.polScore);
+  });
+
   it('refuses what the upstream could never say, and anyone without the key', async () => {
     const refused = async (body: unknown) => {
       const r = await move(body);

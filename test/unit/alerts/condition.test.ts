@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeCondition, parseCondition, type Condition } from '../../../src/alerts/condition.js';
+import { conditionSuggestions, describeCondition, parseCondition, type Condition } from '../../../src/alerts/condition.js';
 import { evaluate, isLevel, type Reading } from '../../../src/alerts/evaluate.js';
 
 /** Alert conditions as people write them, said back in plain words, and judged from stored readings. */
@@ -49,7 +49,27 @@ describe('alert conditions', () => {
     );
     expect(refused('financial below 50', ['project', 'exchange'])).toContain('both projects and exchanges: security');
     expect(refused('pol rises by 2pp in 90d')).toContain('A window is from 1 hour to 30 days.');
-    expect(refused('when the moon is full')).toMatch(/is not a condition I know\. Conditions: pol above 5% · .* · any change\.$/);
+    expect(refused('when the moon is full')).toMatch(
+      /is not a condition I know\. Conditions: pol above 5% · .* · any change · a listed asset is downgraded · a listed asset above 20%\.$/,
+    );
+  });
+
+  it("reads conditions on an exchange's listed assets, says what a downgrade of one means, and refuses them on a project", () => {
+    for (const text of ['a listed asset is downgraded', 'listed assets downgraded', 'any listed asset gets downgraded', 'listed downgrade'])
+      expect(ok(text, ['exchange']), text).toEqual({ kind: 'listed_downgrade' });
+    expect(ok('a listed asset above 20%', ['exchange'])).toEqual({ kind: 'listed_above', threshold: 0.2 });
+    expect(ok('listed assets over 0.35', ['exchange'])).toEqual({ kind: 'listed_above', threshold: 0.35 });
+    expect(describeCondition({ kind: 'listed_downgrade' })).toBe(
+      'a listed asset downgraded: its PoL up by 1 percentage point or more since the last check (listed assets carry no rating)',
+    );
+    expect(describeCondition(ok('a listed asset above 20%', ['exchange']))).toBe('a listed asset at or above 20.0% PoL (lower is safer)');
+    for (const text of ['a listed asset is downgraded', 'a listed asset above 20%'])
+      expect(refused(text, ['project', 'exchange']), text).toMatch(
+        /^Listed assets are published for exchanges only; watch a project with pol above 5% or downgrade instead\. Conditions: /,
+      );
+    expect(refused('a listed asset above 20', ['exchange'])).toContain('Write a PoL level as a percent (20%)');
+    expect(refused('a listed asset above 120%', ['exchange'])).toContain('A PoL level is between 0% and 100%, not 120%.');
+    expect(conditionSuggestions('listed')).toEqual(['a listed asset is downgraded', 'a listed asset above 20%']);
   });
 });
 
@@ -117,5 +137,51 @@ describe('judging a condition from readings', () => {
     );
     expect(evaluate(ok('any change'), at(1, { pol: 0.02, rating: 'BBB' }), at(2, { pol: 0.02, rating: 'BBB' })).holds).toBe(false);
     expect(evaluate(ok('any change'), at(1, { pol: 0.02, rating: 'BBB' }), at(2, { pol: 0.021, rating: 'BBB' })).holds).toBe(true);
+  });
+});
+
+describe('judging conditions on listed assets', () => {
+  const listed = (day: number, pols: Record<string, [string, number]>): Reading =>
+    at(day, { listed: Object.fromEntries(Object.entries(pols).map(([id, [name, pol]]) => [id, { name, pol }])) });
+
+  it('a downgrade is a PoL up 1 point or more since the last check, named worst first, a few then how many more', () => {
+    const c = ok('a listed asset is downgraded', ['exchange']);
+    expect(isLevel(c)).toBe(false);
+    const before = listed(1, { '1': ['Pepe (PEPE)', 0.35], '2': ['Bonk (BONK)', 0.3], '3': ['Shiba Inu (SHIB)', 0.27] });
+    // Exactly one point counts; 0.9 of a point does not; an asset listed since has nothing to compare with.
+    const after = listed(2, {
+      '1': ['Pepe (PEPE)', 0.36],
+      '2': ['Bonk (BONK)', 0.55],
+      '3': ['Shiba Inu (SHIB)', 0.279],
+      '4': ['New (NEW)', 0.9],
+    });
+    expect(evaluate(c, before, after)).toEqual({
+      holds: true,
+      change: { from: '30.0%', to: '55.0%', trend: 'worse' },
+      listed: { count: 2, assets: ['Bonk (BONK) 30.0% → 55.0%', 'Pepe (PEPE) 35.0% → 36.0%'] },
+    });
+    expect(evaluate(c, before, listed(2, { '1': ['Pepe (PEPE)', 0.359] })).holds).toBe(false);
+    // No earlier reading, or a list that could not be read: cannot tell.
+    expect(evaluate(c, undefined, after).holds).toBeNull();
+    expect(evaluate(c, before, at(2, { listed: null })).holds).toBeNull();
+    const many = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [String(i), [`A${i}`, 0.1] as [string, number]]));
+    const worse = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [String(i), [`A${i}`, 0.2 + i / 100] as [string, number]]));
+    expect(evaluate(c, listed(1, many), listed(2, worse)).listed).toEqual({
+      count: 8,
+      assets: ['A7 10.0% → 27.0%', 'A6 10.0% → 26.0%', 'A5 10.0% → 25.0%', 'A4 10.0% → 24.0%', 'A3 10.0% → 23.0%', '+3 more'],
+    });
+  });
+
+  it('a listed asset above a level holds while any is at or over it, highest first, and clears by itself', () => {
+    const c = ok('a listed asset above 20%', ['exchange']);
+    expect(isLevel(c)).toBe(true);
+    const before = listed(1, { '1': ['Pepe (PEPE)', 0.19], '2': ['Bonk (BONK)', 0.1] });
+    expect(evaluate(c, before, listed(2, { '1': ['Pepe (PEPE)', 0.2], '2': ['Bonk (BONK)', 0.31] }))).toEqual({
+      holds: true,
+      change: { from: '19.0%', to: '31.0%', trend: 'worse' },
+      listed: { count: 2, assets: ['Bonk (BONK) 31.0%', 'Pepe (PEPE) 20.0%'] },
+    });
+    expect(evaluate(c, before, listed(2, { '1': ['Pepe (PEPE)', 0.199] })).holds).toBe(false);
+    expect(evaluate(c, before, at(2, { listed: null })).holds).toBeNull();
   });
 });
