@@ -192,6 +192,9 @@ export class Outbox {
         slug: String(incident.slug),
         name: entity?.name ?? String(incident.slug),
         ...(change ? { change: { from: change.from, to: change.to } } : {}),
+        // A resolution is final, so the incident's reason now is the one it was resolved with.
+        ...(row.transition === 'resolved' && incident.closed_reason ? { reason: String(incident.closed_reason) } : {}),
+        ...(row.transition === 'snoozed' && incident.snoozed_until ? { snoozedUntil: ms(incident.snoozed_until) } : {}),
       },
       rule: {
         id: Number(rule.id),

@@ -10,7 +10,18 @@ export interface AlertEvent {
   transition: 'opened' | 'escalated' | 'acknowledged' | 'snoozed' | 'resolved' | 'cleared';
   occurredAt: number;
   actor: string | null;
-  incident: { id: number; status: string; kind: string; slug: string; name: string; change?: { from: string | null; to: string } };
+  incident: {
+    id: number;
+    status: string;
+    kind: string;
+    slug: string;
+    name: string;
+    change?: { from: string | null; to: string };
+    /** Why a person resolved it (real, noise, duplicate, expected), on its `resolved` event. */
+    reason?: string;
+    /** Until when it is snoozed, on its `snoozed` event. */
+    snoozedUntil?: number;
+  };
   rule: { id: number; condition: string; platform: string; channelId: string; severity: Severity };
   /** For an escalation: which step of how many, the group it called on, and the wait before it. */
   escalation?: { step: number; steps: number; group: { id: string; label: string }; afterSec: number };
@@ -35,6 +46,8 @@ export function eventBody(destination: Destination, event: AlertEvent): string |
         status: event.incident.status,
         entity: { kind: event.incident.kind, slug: event.incident.slug, name: event.incident.name },
         ...(event.incident.change ? { change: event.incident.change } : {}),
+        ...(event.incident.reason ? { reason: event.incident.reason } : {}),
+        ...(event.incident.snoozedUntil !== undefined ? { snoozed_until: new Date(event.incident.snoozedUntil).toISOString() } : {}),
         ...(event.actor ? { by: event.actor } : {}),
       },
       rule: {
