@@ -64,7 +64,7 @@ export async function startConsole(core: Core, options: ConsoleOptions = {}): Pr
       continue;
     }
     // A numbered pick runs the chosen invocation itself, not its text read back.
-    const { reply } = picked ? await core.invoke(picked) : await core.run(withoutSlashCommand(line));
+    const { reply } = picked ? await core.invoke(picked) : await core.converse(withoutSlashCommand(line));
     choices =
       reply.kind === 'choice' ? reply.options.map((o) => ({ command: o.run.command, args: (o.run.args ?? {}) as Invocation['args'] })) : [];
     const imagePath = await writeChart(reply, chartDir).catch(() => undefined);

@@ -22,6 +22,7 @@ import { within } from '../../src/time/within.js';
 import { typedText } from '../../src/reply/inline.js';
 import { ACTION_ID, CHOICE_ACTION_PREFIX, LOOKUP_BLOCK_PREFIX } from './blocks.js';
 import { flat, plain } from './escape.js';
+import { registerConversation } from './conversation.js';
 import { registerHome } from './home/register.js';
 import { clip, LIMITS } from './limits.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
@@ -34,6 +35,8 @@ import { onePerTurn } from './one-per-turn.js';
 /** What the adapter needs from the core: text in (with who asked, where), Reply out. */
 export interface CommandRunner {
   run(text: string, caller?: Caller): Promise<RunResult>;
+  /** What a person wrote in their own words (a mention, a DM); `run` where a core has no such thing. */
+  converse?(text: string, caller?: Caller): Promise<RunResult>;
   /** A menu's options looked up as the person types (see `Menu.search`); without it such menus offer nothing. */
   lookup?(search: string, typed: string, limit: number): Promise<Action[]>;
 }
@@ -271,6 +274,19 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
       })(),
     ),
   );
+
+  registerConversation(app, {
+    converse: (text, caller) =>
+      (core.converse ? core.converse(text, caller) : core.run(text, caller)).then(home.noted(caller)).catch((err: unknown) => {
+        log.error({ err }, 'slack: command core failed');
+        return FAILED;
+      }),
+    callerOf: (userId, channelId, who) => callerOf(userId, channelId, who),
+    mostAsked: (teamId, limit) => home.mostAsked(teamId, limit),
+    log,
+    track,
+    myTurn,
+  });
 
   // Bounded in size and time: a flood of clicks cannot grow it, and an entry lapses on its own.
   const recentClicks = new LRUCache<string, true>({ max: 10_000, ttl: DOUBLE_CLICK_MS });

@@ -48,7 +48,8 @@ export async function runAsk(argv: string[]): Promise<number> {
   });
   const core = await startCore(config, { log });
   try {
-    const { reply } = await core.run(withoutSlashCommand(positionals.join(' ')));
+    // Plain words as in a mention or a DM (`polbot ask "is binance safe?"`), and the command grammar as typed.
+    const { reply } = await core.converse(withoutSlashCommand(positionals.join(' ')));
     const chartOut = values['chart-out'];
     let imagePath: string | undefined;
     if (chartOut && 'image' in reply && reply.image?.kind === 'png') {

@@ -4,7 +4,7 @@ import type { Action, Reply } from '../../src/reply/model.js';
 import type { Caller, CommandContext } from '../kit/context.js';
 import type { Args } from '../kit/spec.js';
 import type { Registry } from './registry.js';
-import { invoke, withCommandText, type RunResult } from './run.js';
+import { invoke, runText, withCommandText, type RunResult } from './run.js';
 
 /** Words enough that text read as one name is more likely a sentence polbot did not follow. */
 const SENTENCE_WORDS = 3;
@@ -20,7 +20,9 @@ export async function converse(ctx: CommandContext, registry: Registry, text: st
   const understood = understand(text);
   if (understood) return invoke(ctx, registry, { command: understood.command.command, args: understood.command.args as Args }, caller, log);
   const parsed = registry.grammar.parse(text);
-  if (parsed.ok && !(await unknownSentence(ctx, parsed.invocation.command, parsed.invocation.args, text)))
+  // A command typed with something wrong in it gets that command's own usage, as when typed after /pol.
+  if (!parsed.ok) return runText(ctx, registry, text, caller, log);
+  if (!(await unknownSentence(ctx, parsed.invocation.command, parsed.invocation.args, text)))
     return invoke(ctx, registry, parsed.invocation, caller, log);
   const { found } = await ctx.resolver.findIn(text, 1).catch(() => ({ found: [] }));
   return { command: 'not_understood', reply: withCommandText(notUnderstood(text, found[0]?.name), registry) };

@@ -46,6 +46,16 @@ export class RecentLookups {
     });
   }
 
+  /** The names most people of a workspace have among their recent lookups, most first. */
+  async mostAsked(platform: Platform, workspaceId: string, limit: number): Promise<string[]> {
+    const rows = await this.db.query<{ name: string }>(
+      `SELECT max(name) AS name FROM recent_lookups WHERE platform = $1 AND workspace_id = $2
+        GROUP BY kind, slug ORDER BY count(*) DESC, max(looked_up_at) DESC LIMIT $3`,
+      [platform, workspaceId, limit],
+    );
+    return rows.map((r) => r.name);
+  }
+
   async list(owner: LookupOwner, limit: number): Promise<RecentLookup[]> {
     const rows = await this.db.query<{ kind: string; slug: string; name: string; looked_up_at: unknown }>(
       `SELECT kind, slug, name, looked_up_at FROM recent_lookups WHERE platform = $1 AND workspace_id = $2 AND user_id = $3

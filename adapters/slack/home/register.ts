@@ -74,6 +74,8 @@ export interface Home {
    * remembered for their Home tab. Never delays or changes the answer.
    */
   noted(caller: Caller): (result: RunResult) => RunResult;
+  /** The names a workspace's people look up most (for the agent surface's suggested prompts); none without a database. */
+  mostAsked(teamId: string, limit: number): Promise<string[]>;
 }
 
 /** Slack shows "no results" if options are not answered within 3 s; suggestions never wait on the upstream. */
@@ -327,5 +329,7 @@ export function registerHome(app: App, o: HomeOptions): Home {
     warmLists();
   });
 
-  return { noted };
+  const mostAsked = async (teamId: string, limit: number): Promise<string[]> =>
+    (await recentStore()?.mostAsked('slack', teamId, limit)) ?? [];
+  return { noted, mostAsked };
 }

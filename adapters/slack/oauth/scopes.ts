@@ -11,4 +11,7 @@ export const BOT_SCOPES: readonly string[] = [
   'im:write',
   'channels:read',
   'groups:read',
+  'app_mentions:read',
+  'im:history',
+  'assistant:write',
 ];

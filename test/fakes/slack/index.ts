@@ -30,4 +30,11 @@ export {
 export { DEFAULT_CHANNEL_ID, type FakeIdentity } from './identity.js';
 export { appHomeOpenedBody, homeBlockActionsBody, homeBlockSuggestionBody, type FakeHome } from './home.js';
 export { appUninstalledBody, tokensRevokedBody } from './events.js';
+export {
+  appMentionBody,
+  assistantThreadStartedBody,
+  directMessageBody,
+  messageTs,
+  type SaidInput,
+} from './conversation.js';
 export type { WorkspaceSpec } from './workspaces.js';

@@ -5,6 +5,7 @@ import { parseArgs, readBody, mediaType } from './body.js';
 import { FailurePlan, type FailOptions, type PlannedFailure, type RateLimitOptions } from './failures.js';
 import { FileStore, type FakeFile, type UploadRecord } from './files.js';
 import { FakeWorkspaces, type OAuthClient, type WorkspaceSpec } from './workspaces.js';
+import { FakeAgentThreads } from './conversation.js';
 import { FakeHome } from './home.js';
 import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN, DEFAULT_IDENTITY, createIdSequence, createTsClock, type FakeIdentity } from './identity.js';
 import { CallRecorder, type CallPredicate, type RecordedCall } from './recorder.js';
@@ -85,6 +86,8 @@ export interface FakeSlack {
   /** Moves the fake's clock on, to reach Slack's time limits (a response_url's 30 minutes) without waiting. */
   advanceClock(ms: number): void;
 
+  /** Threads of the agent surface in the app's DM: open one, and read what the app set on it. */
+  agent: FakeAgentThreads;
   /** A user group of the workspace with this handle (`risk-oncall`), as an admin creates one; returns its id (`S…`). */
   addUserGroup(handle: string): string;
   /**
@@ -125,6 +128,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     'im:write',
     'channels:read',
     'groups:read',
+    'app_mentions:read',
+    'im:history',
+    'assistant:write',
   ];
   const scopes = granted.join(',');
   const recorder = new CallRecorder();
@@ -133,6 +139,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const nextTs = createTsClock();
   const history = new Map<string, Record<string, unknown>[]>();
   const home = new FakeHome();
+  const agent = new FakeAgentThreads();
   const nextResponseId = createIdSequence('R');
   const nextGroupId = createIdSequence('S');
   const userGroups = new Map<string, string>();
@@ -208,6 +215,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       identity: caller,
       history,
       home,
+      agent,
       nextTs,
       files: fileStore,
       now,
@@ -331,6 +339,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     advanceClock: (ms) => {
       clockOffsetMs += ms;
     },
+    agent,
     addUserGroup: (handle) => {
       const key = handle.replace(/^@/, '').toLowerCase();
       const id = userGroups.get(key) ?? nextGroupId();

@@ -1,3 +1,4 @@
+import { agentMethod, type FakeAgentThreads } from './conversation.js';
 import type { FileStore } from './files.js';
 import { HOME_METHODS, type FakeHome } from './home.js';
 import type { FakeIdentity } from './identity.js';
@@ -16,6 +17,8 @@ export interface ApiContext {
   history: Map<string, Record<string, unknown>[]>;
   /** People's channels, their conversations with the app and their Home views. */
   home: FakeHome;
+  /** Threads of the agent surface in the app's DM. */
+  agent: FakeAgentThreads;
 }
 
 export type ApiBody = { ok: boolean; error?: string } & Record<string, unknown>;
@@ -126,6 +129,22 @@ function describeFile(ctx: ApiContext, id: string, title: string | undefined): R
 }
 
 export const METHODS: Readonly<Record<string, MethodSpec>> = {
+  // The agent surface: Slack lists chat:write for the status line, assistant:write for the rest.
+  'assistant.threads.setStatus': {
+    token: 'bot',
+    scopes: ['chat:write'],
+    handle: (ctx) => agentMethod('assistant.threads.setStatus', ctx.args, ctx.agent),
+  },
+  'assistant.threads.setSuggestedPrompts': {
+    token: 'bot',
+    scopes: ['assistant:write'],
+    handle: (ctx) => agentMethod('assistant.threads.setSuggestedPrompts', ctx.args, ctx.agent),
+  },
+  'assistant.threads.setTitle': {
+    token: 'bot',
+    scopes: ['assistant:write'],
+    handle: (ctx) => agentMethod('assistant.threads.setTitle', ctx.args, ctx.agent),
+  },
   'auth.test': {
     token: 'bot',
     handle: ({ identity }) => ({

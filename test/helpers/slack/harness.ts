@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { Writable } from 'node:stream';
-import { startSlack, type SlackAdapter } from '../../../adapters/slack/index.js';
+import { startSlack, type SlackAdapter, type WorkspaceEvents } from '../../../adapters/slack/index.js';
 import type { CommandSpec, Core } from '../../../commands/core/index.js';
 import type { HttpRoute } from '../../../src/http/routes.js';
 import { createLogger } from '../../../src/log.js';
@@ -39,6 +39,8 @@ export interface HarnessOptions {
   commands?: readonly CommandSpec[];
   /** Slack user ids allowed to manage digests and alert rules (DIGEST_ADMINS); everyone by default. */
   digestAdmins?: string[];
+  /** Installations coming and going, and events seen once across replicas. */
+  workspaces?: WorkspaceEvents;
 }
 
 export interface Harness {
@@ -102,6 +104,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.progressMs !== undefined ? { progressMs: options.progressMs } : {}),
     ...(options.customRoutes ? { customRoutes: options.customRoutes } : {}),
     ...(options.digestAdmins ? { digestAdmins: options.digestAdmins } : {}),
+    ...(options.workspaces ? { workspaces: options.workspaces } : {}),
   });
   const endpoint = `http://127.0.0.1:${slack.port ?? 0}/slack/events`;
 

@@ -39,6 +39,9 @@ describe('Slack app manifest', () => {
       '- im:write',
       '- channels:read',
       '- groups:read',
+      '- app_mentions:read',
+      '- im:history',
+      '- assistant:write',
     ]);
   });
 
