@@ -79,7 +79,8 @@ await new Promise<void>((resolve) => go.on('line', (l) => l === 'go' && resolve(
 go.close();
 
 const outbound = (r: AlertTick) => (r.outbound ? r.outbound.sent + r.outbound.retried + r.outbound.failed + r.outbound.lost : 0);
-const busy = (r: AlertTick) => r.check.rules + r.posted + r.confirmed + r.followups + r.suppressed + r.failed + r.lost + outbound(r) > 0;
+const busy = (r: AlertTick) =>
+  r.check.rules + r.posted + r.confirmed + r.followups + r.escalated + r.suppressed + r.failed + r.lost + outbound(r) > 0;
 while (!stopping) {
   const report = await alerts.tick();
   if (busy(report)) {
