@@ -14,6 +14,7 @@ import {
   type MessageContextMenuCommandInteraction,
   MessageFlags,
   Options,
+  Partials,
   PermissionFlagsBits,
   RESTEvents,
   Routes,
@@ -28,6 +29,7 @@ import type { CommandRef } from '../../src/reply/model.js';
 import { discordChoices, type DiscordChoice } from './autocomplete.js';
 import { CHECK_MESSAGE, completionOf, isGated, toInvocation, type SlashInput } from './commands.js';
 import { decodeInvocation, encodeInvocation } from './custom-id.js';
+import { DiscordConversation } from './conversation.js';
 import { CommandMentions } from './mentions.js';
 import { CHOOSE_ID, RUN_ID, notice, renderReply, type DiscordMessage, type RenderOptions } from './embeds.js';
 import { describeError, isExpiredInteraction, maskTokens } from './errors.js';
@@ -99,6 +101,7 @@ export class DiscordAdapter {
   private readonly stashed = new LRUCache<string, CommandRef>({ max: 5_000, ttl: 60 * 60 * 1000 });
   private readonly render: RenderOptions;
   readonly mentions: CommandMentions;
+  private readonly conversation: DiscordConversation;
 
   constructor(opts: DiscordClientOptions) {
     this.core = opts.core;
@@ -118,10 +121,22 @@ export class DiscordAdapter {
       usage: (help) => this.mentions.usage(help),
       examples: (help) => this.mentions.examples(help),
     };
+    this.conversation = new DiscordConversation({
+      converse: (text, caller) =>
+        this.core.converse(text, caller).catch((err: unknown) => {
+          this.log.error({ error: describeError(err) }, 'command core failed');
+          return FAILED;
+        }),
+      render: (reply) => this.renderMessage(reply),
+      log: this.log,
+    });
     this.client = new Client({
       // Slash commands and components arrive whatever the intents; Guilds keeps the guild and
-      // channel caches the client needs, and nothing privileged is asked for.
-      intents: [GatewayIntentBits.Guilds],
+      // channel caches the client needs. Guild and direct messages bring the messages that mention
+      // polbot and its DMs, whose content a bot receives without the privileged Message Content
+      // intent; nothing privileged is asked for. A DM's channel arrives unknown: Partials.Channel.
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
+      partials: [Partials.Channel],
       allowedMentions: { parse: [] },
       rest: restOptions(opts.discord),
       // polbot never reads messages back; caching them would only cost memory in large guilds.
@@ -161,6 +176,8 @@ export class DiscordAdapter {
   private wire(): void {
     const { client, log } = this;
     if (this.transport === 'gateway') client.on(Events.InteractionCreate, (i) => void this.onInteraction(i));
+    // Messages come over the gateway only: in interactions-only (HTTP) mode mentions and DMs are not seen.
+    if (this.transport === 'gateway') client.on(Events.MessageCreate, (m) => void this.conversation.onMessage(m));
     client.on(Events.Error, (err) => log.error({ error: describeError(err) }, 'discord client error'));
     client.on(Events.Warn, (m) => log.warn({ detail: maskTokens(m) }, 'discord client warning'));
     client.on(Events.Debug, (m) => log.trace({ detail: maskTokens(m) }, 'discord debug'));

@@ -74,7 +74,7 @@ describe('sharding', () => {
     expect(fake.calls({ method: 'GET', route: '/gateway/bot' }).length).toBeGreaterThanOrEqual(1);
 
     // The child identified as the shard the manager assigned through SHARDS/SHARD_COUNT...
-    expect(fake.identifies.at(-1)).toMatchObject({ shard: [0, 1], intents: 1, tokenValid: true });
+    expect(fake.identifies.at(-1)).toMatchObject({ shard: [0, 1], intents: 1 | (1 << 9) | (1 << 12), tokenValid: true });
     // ...and its client knows it is managed: the manager can reach into it.
     expect(await manager.broadcastEval((c: Client) => c.shard?.ids ?? null)).toEqual([[0]]);
     expect(await manager.fetchClientValues('guilds.cache.size')).toEqual([1]);

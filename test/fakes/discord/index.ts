@@ -85,6 +85,14 @@ export interface FakeDiscord {
   addChannel(id: string, guildId: string, name?: string): void;
   /** Adds a role to a guild (mentionable by anyone unless said otherwise); returns its id. */
   addRole(guildId: string, name: string, opts?: { mentionable?: boolean }): string;
+  /** Opens the DM channel between the bot and a person (the default user unless said); returns its id. */
+  addDmChannel(person?: APIUser): string;
+  /**
+   * A person writes a message: stored in the channel and sent over the gateway as MESSAGE_CREATE,
+   * as Discord sends it to a bot with the guild and direct message intents (in a guild, with the
+   * author's member). Its `<@id>` mentions of the bot are parsed into `mentions`. Returns it.
+   */
+  say(input: { channelId: string; content: string; author?: APIUser }): APIMessage;
 
   // REST controls
   failChannel(channelId: string, failure: FailureSpec): void;
@@ -227,6 +235,19 @@ export async function startFakeDiscord(opts: FakeDiscordOptions = {}): Promise<F
     messages: (channelId) => [...world.messages.values()].filter((m) => m.channel_id === channelId),
     addChannel: (id, guildId, name) => void world.addChannel(id, guildId, name),
     addRole: (guildId, name, o) => world.addRole(guildId, name, o).id,
+    addDmChannel: (person = defaultUser) => world.addDmChannel(snowflake(), person).id,
+    say: ({ channelId, content, author = defaultUser }) => {
+      const channel = world.channels.get(channelId);
+      if (!channel) throw new Error(`fake Discord: unknown channel ${channelId}`);
+      const message = world.personMessage(channelId, author, content, [botUser]);
+      const inGuild = channel.recipient
+        ? {}
+        : { guild_id: channel.guildId, member: { roles: [], joined_at: message.timestamp, deaf: false, mute: false, flags: 0 } };
+      // Discord's MESSAGE_CREATE says the channel's type: 1 a DM, 11 a thread, 0 a text channel.
+      const channelType = channel.recipient ? 1 : channel.parentId ? 11 : 0;
+      gateway.dispatch('MESSAGE_CREATE', { ...message, ...inGuild, channel_type: channelType });
+      return message;
+    },
 
     failChannel: (channelId, failure) => rest.failChannel(channelId, failure),
     restoreChannel: (channelId) => rest.restoreChannel(channelId),

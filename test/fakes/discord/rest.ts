@@ -271,12 +271,41 @@ export class RestApi {
     r.add('POST', '/channels/:channelId/messages', (c) => {
       const channelId = c.params.channelId ?? '';
       if (!deps.world.channels.has(channelId)) return error(unknownChannel());
-      // A channel of a server the bot is not in (a person's own install reached it) is out of its reach.
-      if (!deps.world.guilds.has(deps.world.channels.get(channelId)!.guildId)) return error(missingAccess());
+      const channel = deps.world.channels.get(channelId)!;
+      // A channel of a server the bot is not in (a person's own install reached it) is out of its reach; its own DMs are not.
+      if (!channel.recipient && !deps.world.guilds.has(channel.guildId)) return error(missingAccess());
       const invalid = validateMessage(c.body as MessageBody, c.files, false);
       if (invalid) return error(invalid);
-      return json(200, deps.world.createMessage(channelId, (c.body ?? {}) as MessageBody, c.files));
+      // A reply names the message it answers, which must be in that channel, unless the sender said
+      // a missing one does not matter (`fail_if_not_exists: false`).
+      const reference = (c.body as { message_reference?: { message_id?: string; channel_id?: string; fail_if_not_exists?: boolean } })
+        ?.message_reference;
+      let referenced: APIMessage | undefined;
+      if (reference) {
+        const inChannel = reference.channel_id ?? channelId;
+        referenced = reference.message_id ? deps.world.messages.get(reference.message_id) : undefined;
+        if (!referenced || referenced.channel_id !== inChannel || inChannel !== channelId) {
+          referenced = undefined;
+          if (reference.fail_if_not_exists !== false)
+            return error(invalidForm(fieldError('message_reference', 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', 'Unknown message')));
+        }
+      }
+      return json(
+        200,
+        deps.world.createMessage(
+          channelId,
+          (c.body ?? {}) as MessageBody,
+          c.files,
+          referenced
+            ? { message_reference: { message_id: referenced.id, channel_id: channelId }, referenced_message: referenced, type: 19 }
+            : {},
+        ),
+      );
     });
+    // "polbot is typing…": shown for a few seconds in a channel the bot can reach.
+    r.add('POST', '/channels/:channelId/typing', (c) =>
+      deps.world.channels.has(c.params.channelId ?? '') ? noContent() : error(unknownChannel()),
+    );
     r.add('GET', '/channels/:channelId/messages', (c) => {
       const channelId = c.params.channelId ?? '';
       if (!deps.world.channels.has(channelId)) return error(unknownChannel());

@@ -3,6 +3,7 @@ import type {
   APIEmbed,
   APIGuildTextChannel,
   APIMessage,
+  MessageFlags,
   APIRole,
   APIUser,
   ChannelFlags,
@@ -30,6 +31,8 @@ export interface ChannelRecord {
   name: string;
   /** For a thread started from a message: the channel it lives in (its id is the message's). */
   parentId?: string;
+  /** A DM between the bot and this person (no guild: `guildId` is empty). */
+  recipient?: APIUser;
 }
 
 export interface RoleRecord {
@@ -140,6 +143,41 @@ export class World {
     return channel;
   }
 
+  /** The DM channel between the bot and a person, as Discord opens one when either writes. */
+  addDmChannel(id: string, recipient: APIUser): ChannelRecord {
+    const channel: ChannelRecord = { id, guildId: '', name: `dm-${recipient.username}`, recipient };
+    this.channels.set(id, channel);
+    return channel;
+  }
+
+  /**
+   * A message a person wrote, stored as Discord keeps it: in a guild channel with the author's
+   * member, in a DM without a guild. Its mentions are those its content names (`<@id>`), as
+   * Discord parses them for the gateway.
+   */
+  personMessage(channelId: string, author: APIUser, content: string, mentioned: readonly APIUser[]): APIMessage {
+    const message: APIMessage = {
+      id: snowflake(),
+      channel_id: channelId,
+      author,
+      content,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: mentioned.filter((u) => new RegExp(`<@!?${u.id}>`).test(content)),
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      components: [],
+      pinned: false,
+      type: 0,
+      flags: 0 as MessageFlags,
+    };
+    this.messages.set(message.id, message);
+    return message;
+  }
+
   defaultChannelOf(guildId: string): ChannelRecord | undefined {
     for (const channel of this.channels.values()) if (channel.guildId === guildId) return channel;
     return undefined;
@@ -155,6 +193,14 @@ export class World {
   }
 
   channelPayload(channel: ChannelRecord): APIGuildTextChannel<ChannelType.GuildText> {
+    if (channel.recipient)
+      return {
+        id: channel.id,
+        type: 1,
+        recipients: [channel.recipient],
+        last_message_id: null,
+        flags: 0,
+      } as unknown as APIGuildTextChannel<ChannelType.GuildText>;
     return {
       id: channel.id,
       type: (channel.parentId ? PUBLIC_THREAD : GUILD_TEXT) as typeof GUILD_TEXT,

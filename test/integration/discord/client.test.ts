@@ -78,9 +78,11 @@ afterAll(async () => {
 });
 
 describe('Discord adapter on the real discord.js client', () => {
-  it('connects with the Guilds intent only and never lets a message mention anyone', () => {
+  it('connects with no privileged intent and never lets a message mention anyone', () => {
     expect(stack.fake.identifies).toHaveLength(1);
-    expect(stack.fake.identifies[0]).toMatchObject({ intents: 1, tokenValid: true });
+    // Guilds (1), guild messages (1 << 9) and direct messages (1 << 12): the messages that mention
+    // polbot and its DMs, whose content comes without the privileged Message Content intent (1 << 15).
+    expect(stack.fake.identifies[0]).toMatchObject({ intents: 1 | (1 << 9) | (1 << 12), tokenValid: true });
     expect(stack.handle.adapter.client.options.allowedMentions).toEqual({ parse: [] });
     expect(stack.handle.shards).toEqual({ ids: [0], count: 1 });
     expect(stack.handle.primary).toBe(true);
