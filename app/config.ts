@@ -56,6 +56,24 @@ const schema = z.object({
   SLACK_SIGNING_SECRET: optionalString,
   SLACK_APP_TOKEN: withPrefix('xapp-', 'an app-level token'),
   SLACK_API_URL: httpUrl,
+  // Hosts whose links are unfurled in Slack, as in the manifest's app_unfurl_domains.
+  POLBOT_UNFURL_DOMAINS: optionalString.transform((v, ctx) => {
+    if (v === undefined) return [];
+    const domains = v
+      .split(',')
+      .map((d) => d.trim().toLowerCase())
+      .filter(Boolean);
+    const bad = domains.find((d) => !/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(d));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `'${bad.slice(0, 60)}' is not a domain (write them as coingecko.com, example.org)` });
+      return z.NEVER;
+    }
+    if (domains.length > 5) {
+      ctx.addIssue({ code: 'custom', message: 'Slack takes at most 5 unfurl domains' });
+      return z.NEVER;
+    }
+    return domains;
+  }),
   SLACK_CLIENT_ID: optionalString.refine(
     (v) => v === undefined || /^\d+\.\d+$/.test(v),
     "must be a Slack client id (digits.digits, from the app's Basic Information page)",
@@ -198,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
             ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
             ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
+            ...(e.POLBOT_UNFURL_DOMAINS.length ? { unfurlDomains: e.POLBOT_UNFURL_DOMAINS } : {}),
           }
         : null,
     discord: e.DISCORD_TOKEN

@@ -24,6 +24,7 @@ import { ACTION_ID, CHOICE_ACTION_PREFIX, LOOKUP_BLOCK_PREFIX } from './blocks.j
 import { flat, plain } from './escape.js';
 import { registerConversation } from './conversation.js';
 import { registerHome } from './home/register.js';
+import { registerUnfurls } from './unfurl.js';
 import { clip, LIMITS } from './limits.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { deliver } from './delivery.js';
@@ -98,6 +99,8 @@ export interface BuildAppOptions {
   digestAdmins?: readonly string[];
   /** HTTP mode: told of each request refused before it ran anything (forged, stale, replayed). */
   onRefused?: (reason: RefusalReason) => void;
+  /** POLBOT_UNFURL_DOMAINS: links to these hosts are unfurled with a compact card. */
+  unfurlDomains?: readonly string[];
 }
 
 export interface BotIdentity {
@@ -287,6 +290,15 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     track,
     myTurn,
   });
+
+  if (options.unfurlDomains?.length)
+    registerUnfurls(app, {
+      domains: options.unfurlDomains,
+      run: (text, caller) => run(text, caller),
+      callerOf: (userId, channelId, who) => callerOf(userId, channelId, who),
+      log,
+      track,
+    });
 
   // Bounded in size and time: a flood of clicks cannot grow it, and an entry lapses on its own.
   const recentClicks = new LRUCache<string, true>({ max: 10_000, ttl: DOUBLE_CLICK_MS });

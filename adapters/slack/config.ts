@@ -6,6 +6,8 @@ export interface SlackConfig {
   signingSecret?: string;
   appToken?: string;
   apiUrl?: string;
+  /** POLBOT_UNFURL_DOMAINS: links to these hosts (and their subdomains) pasted in Slack are unfurled. */
+  unfurlDomains?: readonly string[];
 }
 
 export interface SlackOAuthConfig {

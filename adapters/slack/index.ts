@@ -183,6 +183,7 @@ export async function startSlack(options: StartSlackOptions): Promise<SlackAdapt
     ...(options.digestAdmins ? { digestAdmins: options.digestAdmins } : {}),
     ...(options.workspaces ? { workspaces: options.workspaces } : {}),
     ...(options.onRefused ? { onRefused: options.onRefused } : {}),
+    ...(slack.unfurlDomains?.length ? { unfurlDomains: slack.unfurlDomains } : {}),
   });
 
   await app.init();

@@ -14,4 +14,6 @@ export const BOT_SCOPES: readonly string[] = [
   'app_mentions:read',
   'im:history',
   'assistant:write',
+  'links:read',
+  'links:write',
 ];

@@ -7,6 +7,7 @@ import { FileStore, type FakeFile, type UploadRecord } from './files.js';
 import { FakeWorkspaces, type OAuthClient, type WorkspaceSpec } from './workspaces.js';
 import { FakeAgentThreads } from './conversation.js';
 import { FakeHome } from './home.js';
+import { FakeSharedLinks } from './unfurl.js';
 import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN, DEFAULT_IDENTITY, createIdSequence, createTsClock, type FakeIdentity } from './identity.js';
 import { CallRecorder, type CallPredicate, type RecordedCall } from './recorder.js';
 import { FakeSocketMode, type SocketModeControls } from './socket-mode.js';
@@ -88,6 +89,8 @@ export interface FakeSlack {
 
   /** Threads of the agent surface in the app's DM: open one, and read what the app set on it. */
   agent: FakeAgentThreads;
+  /** Links pasted in messages: make the `link_shared` body, and read the unfurls the app made. */
+  links: FakeSharedLinks;
   /** A user group of the workspace with this handle (`risk-oncall`), as an admin creates one; returns its id (`S…`). */
   addUserGroup(handle: string): string;
   /**
@@ -131,6 +134,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     'app_mentions:read',
     'im:history',
     'assistant:write',
+    'links:read',
+    'links:write',
   ];
   const scopes = granted.join(',');
   const recorder = new CallRecorder();
@@ -140,6 +145,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const history = new Map<string, Record<string, unknown>[]>();
   const home = new FakeHome();
   const agent = new FakeAgentThreads();
+  const links = new FakeSharedLinks();
   const nextResponseId = createIdSequence('R');
   const nextGroupId = createIdSequence('S');
   const userGroups = new Map<string, string>();
@@ -216,6 +222,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       history,
       home,
       agent,
+      links,
       nextTs,
       files: fileStore,
       now,
@@ -340,6 +347,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       clockOffsetMs += ms;
     },
     agent,
+    links,
     addUserGroup: (handle) => {
       const key = handle.replace(/^@/, '').toLowerCase();
       const id = userGroups.get(key) ?? nextGroupId();

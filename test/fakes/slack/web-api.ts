@@ -1,5 +1,6 @@
 import { agentMethod, type FakeAgentThreads } from './conversation.js';
 import type { FileStore } from './files.js';
+import type { FakeSharedLinks } from './unfurl.js';
 import { HOME_METHODS, type FakeHome } from './home.js';
 import type { FakeIdentity } from './identity.js';
 
@@ -19,6 +20,8 @@ export interface ApiContext {
   home: FakeHome;
   /** Threads of the agent surface in the app's DM. */
   agent: FakeAgentThreads;
+  /** Links Slack told the app of, per message, and the unfurls it took. */
+  links: FakeSharedLinks;
 }
 
 export type ApiBody = { ok: boolean; error?: string } & Record<string, unknown>;
@@ -130,6 +133,11 @@ function describeFile(ctx: ApiContext, id: string, title: string | undefined): R
 
 export const METHODS: Readonly<Record<string, MethodSpec>> = {
   // The agent surface: Slack lists chat:write for the status line, assistant:write for the rest.
+  'chat.unfurl': {
+    token: 'bot',
+    scopes: ['links:write'],
+    handle: (ctx) => ctx.links.unfurl(ctx.args),
+  },
   'assistant.threads.setStatus': {
     token: 'bot',
     scopes: ['chat:write'],

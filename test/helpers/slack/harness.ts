@@ -41,6 +41,8 @@ export interface HarnessOptions {
   digestAdmins?: string[];
   /** Installations coming and going, and events seen once across replicas. */
   workspaces?: WorkspaceEvents;
+  /** POLBOT_UNFURL_DOMAINS. */
+  unfurlDomains?: string[];
 }
 
 export interface Harness {
@@ -98,6 +100,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       botToken: fake.botToken,
       apiUrl: fake.url,
       ...(mode === 'http' ? { signingSecret: SIGNING_SECRET } : { appToken: fake.appToken }),
+      ...(options.unfurlDomains ? { unfurlDomains: options.unfurlDomains } : {}),
     },
     http: { host: '127.0.0.1', port: 0 },
     log,

@@ -58,6 +58,7 @@ describe('register-discord', () => {
       'exposure',
       'compare',
       'check',
+      'link',
       'top',
       'ratings',
       'search',

@@ -42,6 +42,8 @@ describe('Slack app manifest', () => {
       '- app_mentions:read',
       '- im:history',
       '- assistant:write',
+      '- links:read',
+      '- links:write',
     ]);
   });
 

@@ -170,7 +170,7 @@ describe('Slack OAuth for many workspaces', () => {
     expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe('https://slack.com/oauth/v2/authorize');
     expect(authorizeUrl.searchParams.get('client_id')).toBe(CLIENT.clientId);
     expect(authorizeUrl.searchParams.get('scope')).toBe(
-      'commands,chat:write,files:write,channels:history,groups:history,im:write,channels:read,groups:read,app_mentions:read,im:history,assistant:write',
+      'commands,chat:write,files:write,channels:history,groups:history,im:write,channels:read,groups:read,app_mentions:read,im:history,assistant:write,links:read,links:write',
     );
     // The same scopes the manifest asks for, so an app made from it can grant them.
     const manifest = parse(await readFile(new URL('../../../adapters/slack/manifest.yml', import.meta.url), 'utf8')) as {
