@@ -11,7 +11,7 @@ import {
   type StaticSelectAction,
 } from '@slack/bolt';
 import { LRUCache } from 'lru-cache';
-import type { Caller, RunResult } from '../../commands/core/index.js';
+import type { Caller, RiskScore, RunResult } from '../../commands/core/index.js';
 import type { HttpRoute } from '../../src/http/routes.js';
 import type { Action } from '../../src/reply/model.js';
 import { slackGroups } from './groups.js';
@@ -25,6 +25,7 @@ import { flat, plain } from './escape.js';
 import { registerConversation } from './conversation.js';
 import { registerHome } from './home/register.js';
 import { registerUnfurls } from './unfurl.js';
+import { registerWorkflowStep } from './workflow.js';
 import { clip, LIMITS } from './limits.js';
 import { boltLevelFor, boltLogger } from './bolt-logger.js';
 import { deliver } from './delivery.js';
@@ -38,6 +39,8 @@ export interface CommandRunner {
   run(text: string, caller?: Caller): Promise<RunResult>;
   /** What a person wrote in their own words (a mention, a DM); `run` where a core has no such thing. */
   converse?(text: string, caller?: Caller): Promise<RunResult>;
+  /** One entity's risk score as values, for the Workflow Builder step; without it the step is not offered. */
+  score?(name: string): Promise<RiskScore>;
   /** A menu's options looked up as the person types (see `Menu.search`); without it such menus offer nothing. */
   lookup?(search: string, typed: string, limit: number): Promise<Action[]>;
 }
@@ -290,6 +293,8 @@ export function buildApp(options: BuildAppOptions): BuiltApp {
     track,
     myTurn,
   });
+
+  if (core.score) registerWorkflowStep(app, { score: (name) => core.score!(name), log });
 
   if (options.unfurlDomains?.length)
     registerUnfurls(app, {

@@ -1,3 +1,4 @@
+import { riskScore, type RiskScore } from './score.js';
 import { converse } from './converse.js';
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import type { AlertService } from '../../src/alerts/service.js';
@@ -34,6 +35,8 @@ export interface Core {
    * command, the slash grammar as written, or a short answer with questions close to it; never throws.
    */
   converse(text: string, caller?: Caller): Promise<RunResult>;
+  /** One entity's PoL, rating and a one-line summary as values (a workflow step's outputs), or the words a person would get instead. */
+  score(name: string): Promise<RiskScore>;
   /** A typed invocation (Discord options, a button's command); never throws. */
   invoke(invocation: Invocation, caller?: Caller): Promise<RunResult>;
   /** Best matches from the entity lists already at hand; never waits on the upstream (autocomplete). */
@@ -144,6 +147,7 @@ export function createCore(parts: CoreParts): Core {
     registry,
     run: (text, caller = CONSOLE_CALLER) => guarded(caller, () => runText(ctx, registry, text, caller, log)),
     converse: (text, caller = CONSOLE_CALLER) => guarded(caller, () => converse(ctx, registry, text, caller, log)),
+    score: (name) => riskScore(ctx, registry, name),
     invoke: (invocation, caller = CONSOLE_CALLER) => guarded(caller, () => invoke(ctx, registry, invocation, caller, log)),
     suggest: (prefix, limit) => resolver.suggest(prefix, limit),
     canList: (kind) => upstream.source.supports('list', kind),

@@ -8,6 +8,7 @@ export { Registry } from './registry.js';
 export { withCommandText } from './run.js';
 export { COMMANDS } from './commands.js';
 export type { RunResult } from './run.js';
+export type { RiskScore } from './score.js';
 export { MAX_NAME } from './validate.js';
 export type { Caller, FoundGroup, GroupDirectory } from '../kit/context.js';
 export type { Args, ArgValue, Choice, CommandSpec, Invocation, OptionSpec } from '../kit/spec.js';

@@ -8,6 +8,7 @@ import { FakeWorkspaces, type OAuthClient, type WorkspaceSpec } from './workspac
 import { FakeAgentThreads } from './conversation.js';
 import { FakeHome } from './home.js';
 import { FakeSharedLinks } from './unfurl.js';
+import { FakeFunctions } from './functions.js';
 import { DEFAULT_APP_TOKEN, DEFAULT_BOT_TOKEN, DEFAULT_IDENTITY, createIdSequence, createTsClock, type FakeIdentity } from './identity.js';
 import { CallRecorder, type CallPredicate, type RecordedCall } from './recorder.js';
 import { FakeSocketMode, type SocketModeControls } from './socket-mode.js';
@@ -91,6 +92,8 @@ export interface FakeSlack {
   agent: FakeAgentThreads;
   /** Links pasted in messages: make the `link_shared` body, and read the unfurls the app made. */
   links: FakeSharedLinks;
+  /** Workflow steps: start an execution (the `function_executed` body), and read how it ended. */
+  functions: FakeFunctions;
   /** A user group of the workspace with this handle (`risk-oncall`), as an admin creates one; returns its id (`S…`). */
   addUserGroup(handle: string): string;
   /**
@@ -146,6 +149,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const home = new FakeHome();
   const agent = new FakeAgentThreads();
   const links = new FakeSharedLinks();
+  const functions = new FakeFunctions();
   const nextResponseId = createIdSequence('R');
   const nextGroupId = createIdSequence('S');
   const userGroups = new Map<string, string>();
@@ -178,6 +182,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (!token) return 'not_authed';
     const installed = kind === 'bot' ? workspaces.ofToken(token) : undefined;
     if (installed) return installed.revoked ? 'token_revoked' : undefined;
+    // A workflow step's calls come with the token Slack made for that execution.
+    if (kind === 'bot' && functions.ownsToken(token)) return undefined;
     const expected = kind === 'app' ? appToken : botToken;
     const other = kind === 'app' ? botToken : appToken;
     if (token === expected) return undefined;
@@ -223,6 +229,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       home,
       agent,
       links,
+      functions,
       nextTs,
       files: fileStore,
       now,
@@ -348,6 +355,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     agent,
     links,
+    functions,
     addUserGroup: (handle) => {
       const key = handle.replace(/^@/, '').toLowerCase();
       const id = userGroups.get(key) ?? nextGroupId();

@@ -1,6 +1,7 @@
 import { agentMethod, type FakeAgentThreads } from './conversation.js';
 import type { FileStore } from './files.js';
 import type { FakeSharedLinks } from './unfurl.js';
+import type { FakeFunctions } from './functions.js';
 import { HOME_METHODS, type FakeHome } from './home.js';
 import type { FakeIdentity } from './identity.js';
 
@@ -22,6 +23,8 @@ export interface ApiContext {
   agent: FakeAgentThreads;
   /** Links Slack told the app of, per message, and the unfurls it took. */
   links: FakeSharedLinks;
+  /** Workflow steps running, and how each ended. */
+  functions: FakeFunctions;
 }
 
 export type ApiBody = { ok: boolean; error?: string } & Record<string, unknown>;
@@ -133,6 +136,8 @@ function describeFile(ctx: ApiContext, id: string, title: string | undefined): R
 
 export const METHODS: Readonly<Record<string, MethodSpec>> = {
   // The agent surface: Slack lists chat:write for the status line, assistant:write for the rest.
+  'functions.completeSuccess': { token: 'bot', handle: (ctx) => ctx.functions.complete('functions.completeSuccess', ctx.args) },
+  'functions.completeError': { token: 'bot', handle: (ctx) => ctx.functions.complete('functions.completeError', ctx.args) },
   'chat.unfurl': {
     token: 'bot',
     scopes: ['links:write'],
