@@ -24,7 +24,7 @@ import type {
   TextReply,
 } from '../../src/reply/model.js';
 import { code, flat, mrkdwn, plain, stripInvisible } from './escape.js';
-import { andMore, clip, FALLBACK_TEXT_MAX, fitLines, LIMITS, MESSAGE_TEXT_BUDGET } from './limits.js';
+import { andMore, clip, FALLBACK_TEXT_MAX, fitLines, LIMITS, MESSAGE_TEXT_BUDGET, TABLE_LIMITS } from './limits.js';
 
 /**
  * Reply -> Block Kit. Pure: no I/O, no clock. Every piece of text from a Reply goes through
@@ -383,10 +383,32 @@ function tableCode(r: TableReply): string {
   return r.rows.length ? text : `${text}\n_no rows_`;
 }
 
+/**
+ * A table as Slack's own `table` block, its header row first and its numbers aligned as the
+ * columns say; undefined when it does not fit the block's limits (rows, columns, a cell's text),
+ * when the monospaced rendering of today carries it instead, its rows cut with a count.
+ */
+export function nativeTable(r: TableReply): Block | undefined {
+  const { columns, rows } = r;
+  if (!columns.length || !rows.length || columns.length > TABLE_LIMITS.columns || rows.length + 1 > TABLE_LIMITS.rows) return undefined;
+  const cellOf = (value: string): { type: 'raw_text'; text: string } | undefined => {
+    const text = flat(stripInvisible(value)).trim();
+    return text.length > TABLE_LIMITS.cellText ? undefined : { type: 'raw_text', text: text || '—' };
+  };
+  const grid = [columns.map((c) => c.label), ...rows.map((row) => columns.map((c) => row[c.key] ?? ''))].map((cells) => cells.map(cellOf));
+  if (grid.some((cells) => cells.some((c) => c === undefined))) return undefined;
+  // @slack/types knows no table block yet: it is built as Slack documents it.
+  return {
+    type: 'table',
+    column_settings: columns.map((c) => (c.align === 'right' ? { align: 'right' } : { is_wrapped: true })),
+    rows: grid,
+  } as unknown as Block;
+}
+
 function table(r: TableReply, chart: types.ImageBlock | undefined): SlackMessage {
   const head: Block[] = [...header(r.title)];
   if (r.note) head.push(context(clip(inline(r.note), NOTE_TEXT)));
-  const body: Block[] = [section(tableCode(r)), ...(r.sections ?? []).flatMap(sectionBlocks)];
+  const body: Block[] = [nativeTable(r) ?? section(tableCode(r)), ...(r.sections ?? []).flatMap(sectionBlocks)];
   const tail = [...image(r.image, chart), ...menuBlocks(r.menus), ...followUps(r.actions), ...footer(r.footer)];
   return { text: fallback(r.title, r.footer?.simulated), blocks: assemble(head, body, tail) };
 }

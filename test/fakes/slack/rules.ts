@@ -77,8 +77,41 @@ export function blockErrors(blocks: readonly unknown[], maxBlocks: number = BLOC
     }
     if (b.type === 'actions' && Array.isArray(b.elements)) b.elements.forEach((e, j) => element(e, `${at}/elements/${j}`));
     if (b.type === 'image') imageErrors(b, at, err);
+    if (b.type === 'table') tableErrors(b, at, err);
   });
+  // Slack takes one table a message.
+  const tables = blocks.filter((b) => isObj(b) && b.type === 'table').length;
+  if (tables > 1) err('/blocks', 'only one table block is allowed per message');
   return errors;
+}
+
+/**
+ * A table block as Slack's reference states it: `rows` an array of at most 100 rows, each an
+ * array of at most 20 cells of type `raw_text` (with its `text`) or `rich_text`; `column_settings`
+ * at most 20 items, each `align` left, center or right and `is_wrapped` a boolean.
+ */
+function tableErrors(b: Record<string, unknown>, at: string, err: (pointer: string, what: string) => void): void {
+  if (!Array.isArray(b.rows) || b.rows.length === 0) return err(`${at}/rows`, 'must provide an array of rows');
+  if (b.rows.length > 100) err(`${at}/rows`, 'no more than 100 items allowed');
+  b.rows.forEach((row, i) => {
+    if (!Array.isArray(row)) return err(`${at}/rows/${i}`, 'must be an array of cells');
+    if (row.length > 20) err(`${at}/rows/${i}`, 'no more than 20 items allowed');
+    row.forEach((cell, j) => {
+      const ok = isObj(cell) && ((cell.type === 'raw_text' && typeof cell.text === 'string') || cell.type === 'rich_text');
+      if (!ok) err(`${at}/rows/${i}/${j}`, 'must be a raw_text or rich_text cell');
+    });
+  });
+  if (b.column_settings !== undefined) {
+    if (!Array.isArray(b.column_settings)) return err(`${at}/column_settings`, 'must be an array');
+    if (b.column_settings.length > 20) err(`${at}/column_settings`, 'no more than 20 items allowed');
+    b.column_settings.forEach((s, i) => {
+      if (!isObj(s)) return err(`${at}/column_settings/${i}`, 'must be an object');
+      if (s.align !== undefined && !['left', 'center', 'right'].includes(String(s.align)))
+        err(`${at}/column_settings/${i}/align`, 'must be one of left, center, right');
+      if (s.is_wrapped !== undefined && typeof s.is_wrapped !== 'boolean')
+        err(`${at}/column_settings/${i}/is_wrapped`, 'must be a boolean');
+    });
+  }
 }
 
 /**

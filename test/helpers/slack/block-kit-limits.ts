@@ -178,6 +178,24 @@ export function validateMessage(message: { text?: unknown; blocks?: unknown }, o
         }
         case 'divider':
           break;
+        case 'table': {
+          // docs.slack.dev/reference/block-kit/blocks/table-block: at most 100 rows of at most 20 cells, one table a message.
+          const rows = block.rows;
+          if (!Array.isArray(rows) || rows.length === 0) add(`${path}.rows`, 'table needs rows');
+          else {
+            if (rows.length > 100) add(`${path}.rows`, `${rows.length} rows, limit 100`);
+            rows.forEach((row: unknown, r) => {
+              if (!Array.isArray(row) || row.length === 0 || row.length > 20) return add(`${path}.rows[${r}]`, 'a row is 1 to 20 cells');
+              row.forEach((cell: unknown, c) => {
+                if (!isObj(cell) || cell.type !== 'raw_text' || typeof cell.text !== 'string' || cell.text === '')
+                  add(`${path}.rows[${r}][${c}]`, 'a cell is raw_text with text');
+                else visible += cell.text.length;
+              });
+            });
+          }
+          if (blocks.filter((b: unknown) => isObj(b) && b.type === 'table').length > 1) add(path, 'one table a message');
+          break;
+        }
         default:
           add(path, `unexpected block type ${String(block.type)}`);
       }

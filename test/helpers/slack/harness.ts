@@ -226,6 +226,12 @@ export function decodeWire(raw: string): string {
 
 export const blocksJson = (args: Record<string, unknown>): string => JSON.stringify(args.blocks ?? []);
 
+/** The cells of a message's table block, its header row first, as Slack shows them; undefined when it has none. */
+export function tableRowsOf(blocks: unknown): string[][] | undefined {
+  const table = ((blocks ?? []) as { type?: string; rows?: { text?: string }[][] }[]).find((b) => b.type === 'table');
+  return table?.rows?.map((row) => row.map((cell) => cell.text ?? ''));
+}
+
 /** Header text of a posted message, for telling which entity a card is about. */
 export function headerOf(args: Record<string, unknown>): string | undefined {
   const blocks = (args.blocks ?? []) as { type?: string; text?: { text?: string } }[];

@@ -13,7 +13,7 @@ import { DEFAULT_USER_ID } from '../../fakes/slack/identity.js';
 import { alertsOnPglite, DAY, MINUTE, writeHistory } from '../../helpers/alerts.js';
 import { simMove } from '../../helpers/sim.js';
 import { addRuleBySlash, moveAndDue } from '../../helpers/slack/alerts.js';
-import { blocksJson, footerLineOf, headerOf, quiesce, startHarness, type Harness } from '../../helpers/slack/harness.js';
+import { blocksJson, footerLineOf, headerOf, quiesce, startHarness, tableRowsOf, type Harness } from '../../helpers/slack/harness.js';
 
 /**
  * Alerts end to end in Slack: the real Bolt app against the fake Slack, the product's alert
@@ -579,16 +579,10 @@ describe('alerts in Slack: resolving with a reason, and how each rule did', () =
   }
   /** The rows of the table in a posted message, by rule number: each cell as shown, the padding gone. */
   function tableRows(call: RecordedCall): Record<string, string[]> {
-    const code = ((call.args.blocks ?? []) as { text?: { text?: string } }[])
-      .map((b) => b.text?.text ?? '')
-      .find((t) => t.startsWith('```'))!;
-    const lines = code.replace(/```/g, '').trim().split('\n').slice(2);
-    return Object.fromEntries(
-      lines.map((line) => {
-        const [id, ...cells] = line.trim().split(/ {2,}/);
-        return [id!, cells];
-      }),
-    );
+    // The stats as Slack's table block: the header row, then one row per rule, its number first.
+    const rows = tableRowsOf(call.args.blocks)!.slice(1);
+    // An empty cell shows as a dash; a rule with no suggestion has its last cell empty.
+    return Object.fromEntries(rows.map(([id, ...cells]) => [id!, cells.at(-1) === '—' ? cells.slice(0, -1) : cells]));
   }
   const noteOf = (call: RecordedCall) =>
     ((call.args.blocks ?? []) as { type: string; elements?: { text?: string }[] }[]).find((b) => b.type === 'context')?.elements?.[0]

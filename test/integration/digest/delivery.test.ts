@@ -1,3 +1,4 @@
+import { tableRowsOf } from '../../helpers/slack/harness.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { discordDeliverer, startDiscord, type DiscordHandle } from '../../../adapters/discord/index.js';
 import { slackDeliverer, startSlack, type SlackAdapter } from '../../../adapters/slack/index.js';
@@ -121,7 +122,9 @@ describe.each(ENGINES)('digest delivery through the Slack and Discord adapters o
     ]);
     expect(slackTexts[0]).toBe(`Watchlist digest #${ok.slack}`);
     expect(slackTexts).toContain(keys.slack);
-    expect(slackTexts.join('\n')).toMatch(/```\nName +PoL +Change +Rating\n[─ ]+\nBitcoin \(BTC\) .+\nBinance .+\nPepe \(PEPE\) .+\n```/);
+    // The watchlist as Slack's own table: its header, then a row per name.
+    expect(tableRowsOf(slackMessage!.blocks)?.map((r) => r[0])).toEqual(['Name', 'Bitcoin (BTC)', 'Binance', 'Pepe (PEPE)']);
+    expect(tableRowsOf(slackMessage!.blocks)?.[0]).toEqual(['Name', 'PoL', 'Change', 'Rating']);
     expect(slackTexts.join('\n')).toContain('PoL: lower is safer');
     expect(slackMessage!.text).toContain('SIMULATED DATA');
     // Its chart is inside it: an image block showing the PNG, uploaded once (the retry showed the

@@ -14,6 +14,7 @@ import {
   quiesce,
   SIGNING_SECRET,
   startHarness,
+  tableRowsOf,
   uniqueId,
   type Harness,
 } from '../../helpers/slack/harness.js';
@@ -454,7 +455,9 @@ describe('cards', () => {
     expect(validateMessage(post.args)).toEqual([]);
     const json = blocksJson(post.args);
     expect(json).toContain(polText(last(h.sim.store.exchange('okx')!.pol)));
-    expect(json).toContain('```');
+    // A table that fits Slack's table block is one: its header, then a row per name.
+    const cells = tableRowsOf(post.args.blocks)!.flat();
+    expect(cells).toEqual(expect.arrayContaining(['Binance', 'Kraken', 'OKX', polText(last(h.sim.store.exchange('okx')!.pol))]));
     expect(json).toContain('"value":"exchange:okx"');
   });
 });
