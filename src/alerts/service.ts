@@ -293,12 +293,7 @@ export class AlertService {
       limit: this.o.batch,
       platforms: this.platforms,
     });
-    const byChannel = new Map<string, MessageEntry[]>();
-    for (const c of claimed) {
-      const key = `${c.rule.platform}:${c.rule.channelId}`;
-      byChannel.set(key, [...(byChannel.get(key) ?? []), c]);
-    }
-    await Promise.all([...byChannel.values()].map((entries) => this.deliverToChannel(entries, report)));
+    await Promise.all(byChannel(claimed).map((entries) => this.deliverToChannel(entries, report)));
   }
 
   private async deliverToChannel(claimed: MessageEntry[], report: AlertTick): Promise<void> {
@@ -514,7 +509,9 @@ export class AlertService {
    * its group. Each is claimed, fenced just before the post (still this replica's, the incident
    * still unacknowledged), and recorded as done with its 'escalated' event in one transaction. A
    * step claimed before is first looked for in the thread, so a holder that died after posting
-   * costs no second reply.
+   * costs no second reply. Channels are served side by side, so a slow post in one delays no
+   * other channel's; within a channel one at a time, each step's claim renewed from the moment it
+   * is claimed, so one waiting behind a slow post is not taken over meanwhile.
    */
   private async deliverEscalations(report: AlertTick): Promise<void> {
     const me = this.instanceId;
@@ -525,7 +522,20 @@ export class AlertService {
       limit: this.o.batch,
       platforms: this.platforms,
     });
-    for (const due of claimed) await this.escalate(due, report);
+    await Promise.all(
+      byChannel(claimed).map(async (steps) => {
+        const waiting = new Set(steps.map((s) => s.id));
+        const stopRenewing = this.renewWhile(waiting, (id) => this.store.renewEscalation(id, me, this.clock(), this.o.leaseMs));
+        try {
+          for (const due of steps) {
+            await this.escalate(due, report);
+            waiting.delete(due.id);
+          }
+        } finally {
+          stopRenewing();
+        }
+      }),
+    );
   }
 
   private async escalate(due: EscalationDue, report: AlertTick): Promise<void> {
@@ -533,7 +543,6 @@ export class AlertService {
     const { rule, incident } = due;
     const deliverer = this.byPlatform.get(rule.platform)!;
     const log = this.options.log?.child({ platform: rule.platform, channel: rule.channelId, incident: incident.id, step: due.step });
-    const stopRenewing = this.renewWhile([due.id], (id) => this.store.renewEscalation(id, me, this.clock(), this.o.leaseMs));
     try {
       const ref = incident.messageRef;
       if (!ref) {
@@ -564,8 +573,6 @@ export class AlertService {
       if ((await this.store.escalationFailed(due.id, me, d.reason, gaveUp)) && gaveUp) report.failed++;
       if (d.permanent && d.scope === 'channel') await this.channelGone(rule.platform, rule.channelId, d.reason, log);
       else log?.warn({ reason: d.reason, gaveUp }, 'alert escalation not posted');
-    } finally {
-      stopRenewing();
     }
   }
 
@@ -673,8 +680,8 @@ export class AlertService {
     }
   }
 
-  /** Renews the claims on `ids` every third of a lease until stopped, so a slow post keeps them. */
-  private renewWhile(ids: readonly number[], renew: (id: number) => Promise<boolean>): () => void {
+  /** Renews the claims on `ids` (as they stand at each renewal) every third of a lease until stopped, so a slow post keeps them. */
+  private renewWhile(ids: Iterable<number>, renew: (id: number) => Promise<boolean>): () => void {
     const timer = setInterval(
       () => {
         for (const id of ids) void renew(id).catch((err: unknown) => this.options.log?.warn({ err }, 'alert claim renewal failed'));
@@ -684,6 +691,16 @@ export class AlertService {
     timer.unref();
     return () => clearInterval(timer);
   }
+}
+
+/** Claimed work grouped by the channel it goes to, each group in the order it was claimed. */
+function byChannel<T extends { rule: Pick<AlertRule, 'platform' | 'channelId'> }>(claimed: readonly T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const c of claimed) {
+    const key = `${c.rule.platform}:${c.rule.channelId}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  return [...groups.values()];
 }
 
 function moveText(m: DemoMove): string {

@@ -3,9 +3,10 @@ import { PermissionFlagsBits } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordDeliverer } from '../../../adapters/discord/deliverer.js';
 import { escalationMessage } from '../../../src/alerts/message.js';
-import type { AlertService } from '../../../src/alerts/service.js';
+import { AlertService } from '../../../src/alerts/service.js';
+import type { EntityRef } from '../../../src/api/domain.js';
 import type { Db } from '../../../src/db/connection.js';
-import { alertsOnPglite, DAY, MINUTE, writeHistory } from '../../helpers/alerts.js';
+import { addRule as addStoredRule, alertsOnPglite, DAY, MINUTE, writeHistory } from '../../helpers/alerts.js';
 import { GUILD_ID, startStack, type Stack } from '../../helpers/discord.js';
 import { simMove } from '../../helpers/sim.js';
 
@@ -488,6 +489,87 @@ describe('escalation in Discord', () => {
     expect(escalations(messageId)).toHaveLength(1);
     expect(await store.escalations(incident)).toMatchObject([{ state: 'done', attempts: 2 }]);
   });
+
+  it('posts the steps of other channels while one thread is slow, and keeps the steps waiting behind it claimed', async () => {
+    // A second channel of the server, and two replicas on one store with short leases on the wall clock.
+    const second = '1200000000000000931';
+    stack.fake.addChannel(second, GUILD_ID, 'alerts-second');
+    const LEASE = 3_000;
+    const own = await alertsOnPglite({
+      deps: stack.core.ctx,
+      deliverers: [discordDeliverer(stack.handle)],
+      complete: stack.core.complete,
+      leaseMs: LEASE,
+      instanceId: 'replica-a',
+    });
+    const other = new AlertService({
+      store: own.service.store,
+      deps: stack.core.ctx,
+      deliverers: [discordDeliverer(stack.handle)],
+      complete: stack.core.complete,
+      leaseMs: LEASE,
+      instanceId: 'replica-b',
+    });
+    try {
+      const rule = (channelId: string, entities: EntityRef[]) =>
+        addStoredRule(
+          own.service.store,
+          {
+            platform: 'discord',
+            workspaceId: GUILD_ID,
+            channelId,
+            entities,
+            // The simulator has these between 2 and 12 %: the first check opens an incident for each.
+            condition: { kind: 'pol_above', threshold: 0.01 },
+            conditionText: 'pol above 1%',
+            everySec: 3_600,
+            escalation: [{ afterSec: 900, group: { id: oncall, label: '@risk-oncall' } }],
+          },
+          Date.now() - 1_000,
+        );
+      // Two incidents sharing one message (and so one thread) in the first channel, one in the second.
+      await rule(stack.channelId, [
+        { kind: 'exchange', slug: 'okx', name: 'OKX' },
+        { kind: 'exchange', slug: 'gate-io', name: 'Gate.io' },
+      ]);
+      await rule(second, [{ kind: 'exchange', slug: 'bitget', name: 'Bitget' }]);
+      expect(await own.service.tick()).toMatchObject({ posted: 2 });
+      const incidents = await own.db.query<{ id: number; slug: string; message_ref: string }>(
+        'SELECT id, slug, message_ref FROM alert_incidents ORDER BY id',
+      );
+      const refOf = (slug: string) => incidents.find((i) => i.slug === slug)!.message_ref;
+      const [slow, fast] = [refOf('okx'), refOf('bitget')];
+      expect(refOf('gate-io')).toBe(slow);
+      // Due now rather than in 15 minutes, the slow thread's steps first in the queue.
+      await own.db.query(
+        `UPDATE alert_escalations e SET due_at = now() - CASE WHEN i.message_ref = $1 THEN interval '1 minute' ELSE interval '0' END
+           FROM alert_incidents i WHERE i.id = e.incident_id`,
+        [slow],
+      );
+      // Discord answers the slow thread's first reply with a 429: that post waits out its Retry-After.
+      stack.fake.rateLimitNext(`POST /channels/${slow}/messages`, { retryAfterSec: 6 });
+      const started = Date.now();
+      const ticking = own.service.tick();
+      // The other channel's step does not wait behind it.
+      await stack.fake.waitFor((c) => c.method === 'POST' && c.path === `/channels/${fast}/messages` && c.status === 200, 4_000);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      // Past a lease, while the slow post still waits: every step is still held (renewed), so another replica takes none.
+      await new Promise((r) => setTimeout(r, LEASE + 1_000 - (Date.now() - started)));
+      expect(await other.tick()).toMatchObject({ escalated: 0, lost: 0 });
+      expect(await ticking).toMatchObject({ escalated: 3, lost: 0, failed: 0 });
+      expect(Date.now() - started).toBeGreaterThan(5_000);
+      const replies = (ref: string) =>
+        stack.fake.calls((c) => c.method === 'POST' && c.path === `/channels/${ref}/messages` && c.status === 200);
+      expect(replies(slow)).toHaveLength(2);
+      expect(replies(fast)).toHaveLength(1);
+      const steps = await own.db.query<{ state: string; attempts: number; claimed_by: string }>(
+        'SELECT state, attempts, claimed_by FROM alert_escalations ORDER BY id',
+      );
+      expect(steps).toEqual(incidents.map(() => ({ state: 'done', attempts: 1, claimed_by: 'replica-a' })));
+    } finally {
+      await own.db.close();
+    }
+  }, 30_000);
 
   it('takes a role typed by name, warns of one nobody may mention, and refuses what is no role of the server, adding nothing', async () => {
     const before = (await escalating.store.listChannel('discord', stack.channelId)).length;
