@@ -20,7 +20,7 @@ import { needsOf, readEntity } from './readings.js';
 import type { ResolveReason } from './reason.js';
 import { formatOf, messageFormat, type AlertFormat } from './severity.js';
 import { entityOf, escalationMessage, followupMessage, incidentMessage, type MessageEntry } from './message.js';
-import type { AlertRule, AlertStore, EscalationDue, IncidentView, RuleLimits } from './store.js';
+import type { AlertRule, AlertStore, EscalationDue, Followup, IncidentView, RuleLimits } from './store.js';
 
 export interface AlertLimits extends RuleLimits {
   /** How often a rule is checked, in seconds: its default and the bounds a person may choose within. */
@@ -465,42 +465,46 @@ export class AlertService {
       limit: this.o.batch,
       platforms: this.platforms,
     });
-    for (const f of claimed) {
-      const { rule, incident } = f;
-      const deliverer = this.byPlatform.get(rule.platform)!;
-      const snoozed = incident.status === 'snoozed' && incident.snoozedUntil !== null && incident.snoozedUntil > now;
-      if (f.message.state !== 'delivered' || !f.message.ref) {
-        // Nothing to follow: the message never went out.
-        await this.store.followupSettled(f.id, me, 'skipped', snoozed ? 'snoozed' : `the alert message was ${f.message.state}`);
-        continue;
-      }
-      // The message is redrawn from what the store now holds; its thread hears of a clearing, and of
-      // a further crossing unless it came within the cooldown (a `redraw`) or someone asked for quiet (a snooze).
-      const thread = f.kind === 'cleared' || (f.kind === 'again' && !snoozed);
-      const stopRenewing = this.renewWhile([f.id], (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs));
-      try {
-        await this.redraw(f.message.leadId);
-        if (thread)
-          await deliverer.followUp(
-            rule.channelId,
-            f.message.ref,
-            followupMessage(f.kind === 'cleared' ? 'cleared' : 'again', { incident, rule }, f.verdict, f.createdAt),
-            workspaceOf(rule),
-          );
-        const quiet = f.kind === 'again' && !thread;
-        if (await this.store.followupSettled(f.id, me, quiet ? 'skipped' : 'done', quiet ? 'snoozed' : undefined)) {
-          report.redrawn++;
-          if (thread) report.followups++;
-        } else report.lost++;
-      } catch (err) {
-        const d = asDeliveryError(err);
-        const gaveUp = d.permanent || f.attempts >= this.o.maxAttempts;
-        await this.store.followupSettled(f.id, me, gaveUp ? 'failed' : 'retry', d.reason);
-        if (gaveUp) report.failed++;
-        if (d.permanent && d.scope === 'channel') await this.channelGone(rule.platform, rule.channelId, d.reason, this.options.log);
-      } finally {
-        stopRenewing();
-      }
+    await this.perChannel(
+      claimed,
+      (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs),
+      (f) => this.deliverFollowup(f, now, report),
+    );
+  }
+
+  private async deliverFollowup(f: Followup, now: number, report: AlertTick): Promise<void> {
+    const me = this.instanceId;
+    const { rule, incident } = f;
+    const deliverer = this.byPlatform.get(rule.platform)!;
+    const snoozed = incident.status === 'snoozed' && incident.snoozedUntil !== null && incident.snoozedUntil > now;
+    if (f.message.state !== 'delivered' || !f.message.ref) {
+      // Nothing to follow: the message never went out.
+      await this.store.followupSettled(f.id, me, 'skipped', snoozed ? 'snoozed' : `the alert message was ${f.message.state}`);
+      return;
+    }
+    // The message is redrawn from what the store now holds; its thread hears of a clearing, and of
+    // a further crossing unless it came within the cooldown (a `redraw`) or someone asked for quiet (a snooze).
+    const thread = f.kind === 'cleared' || (f.kind === 'again' && !snoozed);
+    try {
+      await this.redraw(f.message.leadId);
+      if (thread)
+        await deliverer.followUp(
+          rule.channelId,
+          f.message.ref,
+          followupMessage(f.kind === 'cleared' ? 'cleared' : 'again', { incident, rule }, f.verdict, f.createdAt),
+          workspaceOf(rule),
+        );
+      const quiet = f.kind === 'again' && !thread;
+      if (await this.store.followupSettled(f.id, me, quiet ? 'skipped' : 'done', quiet ? 'snoozed' : undefined)) {
+        report.redrawn++;
+        if (thread) report.followups++;
+      } else report.lost++;
+    } catch (err) {
+      const d = asDeliveryError(err);
+      const gaveUp = d.permanent || f.attempts >= this.o.maxAttempts;
+      await this.store.followupSettled(f.id, me, gaveUp ? 'failed' : 'retry', d.reason);
+      if (gaveUp) report.failed++;
+      if (d.permanent && d.scope === 'channel') await this.channelGone(rule.platform, rule.channelId, d.reason, this.options.log);
     }
   }
 
@@ -509,9 +513,7 @@ export class AlertService {
    * its group. Each is claimed, fenced just before the post (still this replica's, the incident
    * still unacknowledged), and recorded as done with its 'escalated' event in one transaction. A
    * step claimed before is first looked for in the thread, so a holder that died after posting
-   * costs no second reply. Channels are served side by side, so a slow post in one delays no
-   * other channel's; within a channel one at a time, each step's claim renewed from the moment it
-   * is claimed, so one waiting behind a slow post is not taken over meanwhile.
+   * costs no second reply.
    */
   private async deliverEscalations(report: AlertTick): Promise<void> {
     const me = this.instanceId;
@@ -522,19 +524,10 @@ export class AlertService {
       limit: this.o.batch,
       platforms: this.platforms,
     });
-    await Promise.all(
-      byChannel(claimed).map(async (steps) => {
-        const waiting = new Set(steps.map((s) => s.id));
-        const stopRenewing = this.renewWhile(waiting, (id) => this.store.renewEscalation(id, me, this.clock(), this.o.leaseMs));
-        try {
-          for (const due of steps) {
-            await this.escalate(due, report);
-            waiting.delete(due.id);
-          }
-        } finally {
-          stopRenewing();
-        }
-      }),
+    await this.perChannel(
+      claimed,
+      (id) => this.store.renewEscalation(id, me, this.clock(), this.o.leaseMs),
+      (due) => this.escalate(due, report),
     );
   }
 
@@ -678,6 +671,33 @@ export class AlertService {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Works through claimed replies in threads channel by channel side by side, so a slow post in one
+   * channel delays no other's, and one at a time within a channel, each claim renewed from the
+   * moment it was claimed until its turn is over: one waiting behind a slow post is not taken over
+   * meanwhile (follow-ups carry no key to be found by, so a takeover would post them twice).
+   */
+  private async perChannel<T extends { id: number; rule: Pick<AlertRule, 'platform' | 'channelId'> }>(
+    claimed: readonly T[],
+    renew: (id: number) => Promise<boolean>,
+    work: (item: T) => Promise<void>,
+  ): Promise<void> {
+    await Promise.all(
+      byChannel(claimed).map(async (items) => {
+        const waiting = new Set(items.map((i) => i.id));
+        const stopRenewing = this.renewWhile(waiting, renew);
+        try {
+          for (const item of items) {
+            await work(item);
+            waiting.delete(item.id);
+          }
+        } finally {
+          stopRenewing();
+        }
+      }),
+    );
   }
 
   /** Renews the claims on `ids` (as they stand at each renewal) every third of a lease until stopped, so a slow post keeps them. */
