@@ -20,7 +20,7 @@ import { needsOf, readEntity } from './readings.js';
 import type { ResolveReason } from './reason.js';
 import { formatOf, messageFormat, type AlertFormat } from './severity.js';
 import { entityOf, escalationMessage, followupMessage, incidentMessage, type MessageEntry } from './message.js';
-import type { AlertRule, AlertStore, EscalationDue, IncidentView, RuleLimits } from './store.js';
+import type { AlertRule, AlertStore, EscalationDue, Followup, IncidentView, RuleLimits } from './store.js';
 
 export interface AlertLimits extends RuleLimits {
   /** How often a rule is checked, in seconds: its default and the bounds a person may choose within. */
@@ -293,12 +293,7 @@ export class AlertService {
       limit: this.o.batch,
       platforms: this.platforms,
     });
-    const byChannel = new Map<string, MessageEntry[]>();
-    for (const c of claimed) {
-      const key = `${c.rule.platform}:${c.rule.channelId}`;
-      byChannel.set(key, [...(byChannel.get(key) ?? []), c]);
-    }
-    await Promise.all([...byChannel.values()].map((entries) => this.deliverToChannel(entries, report)));
+    await Promise.all(byChannel(claimed).map((entries) => this.deliverToChannel(entries, report)));
   }
 
   private async deliverToChannel(claimed: MessageEntry[], report: AlertTick): Promise<void> {
@@ -470,42 +465,46 @@ export class AlertService {
       limit: this.o.batch,
       platforms: this.platforms,
     });
-    for (const f of claimed) {
-      const { rule, incident } = f;
-      const deliverer = this.byPlatform.get(rule.platform)!;
-      const snoozed = incident.status === 'snoozed' && incident.snoozedUntil !== null && incident.snoozedUntil > now;
-      if (f.message.state !== 'delivered' || !f.message.ref) {
-        // Nothing to follow: the message never went out.
-        await this.store.followupSettled(f.id, me, 'skipped', snoozed ? 'snoozed' : `the alert message was ${f.message.state}`);
-        continue;
-      }
-      // The message is redrawn from what the store now holds; its thread hears of a clearing, and of
-      // a further crossing unless it came within the cooldown (a `redraw`) or someone asked for quiet (a snooze).
-      const thread = f.kind === 'cleared' || (f.kind === 'again' && !snoozed);
-      const stopRenewing = this.renewWhile([f.id], (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs));
-      try {
-        await this.redraw(f.message.leadId);
-        if (thread)
-          await deliverer.followUp(
-            rule.channelId,
-            f.message.ref,
-            followupMessage(f.kind === 'cleared' ? 'cleared' : 'again', { incident, rule }, f.verdict, f.createdAt),
-            workspaceOf(rule),
-          );
-        const quiet = f.kind === 'again' && !thread;
-        if (await this.store.followupSettled(f.id, me, quiet ? 'skipped' : 'done', quiet ? 'snoozed' : undefined)) {
-          report.redrawn++;
-          if (thread) report.followups++;
-        } else report.lost++;
-      } catch (err) {
-        const d = asDeliveryError(err);
-        const gaveUp = d.permanent || f.attempts >= this.o.maxAttempts;
-        await this.store.followupSettled(f.id, me, gaveUp ? 'failed' : 'retry', d.reason);
-        if (gaveUp) report.failed++;
-        if (d.permanent && d.scope === 'channel') await this.channelGone(rule.platform, rule.channelId, d.reason, this.options.log);
-      } finally {
-        stopRenewing();
-      }
+    await this.perChannel(
+      claimed,
+      (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs),
+      (f) => this.deliverFollowup(f, now, report),
+    );
+  }
+
+  private async deliverFollowup(f: Followup, now: number, report: AlertTick): Promise<void> {
+    const me = this.instanceId;
+    const { rule, incident } = f;
+    const deliverer = this.byPlatform.get(rule.platform)!;
+    const snoozed = incident.status === 'snoozed' && incident.snoozedUntil !== null && incident.snoozedUntil > now;
+    if (f.message.state !== 'delivered' || !f.message.ref) {
+      // Nothing to follow: the message never went out.
+      await this.store.followupSettled(f.id, me, 'skipped', snoozed ? 'snoozed' : `the alert message was ${f.message.state}`);
+      return;
+    }
+    // The message is redrawn from what the store now holds; its thread hears of a clearing, and of
+    // a further crossing unless it came within the cooldown (a `redraw`) or someone asked for quiet (a snooze).
+    const thread = f.kind === 'cleared' || (f.kind === 'again' && !snoozed);
+    try {
+      await this.redraw(f.message.leadId);
+      if (thread)
+        await deliverer.followUp(
+          rule.channelId,
+          f.message.ref,
+          followupMessage(f.kind === 'cleared' ? 'cleared' : 'again', { incident, rule }, f.verdict, f.createdAt),
+          workspaceOf(rule),
+        );
+      const quiet = f.kind === 'again' && !thread;
+      if (await this.store.followupSettled(f.id, me, quiet ? 'skipped' : 'done', quiet ? 'snoozed' : undefined)) {
+        report.redrawn++;
+        if (thread) report.followups++;
+      } else report.lost++;
+    } catch (err) {
+      const d = asDeliveryError(err);
+      const gaveUp = d.permanent || f.attempts >= this.o.maxAttempts;
+      await this.store.followupSettled(f.id, me, gaveUp ? 'failed' : 'retry', d.reason);
+      if (gaveUp) report.failed++;
+      if (d.permanent && d.scope === 'channel') await this.channelGone(rule.platform, rule.channelId, d.reason, this.options.log);
     }
   }
 
@@ -525,7 +524,11 @@ export class AlertService {
       limit: this.o.batch,
       platforms: this.platforms,
     });
-    for (const due of claimed) await this.escalate(due, report);
+    await this.perChannel(
+      claimed,
+      (id) => this.store.renewEscalation(id, me, this.clock(), this.o.leaseMs),
+      (due) => this.escalate(due, report),
+    );
   }
 
   private async escalate(due: EscalationDue, report: AlertTick): Promise<void> {
@@ -533,7 +536,6 @@ export class AlertService {
     const { rule, incident } = due;
     const deliverer = this.byPlatform.get(rule.platform)!;
     const log = this.options.log?.child({ platform: rule.platform, channel: rule.channelId, incident: incident.id, step: due.step });
-    const stopRenewing = this.renewWhile([due.id], (id) => this.store.renewEscalation(id, me, this.clock(), this.o.leaseMs));
     try {
       const ref = incident.messageRef;
       if (!ref) {
@@ -564,8 +566,6 @@ export class AlertService {
       if ((await this.store.escalationFailed(due.id, me, d.reason, gaveUp)) && gaveUp) report.failed++;
       if (d.permanent && d.scope === 'channel') await this.channelGone(rule.platform, rule.channelId, d.reason, log);
       else log?.warn({ reason: d.reason, gaveUp }, 'alert escalation not posted');
-    } finally {
-      stopRenewing();
     }
   }
 
@@ -673,8 +673,35 @@ export class AlertService {
     }
   }
 
-  /** Renews the claims on `ids` every third of a lease until stopped, so a slow post keeps them. */
-  private renewWhile(ids: readonly number[], renew: (id: number) => Promise<boolean>): () => void {
+  /**
+   * Works through claimed replies in threads channel by channel side by side, so a slow post in one
+   * channel delays no other's, and one at a time within a channel, each claim renewed from the
+   * moment it was claimed until its turn is over: one waiting behind a slow post is not taken over
+   * meanwhile (follow-ups carry no key to be found by, so a takeover would post them twice).
+   */
+  private async perChannel<T extends { id: number; rule: Pick<AlertRule, 'platform' | 'channelId'> }>(
+    claimed: readonly T[],
+    renew: (id: number) => Promise<boolean>,
+    work: (item: T) => Promise<void>,
+  ): Promise<void> {
+    await Promise.all(
+      byChannel(claimed).map(async (items) => {
+        const waiting = new Set(items.map((i) => i.id));
+        const stopRenewing = this.renewWhile(waiting, renew);
+        try {
+          for (const item of items) {
+            await work(item);
+            waiting.delete(item.id);
+          }
+        } finally {
+          stopRenewing();
+        }
+      }),
+    );
+  }
+
+  /** Renews the claims on `ids` (as they stand at each renewal) every third of a lease until stopped, so a slow post keeps them. */
+  private renewWhile(ids: Iterable<number>, renew: (id: number) => Promise<boolean>): () => void {
     const timer = setInterval(
       () => {
         for (const id of ids) void renew(id).catch((err: unknown) => this.options.log?.warn({ err }, 'alert claim renewal failed'));
@@ -684,6 +711,16 @@ export class AlertService {
     timer.unref();
     return () => clearInterval(timer);
   }
+}
+
+/** Claimed work grouped by the channel it goes to, each group in the order it was claimed. */
+function byChannel<T extends { rule: Pick<AlertRule, 'platform' | 'channelId'> }>(claimed: readonly T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const c of claimed) {
+    const key = `${c.rule.platform}:${c.rule.channelId}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  return [...groups.values()];
 }
 
 function moveText(m: DemoMove): string {

@@ -90,6 +90,11 @@ export function startWorker(script: string, name: string, env: Record<string, st
   return worker;
 }
 
+/** Ends the replicas a failing test left running, each by its own pid. */
+export function killLeftovers(): void {
+  for (const w of started.splice(0)) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+}
+
 /** The reports a worker printed after its ticks (`tick {...}`), in order. */
 export const ticks = <T>(w: Worker): T[] =>
   w.lines.filter((l) => l.startsWith('tick ')).map((l) => JSON.parse(l.slice('tick '.length)) as T);
@@ -143,4 +148,56 @@ export function platformEnv(o: {
     DISCORD_GUILD_ID: o.guildId,
     DISCORD_API_URL: `${o.origins.discord}/api`,
   };
+}
+
+/**
+ * The lease of an alert replica's every claim: short, so that a takeover comes within seconds. The
+ * holder renews every third of one (1.3 s), so a busy machine has most of a lease to spare before
+ * a living holder would lose its claims.
+ */
+export const ALERT_REPLICA_LEASE_MS = 4_000;
+const ALERT_REPLICA_TICK_MS = 200;
+
+/**
+ * The settings of an alert replica (test/e2e/alerts/worker-script.ts): the shared database, the
+ * fake Slack and Discord reached through its own hold proxies (`through`), the lease above and a
+ * tick every 200 ms. Its log is at info, where the alert service says what it recorded and how.
+ */
+export function alertWorkerEnv(o: {
+  database: Record<string, string>;
+  slack: { botToken: string };
+  discord: { token: string; applicationId: string };
+  through: { slack: { origin: string }; discord: { origin: string } };
+  guildId: string;
+}): Record<string, string> {
+  return {
+    ...o.database,
+    LOG_LEVEL: 'info',
+    ...platformEnv({
+      slack: o.slack,
+      discord: o.discord,
+      origins: { slack: o.through.slack.origin, discord: o.through.discord.origin },
+      guildId: o.guildId,
+      // The Slack adapter runs in HTTP mode, which needs one; one of the suite's fixed secrets (secret-watch.ts).
+      signingSecret: 'digest-adapter-test-secret',
+    }),
+    ALERT_WORKER_LEASE: String(ALERT_REPLICA_LEASE_MS),
+    ALERT_WORKER_TICK: String(ALERT_REPLICA_TICK_MS),
+  };
+}
+
+/** What Slack answers anyone reading the workspace with the bot's token (`conversations.history`, `.replies`): its messages. */
+export async function slackReads(
+  slack: { url: string; botToken: string },
+  method: string,
+  args: Record<string, string>,
+): Promise<Record<string, unknown>[]> {
+  const res = await fetch(`${slack.url}${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${slack.botToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(args).toString(),
+  });
+  const body = (await res.json()) as { ok: boolean; messages?: Record<string, unknown>[] };
+  if (!body.ok) throw new Error(`${method}: ${JSON.stringify(body)}`);
+  return body.messages ?? [];
 }

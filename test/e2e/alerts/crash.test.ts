@@ -10,7 +10,17 @@ import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/index.js';
 import { discordPost, slackPost, startHoldProxy, type HoldProxy } from '../../helpers/digest/hold-proxy.js';
 import { ENGINES, type EngineName } from '../../helpers/digest/helpers.js';
-import { platformEnv, replicaDatabase, started, startWorker, ticks, until, type Worker } from '../../helpers/replica.js';
+import {
+  ALERT_REPLICA_LEASE_MS,
+  alertWorkerEnv,
+  killLeftovers,
+  replicaDatabase,
+  slackReads,
+  startWorker,
+  ticks,
+  until,
+  type Worker,
+} from '../../helpers/replica.js';
 
 /**
  * Alerts delivered exactly once by replicas that die mid-post. Each replica is a process of its own
@@ -23,15 +33,7 @@ import { platformEnv, replicaDatabase, started, startWorker, ticks, until, type 
  * channel, carrying every incident of it, none twice and none lost.
  */
 
-/**
- * Short leases keep the takeover within seconds. The holder renews every third of one (1.3 s), so
- * a busy machine has most of a lease to spare before a living holder would lose its claims.
- */
-const LEASE = 4_000;
-const TICK = 200;
 const GUILD = '1100000000000000002';
-/** The replica's Slack adapter runs in HTTP mode, which needs one; one of the suite's fixed secrets (test/helpers/secret-watch.ts). */
-const SIGNING_SECRET = 'digest-adapter-test-secret';
 
 type Platform = 'slack' | 'discord';
 type Which = 'reached' | 'inFlight' | 'free';
@@ -129,27 +131,16 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
   });
 
   afterAll(async () => {
-    // Only after a failure is one still running: ended by its own pid.
-    for (const w of started.splice(0)) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+    // Only after a failure is one still running.
+    killLeftovers();
     await Promise.all(Object.values(proxies).flatMap((p) => [p.slack.close(), p.discord.close()]));
     await Promise.all([slack.close(), discord.close()]);
     await cleanup();
   });
 
-  const workerEnv = (through: { slack: HoldProxy; discord: HoldProxy }) => ({
-    ...database,
-    // Info: the service logs each message it records, which says when a post is settled.
-    LOG_LEVEL: 'info',
-    ...platformEnv({
-      slack,
-      discord,
-      origins: { slack: through.slack.origin, discord: through.discord.origin },
-      guildId: GUILD,
-      signingSecret: SIGNING_SECRET,
-    }),
-    ALERT_WORKER_LEASE: String(LEASE),
-    ALERT_WORKER_TICK: String(TICK),
-  });
+  // At info, the service logs each message it records, which says when a post is settled.
+  const workerEnv = (through: { slack: HoldProxy; discord: HoldProxy }) =>
+    alertWorkerEnv({ database, slack, discord, through, guildId: GUILD });
 
   /** Every post each platform received for the channel, answered or not (thread replies aside). */
   const slackPosts = (channel: string) => slack.calls('chat.postMessage').filter((c) => c.args.channel === channel && !c.args.thread_ts);
@@ -186,7 +177,7 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
       // Alongside for longer than a lease: the first renews its claims while its posts hang, so
       // nothing is taken from under it.
       b.go();
-      await new Promise((r) => setTimeout(r, LEASE + 1_500));
+      await new Promise((r) => setTimeout(r, ALERT_REPLICA_LEASE_MS + 1_500));
       expect(b.lines).toEqual(['ready']);
     }
     // The first tick is still under way (four posts hang): nothing reported yet.
@@ -308,14 +299,5 @@ describe.each(REPLICA_ENGINES)('alert replicas, one killed with SIGKILL mid-deli
   }, 120_000);
 
   /** The channel's top-level messages as Slack lists them to anyone reading the channel. */
-  async function slackHistory(channel: string): Promise<Record<string, unknown>[]> {
-    const res = await fetch(`${slack.url}conversations.history`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${slack.botToken}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ channel, limit: '999' }).toString(),
-    });
-    const body = (await res.json()) as { ok: boolean; messages?: Record<string, unknown>[] };
-    if (!body.ok) throw new Error(`conversations.history: ${JSON.stringify(body)}`);
-    return body.messages ?? [];
-  }
+  const slackHistory = (channel: string) => slackReads(slack, 'conversations.history', { channel, limit: '999' });
 });

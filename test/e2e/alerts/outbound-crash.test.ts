@@ -7,7 +7,7 @@ import type { Simulator } from '../../../src/sim/server.js';
 import { startFakePagerDuty, type FakePagerDuty } from '../../fakes/pagerduty/index.js';
 import { startFakeWebhook, type FakeWebhook } from '../../fakes/webhook/index.js';
 import { addRule } from '../../helpers/alerts.js';
-import { replicaDatabase, started, startWorker, ticks, until, type Worker } from '../../helpers/replica.js';
+import { killLeftovers, replicaDatabase, startWorker, ticks, until, type Worker } from '../../helpers/replica.js';
 import { secretWatch } from '../../helpers/secret-watch.js';
 import { simMove, startTestSimulator } from '../../helpers/sim.js';
 
@@ -93,8 +93,8 @@ describe('outbound alert events from replicas, one killed with SIGKILL mid-send,
   });
 
   afterAll(async () => {
-    // Only after a failure is one still running: ended by its own pid.
-    for (const w of started.splice(0)) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+    // Only after a failure is one still running.
+    killLeftovers();
     await db?.close();
     await Promise.all([pagerduty?.close(), hook?.close(), sim?.close()]);
     await cleanup?.();

@@ -9,8 +9,9 @@
  *   ALERT_WORKER_LEASE  lease of every claim (the outbox's too), in ms
  *   ALERT_WORKER_TICK   pause between ticks, in ms
  * It prints `ready` once connected, waits for `go` on stdin, then ticks as `AlertService.start`
- * does, one tick after another, printing `tick {...}` after every tick that did anything; logs go
- * to stderr. SIGTERM stops it cleanly.
+ * does, one tick after another (checks, messages, follow-ups, escalation steps, events for the
+ * destinations), printing `tick {...}` after every tick that did anything; logs go to stderr.
+ * SIGTERM stops it cleanly.
  */
 import { createInterface } from 'node:readline';
 import { discordDeliverer, startDiscord } from '../../../adapters/discord/index.js';

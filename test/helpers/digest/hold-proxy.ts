@@ -10,12 +10,28 @@ export type Hold =
 /** The channel a request posts a message into, or undefined for any other request. */
 export type PostChannel = (method: string, path: string, body: Buffer, contentType: string) => string | undefined;
 
-/** Slack: `chat.postMessage`, the channel among its form or JSON arguments. */
-export const slackPost: PostChannel = (_method, path, body, contentType) => {
+/** The arguments of a Slack `chat.postMessage`, form or JSON; undefined for any other request. */
+function slackPostArgs(path: string, body: Buffer, contentType: string): Record<string, unknown> | undefined {
   if (path !== '/api/chat.postMessage') return undefined;
   const text = body.toString('utf8');
-  if (contentType.includes('application/json')) return String((JSON.parse(text || '{}') as { channel?: unknown }).channel ?? '');
-  return new URLSearchParams(text).get('channel') ?? '';
+  if (contentType.includes('application/json')) return JSON.parse(text || '{}') as Record<string, unknown>;
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+/** Slack: `chat.postMessage`, the channel among its form or JSON arguments. */
+export const slackPost: PostChannel = (_method, path, body, contentType) => {
+  const args = slackPostArgs(path, body, contentType);
+  return args ? String(args.channel ?? '') : undefined;
+};
+
+/**
+ * Slack: a reply in a thread (`chat.postMessage` with `thread_ts`), by the `ts` of the message it
+ * follows, so that one alert's thread can be held while its channel's other posts pass. In Discord
+ * `discordPost` does this already: a thread started on a message is a channel with the message's id.
+ */
+export const slackThreadReply: PostChannel = (_method, path, body, contentType) => {
+  const threadTs = slackPostArgs(path, body, contentType)?.thread_ts;
+  return typeof threadTs === 'string' && threadTs ? threadTs : undefined;
 };
 
 /** Discord: `POST /channels/{channel.id}/messages`. */
@@ -29,6 +45,8 @@ export interface HoldProxy {
   hold: Map<string, Hold>;
   /** Resolves when a post into the channel has arrived here. */
   arrived(channelId: string): Promise<void>;
+  /** How many posts into the channel have arrived here, held or not. */
+  count(channelId: string): number;
   close(): Promise<void>;
 }
 
@@ -50,7 +68,7 @@ const HOP_BY_HOP = new Set(['host', 'content-length', 'connection', 'keep-alive'
 export async function startHoldProxy(upstreamOrigin: string, postChannel: PostChannel): Promise<HoldProxy> {
   const hold = new Map<string, Hold>();
   const waiters = new Map<string, (() => void)[]>();
-  const arrivedChannels = new Set<string>();
+  const arrivedChannels = new Map<string, number>();
   const sockets = new Set<Socket>();
 
   const forward = async (req: IncomingMessage, body: Buffer) => {
@@ -65,7 +83,7 @@ export async function startHoldProxy(upstreamOrigin: string, postChannel: PostCh
     const path = new URL(req.url ?? '/', 'http://proxy').pathname;
     const channel = postChannel(req.method ?? 'GET', path, body, req.headers['content-type'] ?? '');
     if (channel !== undefined) {
-      arrivedChannels.add(channel);
+      arrivedChannels.set(channel, (arrivedChannels.get(channel) ?? 0) + 1);
       for (const w of waiters.get(channel) ?? []) w();
       waiters.delete(channel);
       const mode = hold.get(channel);
@@ -104,6 +122,7 @@ export async function startHoldProxy(upstreamOrigin: string, postChannel: PostCh
       if (arrivedChannels.has(channelId)) return Promise.resolve();
       return new Promise((resolve) => waiters.set(channelId, [...(waiters.get(channelId) ?? []), resolve]));
     },
+    count: (channelId) => arrivedChannels.get(channelId) ?? 0,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -3,9 +3,11 @@ import { PermissionFlagsBits } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordDeliverer } from '../../../adapters/discord/deliverer.js';
 import { escalationMessage } from '../../../src/alerts/message.js';
-import type { AlertService } from '../../../src/alerts/service.js';
+import { AlertService } from '../../../src/alerts/service.js';
+import type { EscalationStep } from '../../../src/alerts/escalation.js';
+import type { EntityRef } from '../../../src/api/domain.js';
 import type { Db } from '../../../src/db/connection.js';
-import { alertsOnPglite, DAY, MINUTE, writeHistory } from '../../helpers/alerts.js';
+import { addRule as addStoredRule, alertsOnPglite, DAY, MINUTE, writeHistory } from '../../helpers/alerts.js';
 import { GUILD_ID, startStack, type Stack } from '../../helpers/discord.js';
 import { simMove } from '../../helpers/sim.js';
 
@@ -40,6 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack.close();
   await db.close();
+  if (replicated) await (await replicated).db.close();
 });
 
 async function move(body: Record<string, unknown>): Promise<void> {
@@ -141,6 +144,54 @@ async function addRule(options: Record<string, string>): Promise<number> {
   const m = /Alert rule #(\d+) added/.exec(answer);
   expect(m, answer.slice(0, 400)).not.toBeNull();
   return Number(m![1]);
+}
+
+/** The lease of the two replicas below: short, on the wall clock, renewed every second. */
+const REPLICA_LEASE = 3_000;
+
+/** The store the two replicas share, opened once for the tests that use them (each reads its own rules' rows). */
+let replicated: Promise<{ db: Db; service: AlertService }> | undefined;
+
+/**
+ * Two replicas on a store of their own, on the wall clock with short leases, and a way to add a
+ * rule to it, checked at its next tick: `pol above 1%` (the simulator's exchanges are above it
+ * until moved), severity low.
+ */
+async function twoReplicas() {
+  replicated ??= alertsOnPglite({
+    deps: stack.core.ctx,
+    deliverers: [discordDeliverer(stack.handle)],
+    complete: stack.core.complete,
+    leaseMs: REPLICA_LEASE,
+    instanceId: 'replica-a',
+  });
+  const own = await replicated;
+  const other = new AlertService({
+    store: own.service.store,
+    deps: stack.core.ctx,
+    deliverers: [discordDeliverer(stack.handle)],
+    complete: stack.core.complete,
+    leaseMs: REPLICA_LEASE,
+    instanceId: 'replica-b',
+  });
+  const rule = (channelId: string, entities: EntityRef[], escalation: EscalationStep[] = []) =>
+    addStoredRule(
+      own.service.store,
+      {
+        platform: 'discord',
+        workspaceId: GUILD_ID,
+        channelId,
+        entities,
+        condition: { kind: 'pol_above', threshold: 0.01 },
+        conditionText: 'pol above 1%',
+        everySec: 3_600,
+        // Compact, without a chart to draw: what is timed here is the replies in threads.
+        severity: 'low',
+        escalation,
+      },
+      Date.now() - 1_000,
+    );
+  return { own, other, rule };
 }
 
 describe('alerts in Discord', () => {
@@ -247,6 +298,52 @@ describe('alerts in Discord', () => {
     );
     expect(await service.store.listChannel('discord', channel)).toHaveLength(2);
   });
+
+  it('keeps the follow-ups waiting behind a slow one claimed, so no other replica posts them too', async () => {
+    const { own, other, rule } = await twoReplicas();
+    let ticking: Promise<unknown> | undefined;
+    try {
+      // Two incidents sharing one message, and so one thread.
+      const { id } = await rule(stack.channelId, [
+        { kind: 'exchange', slug: 'bitmart', name: 'BitMart' },
+        { kind: 'exchange', slug: 'lbank', name: 'LBank' },
+      ]);
+      expect(await own.service.tick()).toMatchObject({ posted: 1 });
+      const [{ message_ref: ref }] = (await own.db.query<{ message_ref: string }>(
+        'SELECT DISTINCT message_ref FROM alert_incidents WHERE rule_id = $1',
+        [id],
+      )) as [{ message_ref: string }];
+      // Both fall back under the line: each incident clears, with a reply in the thread.
+      for (const slug of ['bitmart', 'lbank']) await simMove(stack.core.upstream.sim!, { kind: 'exchange', slug, pol: 0.005 });
+      stack.core.upstream.source.cache.clear();
+      await own.db.query('UPDATE alert_rules SET next_check = now() WHERE id = $1', [id]);
+      // Discord answers the thread's first reply with a 429: that post waits out its Retry-After.
+      stack.fake.rateLimitNext(`POST /channels/${ref}/messages`, { retryAfterSec: 6 });
+      const started = Date.now();
+      ticking = own.service.tick();
+      await stack.fake.waitFor((c) => c.method === 'POST' && c.path === `/channels/${ref}/messages` && c.status === 429, 4_000);
+      // Past a lease, while the first reply still waits: the second is still held, so another replica takes neither.
+      await new Promise((r) => setTimeout(r, REPLICA_LEASE + 1_000 - (Date.now() - started)));
+      expect(await other.tick()).toMatchObject({ followups: 0, lost: 0 });
+      expect(await ticking).toMatchObject({ followups: 2, lost: 0, failed: 0 });
+      const replies = stack.fake.calls((c) => c.method === 'POST' && c.path === `/channels/${ref}/messages` && c.status === 200);
+      expect(replies.map((c) => (c.body as { embeds?: { title?: string }[] }).embeds?.[0]?.title).sort()).toEqual([
+        '✅ Cleared: BitMart',
+        '✅ Cleared: LBank',
+      ]);
+      const followups = await own.db.query<{ state: string; attempts: number; claimed_by: string }>(
+        `SELECT f.state, f.attempts, f.claimed_by FROM alert_followups f JOIN alert_incidents i ON i.id = f.incident_id
+          WHERE i.rule_id = $1 ORDER BY f.id`,
+        [id],
+      );
+      expect(followups).toEqual([
+        { state: 'done', attempts: 1, claimed_by: 'replica-a' },
+        { state: 'done', attempts: 1, claimed_by: 'replica-a' },
+      ]);
+    } finally {
+      await ticking?.catch(() => undefined);
+    }
+  }, 30_000);
 });
 
 describe('alert stats in Discord', () => {
@@ -488,6 +585,67 @@ describe('escalation in Discord', () => {
     expect(escalations(messageId)).toHaveLength(1);
     expect(await store.escalations(incident)).toMatchObject([{ state: 'done', attempts: 2 }]);
   });
+
+  it('posts the steps of other channels while one thread is slow, and keeps the steps waiting behind it claimed', async () => {
+    // A second channel of the server.
+    const second = '1200000000000000931';
+    stack.fake.addChannel(second, GUILD_ID, 'alerts-second');
+    const { own, other, rule } = await twoReplicas();
+    let ticking: Promise<unknown> | undefined;
+    try {
+      const escalation = [{ afterSec: 900, group: { id: oncall, label: '@risk-oncall' } }];
+      // Two incidents sharing one message (and so one thread) in the first channel, one in the second.
+      const rules = [
+        await rule(
+          stack.channelId,
+          [
+            { kind: 'exchange', slug: 'okx', name: 'OKX' },
+            { kind: 'exchange', slug: 'gate-io', name: 'Gate.io' },
+          ],
+          escalation,
+        ),
+        await rule(second, [{ kind: 'exchange', slug: 'bitget', name: 'Bitget' }], escalation),
+      ].map((r) => r.id);
+      expect(await own.service.tick()).toMatchObject({ posted: 2 });
+      const incidents = await own.db.query<{ id: number; slug: string; message_ref: string }>(
+        'SELECT id, slug, message_ref FROM alert_incidents WHERE rule_id = ANY($1::int[]) ORDER BY id',
+        [rules],
+      );
+      const refOf = (slug: string) => incidents.find((i) => i.slug === slug)!.message_ref;
+      const [slow, fast] = [refOf('okx'), refOf('bitget')];
+      expect(refOf('gate-io')).toBe(slow);
+      // Due now rather than in 15 minutes, the slow thread's steps first in the queue.
+      await own.db.query(
+        `UPDATE alert_escalations e SET due_at = now() - CASE WHEN i.message_ref = $1 THEN interval '1 minute' ELSE interval '0' END
+           FROM alert_incidents i WHERE i.id = e.incident_id AND i.rule_id = ANY($2::int[])`,
+        [slow, rules],
+      );
+      // Discord answers the slow thread's first reply with a 429: that post waits out its Retry-After.
+      stack.fake.rateLimitNext(`POST /channels/${slow}/messages`, { retryAfterSec: 6 });
+      const started = Date.now();
+      ticking = own.service.tick();
+      // The other channel's step does not wait behind it.
+      await stack.fake.waitFor((c) => c.method === 'POST' && c.path === `/channels/${fast}/messages` && c.status === 200, 4_000);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      // Past a lease, while the slow post still waits: every step is still held (renewed), so another replica takes none.
+      await new Promise((r) => setTimeout(r, REPLICA_LEASE + 1_000 - (Date.now() - started)));
+      expect(await other.tick()).toMatchObject({ escalated: 0, lost: 0 });
+      expect(await ticking).toMatchObject({ escalated: 3, lost: 0, failed: 0 });
+      expect(Date.now() - started).toBeGreaterThan(5_000);
+      const replies = (ref: string) =>
+        stack.fake.calls((c) => c.method === 'POST' && c.path === `/channels/${ref}/messages` && c.status === 200);
+      expect(replies(slow)).toHaveLength(2);
+      expect(replies(fast)).toHaveLength(1);
+      const steps = await own.db.query<{ state: string; attempts: number; claimed_by: string }>(
+        `SELECT e.state, e.attempts, e.claimed_by FROM alert_escalations e JOIN alert_incidents i ON i.id = e.incident_id
+          WHERE i.rule_id = ANY($1::int[]) ORDER BY e.id`,
+        [rules],
+      );
+      expect(steps).toEqual(incidents.map(() => ({ state: 'done', attempts: 1, claimed_by: 'replica-a' })));
+    } finally {
+      await ticking?.catch(() => undefined);
+    }
+  }, 30_000);
 
   it('takes a role typed by name, warns of one nobody may mention, and refuses what is no role of the server, adding nothing', async () => {
     const before = (await escalating.store.listChannel('discord', stack.channelId)).length;
