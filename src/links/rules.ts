@@ -31,12 +31,15 @@ export function linkTarget(url: string): LinkTarget | null {
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
   const segments = parsed.pathname.split('/').filter(Boolean);
+  const found: LinkTarget[] = [];
   for (const rule of LINK_RULES) {
-    const at = segments.indexOf(rule.after);
-    const slug = at >= 0 ? segments[at + 1] : undefined;
-    if (slug !== undefined && SLUG.test(slug)) return { slug, ...(rule.kind ? { kind: rule.kind } : {}) };
+    segments.forEach((segment, at) => {
+      const slug = segments[at + 1];
+      if (segment === rule.after && slug !== undefined && SLUG.test(slug)) found.push({ slug, ...(rule.kind ? { kind: rule.kind } : {}) });
+    });
   }
-  return null;
+  // A path naming two entities (…/exchanges/binance/coins/bitcoin) names no single one.
+  return found.length === 1 ? found[0]! : null;
 }
 
 /** Whether a URL's host is one of `domains` or under one (`www.coingecko.com` under `coingecko.com`). */
