@@ -397,6 +397,7 @@ export function nativeTable(r: TableReply): Block | undefined {
   };
   const grid = [columns.map((c) => c.label), ...rows.map((row) => columns.map((c) => row[c.key] ?? ''))].map((cells) => cells.map(cellOf));
   if (grid.some((cells) => cells.some((c) => c === undefined))) return undefined;
+  if (grid.flat().reduce((n, c) => n + c!.text.length, 0) > TABLE_LIMITS.totalText) return undefined;
   // @slack/types knows no table block yet: it is built as Slack documents it.
   return {
     type: 'table',

@@ -29,9 +29,10 @@ export const LIMITS = {
  * Slack's `table` block (docs.slack.dev/reference/block-kit/blocks/table-block): at most 100 rows
  * (the header row among them) of at most 20 cells, `column_settings` at most 20 items, one table a
  * message. The reference states no limit for a cell's text; polbot keeps cells to what a column of a
- * table can show, and a table with a longer cell falls back to the monospaced rendering.
+ * table can show, and a table with a longer cell falls back to the monospaced rendering. Slack's
+ * Block Kit guidance caps a table's cell text at 10,000 characters in all.
  */
-export const TABLE_LIMITS = { rows: 100, columns: 20, cellText: 500 } as const;
+export const TABLE_LIMITS = { rows: 100, columns: 20, cellText: 500, totalText: 10_000 } as const;
 
 /**
  * Slack truncates messages past roughly 12,000 characters of visible text; the adapter stays well

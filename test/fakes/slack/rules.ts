@@ -92,15 +92,21 @@ export function blockErrors(blocks: readonly unknown[], maxBlocks: number = BLOC
  */
 function tableErrors(b: Record<string, unknown>, at: string, err: (pointer: string, what: string) => void): void {
   if (!Array.isArray(b.rows) || b.rows.length === 0) return err(`${at}/rows`, 'must provide an array of rows');
+  // Slack's Block Kit guidance caps a table's cell text at 10,000 characters in all; its reference
+  // states no limit for one cell.
+  let cellText = 0;
   if (b.rows.length > 100) err(`${at}/rows`, 'no more than 100 items allowed');
   b.rows.forEach((row, i) => {
     if (!Array.isArray(row)) return err(`${at}/rows/${i}`, 'must be an array of cells');
     if (row.length > 20) err(`${at}/rows/${i}`, 'no more than 20 items allowed');
     row.forEach((cell, j) => {
-      const ok = isObj(cell) && ((cell.type === 'raw_text' && typeof cell.text === 'string') || cell.type === 'rich_text');
-      if (!ok) err(`${at}/rows/${i}/${j}`, 'must be a raw_text or rich_text cell');
+      const ok =
+        isObj(cell) && ((cell.type === 'raw_text' && typeof cell.text === 'string' && cell.text !== '') || cell.type === 'rich_text');
+      if (!ok) err(`${at}/rows/${i}/${j}`, 'must be a raw_text cell with text, or a rich_text cell');
+      else if (cell.type === 'raw_text') cellText += String(cell.text).length;
     });
   });
+  if (cellText > 10_000) err(`${at}/rows`, 'no more than 10000 characters of cell text allowed');
   if (b.column_settings !== undefined) {
     if (!Array.isArray(b.column_settings)) return err(`${at}/column_settings`, 'must be an array');
     if (b.column_settings.length > 20) err(`${at}/column_settings`, 'no more than 20 items allowed');

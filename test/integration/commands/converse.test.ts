@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Core } from '../../../commands/core/index.js';
 import type { CardReply, ChoiceReply, Reply, TableReply, TextReply } from '../../../src/reply/model.js';
 import type { SimStore } from '../../../src/sim/data/store.js';
-import { demoCore, visibleText } from '../../helpers/core.js';
+import { demoCore, useRestAndToolsOnly, visibleText } from '../../helpers/core.js';
 import { polText } from '../../helpers/truth.js';
 
 /**
@@ -91,5 +91,16 @@ describe('plain words', () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('plain words with the tool server alone', () => {
+  const cores = useRestAndToolsOnly();
+  it('answers the same questions, saying plainly what needs the REST service', async () => {
+    const card = (await cores.tools.converse('is aave safe?')).reply as CardReply;
+    expect(card.kind).toBe('card');
+    expect(card.entity).toMatchObject({ kind: 'project', slug: 'aave' });
+    expect(visibleText(card)).toContain('Overall PoL is not available through the tool server.');
+    expect(visibleText((await cores.tools.converse('any red flags on pepe?')).reply)).toContain('Pepe');
   });
 });
