@@ -51,13 +51,13 @@ const waitPost = (channel: string, since: Set<RecordedCall>) =>
   h.fake.waitFor('chat.postMessage', (c) => !since.has(c) && c.args.channel === channel, WAIT);
 const waitEphemeral = (channel: string, since: Set<RecordedCall>) =>
   h.fake.waitFor('chat.postEphemeral', (c) => !since.has(c) && c.args.channel === channel, WAIT);
-const before = (method: string) => new Set(h.fake.calls(method));
+const callsSoFar = (method: string) => new Set(h.fake.calls(method));
 const binancePol = () => polText(h.sim.store.exchange('binance')!.pol.at(-1)!);
 
 describe('mentions', () => {
   it('answers "@polbot is binance safe?" in a thread under the question, with the dataset’s PoL', async () => {
     const ts = messageTs();
-    const seen = before('chat.postMessage');
+    const seen = callsSoFar('chat.postMessage');
     await send(appMentionBody({ text: `<@${BOT}> is binance safe?`, channel: CHANNEL, ts }));
     const answer = await waitPost(CHANNEL, seen);
     expect(answer.args.thread_ts).toBe(ts);
@@ -67,7 +67,7 @@ describe('mentions', () => {
 
   it('answers in the thread it was asked in, and takes the slash grammar as written', async () => {
     const parent = messageTs();
-    const seen = before('chat.postMessage');
+    const seen = callsSoFar('chat.postMessage');
     await send(appMentionBody({ text: `<@${BOT}> binance solvency`, channel: CHANNEL, threadTs: parent }));
     const answer = await waitPost(CHANNEL, seen);
     expect(answer.args.thread_ts).toBe(parent);
@@ -76,7 +76,7 @@ describe('mentions', () => {
 
   it('asks which one, to the asker alone in the thread, when a name could be several; the pick is answered', async () => {
     const ts = messageTs();
-    const seen = before('chat.postEphemeral');
+    const seen = callsSoFar('chat.postEphemeral');
     await send(appMentionBody({ text: `<@${BOT}> is lido safe?`, channel: CHANNEL, ts }));
     const choice = await waitEphemeral(CHANNEL, seen);
     expect(choice.args).toMatchObject({ user: DEFAULT_USER_ID, thread_ts: ts });
@@ -87,14 +87,14 @@ describe('mentions', () => {
     const button = ((choice.args.blocks ?? []) as { accessory?: { action_id: string; value: string } }[])
       .map((b) => b.accessory)
       .find((e) => e?.value.endsWith('project:lido-dao'))!;
-    const posts = before('chat.postMessage');
+    const posts = callsSoFar('chat.postMessage');
     await h.click(button.action_id, button.value, { channel: CHANNEL, ephemeral: true });
     const card = await waitPost(CHANNEL, posts);
     expect(headerOf(card.args)).toContain('Lido DAO');
   });
 
   it('answers a sentence it cannot follow with three questions it can, to the asker alone', async () => {
-    const seen = before('chat.postEphemeral');
+    const seen = callsSoFar('chat.postEphemeral');
     await send(appMentionBody({ text: `<@${BOT}> what is the weather like in paris tomorrow`, channel: CHANNEL }));
     const help = await waitEphemeral(CHANNEL, seen);
     const values = ((help.args.blocks ?? []) as { type: string; elements?: { value?: string }[] }[])
@@ -104,8 +104,8 @@ describe('mentions', () => {
   });
 
   it('does not answer other bots, edits, or an event Slack sends again', async () => {
-    const seen = before('chat.postMessage');
-    const ephemeral = before('chat.postEphemeral');
+    const seen = callsSoFar('chat.postMessage');
+    const ephemeral = callsSoFar('chat.postEphemeral');
     await send(appMentionBody({ text: `<@${BOT}> is binance safe?`, channel: 'CQUIET001', botId: 'B0OTHER01' }));
     await send(directMessageBody({ text: 'is binance safe?', channel: 'DQUIET001', subtype: 'message_changed' }));
     await send(directMessageBody({ text: 'is binance safe?', channel: 'DQUIET001', user: BOT }));
@@ -132,14 +132,14 @@ describe('mentions', () => {
 
 describe('the DM', () => {
   it('answers a plain DM in the DM, without a status line, and a plain DM thread in its thread even though Slack refuses a status there', async () => {
-    const seen = before('chat.postMessage');
+    const seen = callsSoFar('chat.postMessage');
     await send(directMessageBody({ text: 'is binance safe?', channel: DM }));
     const answer = await waitPost(DM, seen);
     expect(answer.args.thread_ts).toBeUndefined();
     expect(blocksJson(answer.args)).toContain(binancePol());
 
     const parent = messageTs();
-    const again = before('chat.postMessage');
+    const again = callsSoFar('chat.postMessage');
     await send(directMessageBody({ text: 'top exchanges', channel: DM, threadTs: parent }));
     const inThread = await waitPost(DM, again);
     expect(inThread.args.thread_ts).toBe(parent);
@@ -155,7 +155,7 @@ describe('the DM', () => {
     // Nothing is known of what this workspace asks (no lookups yet): the defaults, each a question polbot follows.
     expect(h.fake.agent.of(channel, threadTs)!.prompts).toEqual([DEFAULT_PROMPTS.map((p) => ({ title: p, message: p }))]);
 
-    const seen = before('chat.postMessage');
+    const seen = callsSoFar('chat.postMessage');
     await send(directMessageBody({ text: 'Is Binance safe?', channel, threadTs }));
     const answer = await waitPost(channel, seen);
     expect(answer.args.thread_ts).toBe(threadTs);
@@ -167,7 +167,7 @@ describe('the DM', () => {
     const order = h.fake.calls().map((c) => c.method);
     expect(order.lastIndexOf('assistant.threads.setStatus')).toBeLessThan(order.lastIndexOf('chat.postMessage'));
 
-    const next = before('chat.postMessage');
+    const next = callsSoFar('chat.postMessage');
     await send(directMessageBody({ text: 'compare binance and kraken', channel, threadTs }));
     await waitPost(channel, next);
     expect(thread.status).toEqual(['is looking up Binance…', 'is looking up Binance and Kraken…']);
