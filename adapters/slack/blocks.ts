@@ -392,7 +392,8 @@ export function nativeTable(r: TableReply): Block | undefined {
   const { columns, rows } = r;
   if (!columns.length || !rows.length || columns.length > TABLE_LIMITS.columns || rows.length + 1 > TABLE_LIMITS.rows) return undefined;
   const cellOf = (value: string): { type: 'raw_text'; text: string } | undefined => {
-    const text = flat(stripInvisible(value)).trim();
+    // Shown as written, as plain text is: upstream text gets the same neutralising as any plain_text.
+    const text = plain(flat(stripInvisible(value))).trim();
     return text.length > TABLE_LIMITS.cellText ? undefined : { type: 'raw_text', text: text || '—' };
   };
   const grid = [columns.map((c) => c.label), ...rows.map((row) => columns.map((c) => row[c.key] ?? ''))].map((cells) => cells.map(cellOf));

@@ -204,7 +204,9 @@ export function truthOf(store: SimStore): Map<string, string[]> {
 const CRASH = /something went wrong|couldn't post the answer|could not be attached|no longer works|has expired/i;
 // A frame is `at name (file:line:col)`; "weekdays at 08:00 (Europe/Berlin)" is not one.
 const STACK = /\n\s*at\s|\bat\s+\S+\s+\([^)]*:\d+:\d+\)|\b[A-Z][A-Za-z]*Error\b|\.(?:ts|js|mjs):\d+|node:internal/;
-const URL = /https?:\/\/|\blocalhost\b|\b\d{1,3}(?:\.\d{1,3}){3}\b/i;
+// The link command's help shows links to public sites as examples (what it reads a link for);
+// any other URL in an answer is the upstream's or the machine's, leaking.
+const URL = /https?:\/\/(?!(?:www\.coingecko\.com|example\.com)\/)|\blocalhost\b|\b\d{1,3}(?:\.\d{1,3}){3}\b/i;
 const SECRET = /\bsvc_[A-Za-z0-9_-]+|\bxox[abpe]-|\bxapp-|\bBot\s+[A-Za-z0-9._-]{20,}/;
 const INTERNALS = /\bundefined\b|\[object Object\]|\bNaN\b/;
 const MAX_MESSAGE_CHARS = 400;

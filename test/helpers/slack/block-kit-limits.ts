@@ -222,7 +222,8 @@ export function messageTexts(message: { text?: unknown; blocks?: unknown }): { m
     if (Array.isArray(v)) return v.forEach(walk);
     if (!isObj(v)) return;
     if (typeof v.text === 'string' && v.type === 'mrkdwn') mrkdwn.push(v.text);
-    if (typeof v.text === 'string' && v.type === 'plain_text') plain.push(v.text);
+    // A table cell's raw_text is shown as written, like plain_text: no mentions, no formatting.
+    if (typeof v.text === 'string' && (v.type === 'plain_text' || v.type === 'raw_text')) plain.push(v.text);
     if (typeof v.alt_text === 'string') plain.push(v.alt_text);
     for (const child of Object.values(v)) walk(child);
   };
