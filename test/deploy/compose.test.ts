@@ -229,6 +229,9 @@ describe('docker-compose.yml, run on loopback', () => {
           ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}),
         })
       ).arrayBuffer();
+      // nginx writes its access log line after the answer has gone: wait for it, a bounded while.
+      const deadline = Date.now() + 5_000;
+      while (!nginx!.accessLog().slice(seen).includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const line = nginx!.accessLog().slice(seen).split('\n')[0]!;
       expect(line.split(' ').slice(0, 2)).toEqual([method, path]);
       return line.split(' ')[3];
