@@ -286,13 +286,7 @@ export class AlertService {
 
   private async deliverIncidents(report: AlertTick): Promise<void> {
     const now = this.clock();
-    const claimed = await this.store.claimUndelivered({
-      now,
-      instance: this.instanceId,
-      leaseMs: this.o.leaseMs,
-      limit: this.o.batch,
-      platforms: this.platforms,
-    });
+    const claimed = await this.store.claimUndelivered(this.claimOf(now));
     await Promise.all(byChannel(claimed).map((entries) => this.deliverToChannel(entries, report)));
   }
 
@@ -455,16 +449,15 @@ export class AlertService {
     log?.warn({ reason, paused }, 'alert channel is out of reach; its rules are paused');
   }
 
+  /** What every claim of this replica's asks for: its lease, its batch, the platforms it posts to. */
+  private claimOf(now: number) {
+    return { now, instance: this.instanceId, leaseMs: this.o.leaseMs, limit: this.o.batch, platforms: this.platforms };
+  }
+
   private async deliverFollowups(report: AlertTick): Promise<void> {
     const me = this.instanceId;
     const now = this.clock();
-    const claimed = await this.store.claimFollowups({
-      now,
-      instance: me,
-      leaseMs: this.o.leaseMs,
-      limit: this.o.batch,
-      platforms: this.platforms,
-    });
+    const claimed = await this.store.claimFollowups(this.claimOf(now));
     await this.perChannel(
       claimed,
       (id) => this.store.renewFollowup(id, me, this.clock(), this.o.leaseMs),
@@ -517,13 +510,7 @@ export class AlertService {
    */
   private async deliverEscalations(report: AlertTick): Promise<void> {
     const me = this.instanceId;
-    const claimed = await this.store.claimEscalations({
-      now: this.clock(),
-      instance: me,
-      leaseMs: this.o.leaseMs,
-      limit: this.o.batch,
-      platforms: this.platforms,
-    });
+    const claimed = await this.store.claimEscalations(this.claimOf(this.clock()));
     await this.perChannel(
       claimed,
       (id) => this.store.renewEscalation(id, me, this.clock(), this.o.leaseMs),
