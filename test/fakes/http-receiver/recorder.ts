@@ -22,9 +22,9 @@ export interface RecordedRequest {
 
 export type RequestFilter = ((call: RecordedRequest) => boolean) | { status?: number; method?: string; path?: string };
 
-interface Waiter {
-  predicate: (call: RecordedRequest) => boolean;
-  resolve: (call: RecordedRequest) => void;
+interface Waiter<T> {
+  predicate: (call: T) => boolean;
+  resolve: (call: T) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -38,16 +38,22 @@ function toPredicate(filter: RequestFilter | undefined): (call: RecordedRequest)
     (filter.path === undefined || call.path === filter.path);
 }
 
-export class RequestLog {
+/**
+ * What a fake was asked, in order, and a wait for what it has not been asked yet. `describe`
+ * writes one line a call for the error of a wait that timed out.
+ */
+export class CallLog<T> {
   readonly #name: string;
-  readonly #calls: RecordedRequest[] = [];
-  readonly #waiters = new Set<Waiter>();
+  readonly #describe: (call: T) => string;
+  readonly #calls: T[] = [];
+  readonly #waiters = new Set<Waiter<T>>();
 
-  constructor(name: string) {
+  constructor(name: string, describe: (call: T) => string) {
     this.#name = name;
+    this.#describe = describe;
   }
 
-  record(call: RecordedRequest): void {
+  record(call: T): void {
     this.#calls.push(call);
     for (const waiter of [...this.#waiters]) {
       let hit: boolean;
@@ -66,27 +72,26 @@ export class RequestLog {
     }
   }
 
-  calls(filter?: RequestFilter): RecordedRequest[] {
-    return this.#calls.filter(toPredicate(filter));
+  calls(predicate: (call: T) => boolean = () => true): T[] {
+    return this.#calls.filter(predicate);
   }
 
   /**
-   * The first matching request, already recorded or still to come: the code under test races
-   * the test, and a request that won the race still counts. On timeout the error lists what was
+   * The first matching call, already recorded or still to come: the code under test races
+   * the test, and a call that won the race still counts. On timeout the error lists what was
    * received, since "timed out" alone rarely says what was sent instead.
    */
-  waitFor(filter: RequestFilter, timeoutMs = 5_000): Promise<RecordedRequest> {
-    const predicate = toPredicate(filter);
+  waitFor(predicate: (call: T) => boolean, timeoutMs = 5_000): Promise<T> {
     const seen = this.#calls.find(predicate);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
+      const waiter: Waiter<T> = {
         predicate,
         resolve,
         reject,
         timer: setTimeout(() => {
           this.#waiters.delete(waiter);
-          const seen = this.#calls.map((c) => `${c.method} ${c.path} -> ${c.status}${c.fault ? ` (${c.fault})` : ''}`).join('\n  ');
+          const seen = this.#calls.map(this.#describe).join('\n  ');
           reject(new Error(`${this.#name}: no matching request within ${timeoutMs} ms; received:\n  ${seen || '(none)'}`));
         }, timeoutMs),
       };
@@ -98,7 +103,7 @@ export class RequestLog {
     this.#calls.length = 0;
   }
 
-  /** Fails pending waits, so none outlives the receiver. */
+  /** Fails pending waits, so none outlives the fake. */
   dispose(): void {
     for (const waiter of [...this.#waiters]) {
       this.#settle(waiter);
@@ -106,8 +111,22 @@ export class RequestLog {
     }
   }
 
-  #settle(waiter: Waiter): void {
+  #settle(waiter: Waiter<T>): void {
     clearTimeout(waiter.timer);
     this.#waiters.delete(waiter);
+  }
+}
+
+export class RequestLog extends CallLog<RecordedRequest> {
+  constructor(name: string) {
+    super(name, (c) => `${c.method} ${c.path} -> ${c.status}${c.fault ? ` (${c.fault})` : ''}`);
+  }
+
+  override calls(filter?: RequestFilter): RecordedRequest[] {
+    return super.calls(toPredicate(filter));
+  }
+
+  override waitFor(filter: RequestFilter, timeoutMs?: number): Promise<RecordedRequest> {
+    return super.waitFor(toPredicate(filter), timeoutMs);
   }
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { requestHead, secretWatch } from '../../helpers/secret-watch.js';
 import { type FailOptions, type Fault, FaultPlan, type HangOptions, type HoldOptions, type RateLimitOptions } from './faults.js';
@@ -176,14 +176,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = await listenOnLoopback(server);
 
   return {
     origin,
@@ -198,12 +191,28 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       closing = true;
       log.dispose();
       for (const release of [...hung, ...holding]) release();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Clients keep idle keep-alive sockets open; without this close() would wait for them to time out.
-      server.closeAllConnections();
-      await closed;
+      await closeNow(server);
     },
   };
+}
+
+/** Listens on 127.0.0.1 on a port of its own; resolves with the origin, `http://127.0.0.1:PORT`. */
+export async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes a server at once: clients keep idle keep-alive sockets open, and close() alone would wait for them to time out. */
+export async function closeNow(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await closed;
 }
 
 /**
