@@ -1,6 +1,7 @@
 import { discordDeliverer, startDiscord, type DiscordHandle } from '../adapters/discord/index.js';
 import { discordOverHttp } from '../adapters/discord/http/index.js';
 import { slackDeliverer, slackRefusals, startSlack, type SlackAdapter } from '../adapters/slack/index.js';
+import { telegram as telegramAdapter, type TelegramHandle } from '../adapters/telegram/index.js';
 import { slackWorkspaces } from './slack-workspaces.js';
 import { lateDeliverer, type Deliverer } from '../src/delivery/port.js';
 import { AlertService } from '../src/alerts/service.js';
@@ -26,6 +27,7 @@ export interface Bot {
   metrics: Metrics;
   slack: SlackAdapter | null;
   discord: DiscordHandle | null;
+  telegram: TelegramHandle | null;
   digests: Digests;
   alerts: AlertService;
   /** The port serving `/healthz` and `/metrics` (and Slack events in HTTP mode). */
@@ -55,7 +57,7 @@ function demoMover(upstream: CoreParts['upstream']) {
 }
 
 /**
- * Everything `polbot start` runs when Slack or Discord is configured, built here and nowhere else:
+ * Everything `polbot start` runs when a chat platform is configured, built here and nowhere else:
  * the core's parts, the one database, the digest and alert services that stand on both, the core
  * that is handed all of them, then the adapters. Order matters: the core and the stores are ready
  * before any adapter takes its first command.
@@ -76,6 +78,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
 
   let slack: SlackAdapter | null = null;
   let discord: DiscordHandle | null = null;
+  let telegram: TelegramHandle | null = null;
   try {
     const db = await openDatabase({
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
@@ -86,6 +89,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
     const deliverers: Deliverer[] = [];
     if (config.slack) deliverers.push(lateDeliverer('slack', () => (slack ? slackDeliverer(slack) : null)));
     if (config.discord) deliverers.push(lateDeliverer('discord', () => (discord ? discordDeliverer(discord) : null)));
+    if (config.telegram) deliverers.push(lateDeliverer('telegram', () => telegram?.deliverer ?? null));
     const data = { source: upstream.source, charts: parts.charts };
     const digests = await createDigests({
       db,
@@ -130,6 +134,12 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
       stoppers.unshift(() => discordHttp.stop());
     }
 
+    // Telegram's webhook, like Discord's endpoint, is a route on the same port.
+    const telegramStart = config.telegram
+      ? telegramAdapter({ core, telegram: config.telegram, db, log: log.child({ adapter: 'telegram' }) })
+      : null;
+    if (telegramStart?.route) routes.push(telegramStart.route);
+
     if (config.slack) {
       const slackLog = log.child({ adapter: 'slack' });
       const { oauth, workspaces } = await slackWorkspaces({
@@ -170,6 +180,13 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
       health.register('discord', () => started.status());
     }
 
+    if (telegramStart) {
+      const started = await telegramStart.start();
+      telegram = started;
+      stoppers.unshift(() => started.stop());
+      health.register('telegram', () => started.status());
+    }
+
     // Under Discord sharding every process runs this; only one should schedule. Slack replicas
     // all may: each slot is claimed in the database.
     if (!discord || discord.primary) {
@@ -184,6 +201,7 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
       metrics,
       slack,
       discord,
+      telegram,
       digests,
       alerts,
       port: slack?.port ?? own?.port,

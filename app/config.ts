@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DiscordConfig } from '../adapters/discord/config.js';
 import type { SlackConfig } from '../adapters/slack/config.js';
+import type { TelegramSettings } from '../adapters/telegram/config.js';
 import { ConfigError } from '../src/config-error.js';
 import type { HttpConfig } from '../src/http/routes.js';
 import { parseDestinations, type Destination } from '../src/alerts/destinations.js';
@@ -100,6 +101,19 @@ const schema = z.object({
     (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v),
     "must be the application's public key: 64 hex characters, from the General Information page",
   ),
+  TELEGRAM_BOT_TOKEN: optionalString.refine(
+    (v) => v === undefined || /^\d{5,20}:[A-Za-z0-9_-]{30,}$/.test(v),
+    'must be a bot token as BotFather gives it (digits, a colon, then 30 or more letters, digits, _ or -)',
+  ),
+  TELEGRAM_WEBHOOK_URL: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\/[^\s/]+/.test(v),
+    'must be the https URL Telegram posts updates to (ending in /telegram/webhook)',
+  ),
+  TELEGRAM_WEBHOOK_SECRET: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z0-9_-]{16,256}$/.test(v),
+    'must be 16 to 256 characters of A-Z, a-z, 0-9, _ and - (Telegram sends it back in a header)',
+  ),
+  TELEGRAM_API_URL: httpUrl,
   PORT: intIn(0, 65_535, 3000),
   HOST: optionalString.transform((v) => v ?? '0.0.0.0'),
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// URL'),
@@ -128,6 +142,7 @@ export interface Config {
   timeoutMs: number;
   slack: SlackConfig | null;
   discord: DiscordConfig | null;
+  telegram: TelegramSettings | null;
   http: HttpConfig;
   databaseUrl?: string;
   dataDir: string;
@@ -188,6 +203,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fail('DISCORD_TOKEN: required with DISCORD_PUBLIC_KEY (commands are registered and digests posted with it)');
   if (e.DISCORD_TOKEN && !e.DISCORD_APPLICATION_ID) fail('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN');
   if (!e.DISCORD_TOKEN && e.DISCORD_APPLICATION_ID) fail('DISCORD_TOKEN: required with DISCORD_APPLICATION_ID');
+  if (e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_BOT_TOKEN) fail('TELEGRAM_BOT_TOKEN: required with TELEGRAM_WEBHOOK_URL');
+  if (e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_WEBHOOK_SECRET)
+    fail('TELEGRAM_WEBHOOK_SECRET: required with TELEGRAM_WEBHOOK_URL (every webhook request is checked against it)');
   const destinations = parseDestinations(e.POLBOT_DESTINATIONS, env, e.PAGERDUTY_EVENTS_URL);
   if (!destinations.ok) fail(destinations.message);
 
@@ -228,6 +246,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           ...(e.DISCORD_PUBLIC_KEY ? { publicKey: e.DISCORD_PUBLIC_KEY.toLowerCase() } : {}),
         }
       : null,
+    telegram: e.TELEGRAM_BOT_TOKEN
+      ? {
+          token: e.TELEGRAM_BOT_TOKEN,
+          ...(e.TELEGRAM_API_URL ? { apiUrl: e.TELEGRAM_API_URL.replace(/\/+$/, '') } : {}),
+          ...(e.TELEGRAM_WEBHOOK_URL ? { webhookUrl: e.TELEGRAM_WEBHOOK_URL } : {}),
+          ...(e.TELEGRAM_WEBHOOK_SECRET ? { webhookSecret: e.TELEGRAM_WEBHOOK_SECRET } : {}),
+        }
+      : null,
     http: { port: e.PORT, host: e.HOST },
     ...(e.DATABASE_URL ? { databaseUrl: e.DATABASE_URL } : {}),
     dataDir: e.POLBOT_DATA_DIR,
@@ -253,6 +279,8 @@ export function secretsOf(config: Config): string[] {
     config.slack?.oauth?.stateSecret,
     config.slack?.oauth?.encryptionKey.toString('base64'),
     config.discord?.token,
+    config.telegram?.token,
+    config.telegram?.webhookSecret,
     config.databaseUrl ? passwordOf(config.databaseUrl) : undefined,
     ...config.destinations.map((d) => (d.kind === 'pagerduty' ? d.routingKey : d.secret)),
   ].filter((s): s is string => typeof s === 'string' && s.length >= 4);

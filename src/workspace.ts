@@ -3,7 +3,7 @@
  * by its adapter; the core never branches on it), the channel, and the workspace whose installation
  * posts there.
  */
-export type Platform = 'slack' | 'discord' | 'console';
+export type Platform = 'slack' | 'discord' | 'telegram' | 'console';
 
 /**
  * A workspace (a Slack team, a Discord server) as the stores key it. With one bot token nothing is

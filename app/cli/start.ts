@@ -33,7 +33,7 @@ export async function runStart(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const adapters = Boolean(config.slack || config.discord);
+  const adapters = Boolean(config.slack || config.discord || config.telegram);
   if (!adapters) {
     // In the console, logs would interleave with answers: they go to stderr, warnings and worse only.
     const log = createLogger({

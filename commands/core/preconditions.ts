@@ -57,8 +57,9 @@ function mayManage(caller: Caller, what: 'digests' | 'alert rules'): ErrorReply 
   return {
     kind: 'error',
     message: `You are not allowed to add, remove, pause or resume ${what} here.`,
-    hint:
-      caller.platform === 'discord'
+    hint: caller.whoManages
+      ? `Ask one of ${caller.whoManages}.`
+      : caller.platform === 'discord'
         ? `Server managers use the admin ${what === 'digests' ? 'digest' : 'alert'} command.`
         : 'Ask one of the digest admins of this workspace.',
   };

@@ -1,3 +1,4 @@
+import type { Platform } from '../../src/workspace.js';
 import type { CachedDataSource } from '../../src/api/cache/cached-source.js';
 import type { EntityKind, EntityRef } from '../../src/api/domain.js';
 import type { ChartRenderer } from '../../src/charts/index.js';
@@ -9,7 +10,7 @@ import type { Resolver } from '../../src/resolve/resolver.js';
 
 /** Who asked, where: digests belong to a channel and only some people may manage them. */
 export interface Caller {
-  platform: 'slack' | 'discord' | 'console';
+  platform: Platform;
   userId: string;
   channelId: string;
   /** Whether this person may add, remove, pause or resume digests and alert rules here. */
@@ -25,6 +26,8 @@ export interface Caller {
    * server it is not in, reached through a person's own install, or their DMs with others.
    */
   canPost?: boolean;
+  /** Who may manage digests and alert rules where the person is, in words, when the platform decides it (`the group's administrators`). */
+  whoManages?: string;
   /** The groups of people polbot may call on where the person is; absent where there are none. */
   groups?: GroupDirectory;
 }

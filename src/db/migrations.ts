@@ -369,6 +369,48 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX listed_asset_readings_by_exchange ON listed_asset_readings (exchange, read_at)`,
     ],
   },
+  {
+    version: 14,
+    name: 'a fourth platform name; what a platform that keeps no history for bots was sent; long button commands; updates seen',
+    statements: [
+      // The platform is the name of the adapter that posts there: a new adapter is a new name.
+      `ALTER TABLE digests DROP CONSTRAINT digests_platform_check`,
+      `ALTER TABLE digests ADD CONSTRAINT digests_platform_check CHECK (platform IN ('slack', 'discord', 'telegram', 'console'))`,
+      `ALTER TABLE alert_rules DROP CONSTRAINT alert_rules_platform_check`,
+      `ALTER TABLE alert_rules ADD CONSTRAINT alert_rules_platform_check CHECK (platform IN ('slack', 'discord', 'telegram', 'console'))`,
+      `ALTER TABLE recent_lookups DROP CONSTRAINT recent_lookups_platform_check`,
+      `ALTER TABLE recent_lookups ADD CONSTRAINT recent_lookups_platform_check CHECK (platform IN ('slack', 'discord', 'telegram'))`,
+      // Where a bot cannot read a channel's history back, the deliverer keeps what it posted: the
+      // search for an earlier post after a takeover (Deliverer.find) reads this instead. `parent`
+      // is the message a reply follows up, for Deliverer.findReply.
+      `CREATE TABLE posted_messages (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        platform text NOT NULL,
+        channel_id text NOT NULL,
+        ref text NOT NULL,
+        parent text,
+        body text NOT NULL,
+        posted_at timestamptz NOT NULL
+      )`,
+      `CREATE INDEX posted_messages_newest ON posted_messages (platform, channel_id, posted_at DESC)`,
+      // A button's command too long for what the platform lets a button carry, kept under a short
+      // key: in the database, so the button works after a restart and on every replica.
+      `CREATE TABLE button_commands (
+        key text PRIMARY KEY,
+        platform text NOT NULL,
+        command text NOT NULL,
+        created_at timestamptz NOT NULL
+      )`,
+      `CREATE INDEX button_commands_by_age ON button_commands (created_at)`,
+      // Updates a platform delivers again after a lost answer, to whichever replica: each is run once.
+      `CREATE TABLE updates_seen (
+        platform text NOT NULL,
+        update_id text NOT NULL,
+        seen_at timestamptz NOT NULL,
+        PRIMARY KEY (platform, update_id)
+      )`,
+    ],
+  },
 ];
 
 /** Serialises migrators across replicas; any constant works as long as every replica uses the same. */
