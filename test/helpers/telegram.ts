@@ -3,6 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from 'grammy/types';
 import { startBot, type Bot } from '../../app/bot.js';
+import { telegram, type TelegramHandle } from '../../adapters/telegram/index.js';
+import type { Core } from '../../commands/core/index.js';
+import { AlertService } from '../../src/alerts/service.js';
+import { AlertStore } from '../../src/alerts/store.js';
+import { openPglite, type Db } from '../../src/db/connection.js';
+import { migrate } from '../../src/db/migrations.js';
+import { lateDeliverer } from '../../src/delivery/port.js';
+import { createDigests, type Digests } from '../../src/digest/index.js';
+import { applyMove, type Move } from '../../src/sim/admin.js';
+import type { SimStore } from '../../src/sim/data/store.js';
+import { demoCore } from './core.js';
 import { loadConfig } from '../../app/config.js';
 import type { Logger } from '../../src/log.js';
 import { type FakeTelegram, type FakeTelegramOptions, startFakeTelegram, type TelegramCall } from '../fakes/telegram/index.js';
@@ -77,5 +88,79 @@ export function shown(call: TelegramCall): { text: string; buttons: { text: stri
       ...(b.callback_data !== undefined ? { data: b.callback_data } : {}),
       ...(b.url !== undefined ? { url: b.url } : {}),
     })),
+  };
+}
+
+/**
+ * The adapter on its own, with the product's digest and alert services on a database of its own
+ * and a clock the test moves: for what needs time or a short-lived note (a group's notes last
+ * `noticeTtlMs` here rather than a minute).
+ */
+export interface TelegramParts {
+  fake: FakeTelegram;
+  core: Core;
+  db: Db;
+  handle: TelegramHandle;
+  digests: Digests;
+  alerts: AlertService;
+  sim: SimStore;
+  logLines: string[];
+  clock: { now: number };
+  /** Moves an entity on the simulator and forgets what the cache held. */
+  move(move: Move): void;
+  close(): Promise<void>;
+}
+
+export async function startTelegramParts(options: { noticeTtlMs?: number; fake?: FakeTelegramOptions } = {}): Promise<TelegramParts> {
+  const fake = await startFakeTelegram(options.fake);
+  const core = await demoCore({ RATE_LIMIT_PER_USER: '0' });
+  const db = await openPglite();
+  await migrate(db);
+  const { log, lines } = memoryLogger();
+  const clock = { now: Date.now() };
+  let handle: TelegramHandle | null = null;
+  const deliverers = [lateDeliverer('telegram', () => handle?.deliverer ?? null)];
+  const digests = await createDigests({ db, ctx: core.ctx, deliverers, log, now: () => clock.now });
+  const alerts = new AlertService({
+    store: new AlertStore(db),
+    deps: core.ctx,
+    deliverers,
+    complete: core.complete,
+    leaseMs: 60_000,
+    now: () => clock.now,
+  });
+  core.ctx.digests = digests.service;
+  core.ctx.alerts = alerts;
+  handle = await telegram({
+    core,
+    telegram: { token: fake.token, apiUrl: fake.url },
+    db,
+    log,
+    ...(options.noticeTtlMs !== undefined ? { noticeTtlMs: options.noticeTtlMs } : {}),
+  }).start();
+  const started = handle;
+  const sim = core.upstream.sim!.store;
+  return {
+    fake,
+    core,
+    db,
+    handle: started,
+    digests,
+    alerts,
+    sim,
+    logLines: lines,
+    clock,
+    move(move) {
+      applyMove(sim, move);
+      core.upstream.source.cache.clear();
+    },
+    async close() {
+      await started.stop();
+      await alerts.stop();
+      await digests.stop();
+      await fake.close();
+      await core.close();
+      await db.close();
+    },
   };
 }

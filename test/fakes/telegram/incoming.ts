@@ -117,7 +117,8 @@ export function press(people: People, input: PressInput): Pressed {
   const query: CallbackQuery = {
     id: people.queries.open('callback'),
     from: input.from,
-    message: quoted(stored.message) as CallbackQuery['message'],
+    // A callback carries the whole message, its reply_to_message included (only a quoted message drops its own reply).
+    message: stored.message as CallbackQuery['message'],
     chat_instance: state.chatInstance,
     data: button.callback_data,
   };
