@@ -34,7 +34,7 @@ export function startWorker(script: string, name: string, env: Record<string, st
   // None of polbot's settings in this process's environment reaches the replica (the test server's
   // DATABASE_URL above all): it is configured by `env` alone.
   const polbotSetting =
-    /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$|PAGERDUTY_EVENTS_URL$)/;
+    /^(POL_|POLBOT_|SLACK_|DISCORD_|RATE_LIMIT_|DATABASE_URL$|PORT$|HOST$|CHART_RENDERER$|QUICKCHART_URL$|LOG_LEVEL$|DIGEST_ADMINS$|PAGERDUTY_EVENTS_URL$|TELEGRAM_)/;
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !polbotSetting.test(k)));
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
