@@ -29,21 +29,45 @@ export const LIMITS = {
  * as another, are dropped.
  */
 export function escapeHtml(text: string): string {
+  return (
+    neutral(text)
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')
+      // A run of blank lines from upstream would push everything after it off the screen.
+      .replace(/\n[^\S\n]*(\n[^\S\n]*)+\n/g, '\n\n')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+  );
+}
+
+/** Characters that hide or reorder text, and halves of surrogate pairs (not text at all). */
+const HIDDEN = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Upstream text with nothing hidden in it, and an `@name` that cannot notify anyone: Telegram
+ * turns one into a mention of whoever has that username. A zero-width space after the `@` keeps
+ * the word as it reads.
+ */
+function neutral(text: string): string {
   return text
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '�')
-    .replace(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+    .replace(HIDDEN, '')
+    .replace(LONE_SURROGATE, '�')
+    .replace(/@(?=[A-Za-z0-9_])/g, '@\u200b');
 }
 
 /** Text as plain words, for places that take no markup (a button, an inline result's title). */
 export function plain(text: string, max: number): string {
-  const clean = text
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-    .replace(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+  return clip(plainText(text), max);
+}
+
+/** Upstream text on one line, neutralised, not escaped: a table cell before it is padded, a button's label. */
+export function plainText(text: string): string {
+  return neutral(text)
+    .replace(/[\t\n\r\u2028\u2029]/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/\s+/g, ' ')
     .trim();
-  return clip(clean, max);
 }
 
 /** Cuts plain text to `max` characters with a visible mark, never inside a surrogate pair. */
@@ -59,21 +83,25 @@ export function visibleLength(html: string): number {
   return html.replace(/<[^>]*>/g, '').replace(ENTITY, '_').length;
 }
 
-/** HTML cut to `max` visible characters: each line is whole HTML, so it cuts at a line and marks the cut. */
-export function fitLines(lines: readonly string[], max: number, cutMark: (rest: number) => string): string {
+/**
+ * Lines of HTML cut to `max` visible characters. Each line is whole HTML, so a cut falls between
+ * lines; the line that does not fit is kept as far as it goes as plain text (which cannot break a
+ * tag), ending in `…`.
+ */
+export function fitLines(lines: readonly string[], max: number): string {
   const out: string[] = [];
   let used = 0;
-  for (const [i, line] of lines.entries()) {
-    const size = visibleLength(line) + (out.length ? 1 : 0);
-    const mark = cutMark(lines.length - i);
-    if (used + size + visibleLength(mark) + 1 > max && i < lines.length) {
-      // A line on its own too long to fit at all is cut as plain text, which cannot break a tag.
-      if (out.length === 0) return escapeHtml(clip(stripTags(line), max));
-      out.push(mark);
-      return out.join('\n');
+  for (const line of lines) {
+    const gap = out.length ? 1 : 0;
+    const size = visibleLength(line) + gap;
+    if (used + size <= max) {
+      out.push(line);
+      used += size;
+      continue;
     }
-    out.push(line);
-    used += size;
+    const room = max - used - gap;
+    if (room >= 2) out.push(escapeHtml(clip(stripTags(line), room)));
+    break;
   }
   return out.join('\n');
 }
@@ -105,6 +133,7 @@ export function packLines(lines: readonly string[], max: number): string[] {
     used += visibleLength(line) + (current.length > 1 ? 1 : 0);
   }
   if (current.length) parts.push(current.join('\n'));
-  // Telegram refuses an empty text; a message always says something.
-  return parts.map((p) => (visibleLength(p.trim()) ? p : '—'));
+  // Telegram refuses an empty text: a part with nothing to see is left out, and a message always says something.
+  const seen = parts.filter((p) => stripTags(p).trim() !== '');
+  return seen.length ? seen : ['—'];
 }

@@ -16,7 +16,7 @@ import {
 } from '../../src/reply/model.js';
 import { styleOf } from '../../src/reply/palette.js';
 import { layoutTable } from '../../src/reply/table.js';
-import { clip, escapeHtml, fitLines, LIMITS, packLines, plain, visibleLength } from './html.js';
+import { clip, escapeHtml, fitLines, LIMITS, packLines, plain, plainText, visibleLength } from './html.js';
 
 /**
  * Reply -> what Telegram is sent: HTML texts that each fit a message, the chart, and an inline
@@ -186,7 +186,7 @@ function commandList(commands: readonly CommandHelp[]): string[] {
 /** Rows of a table per page: as many as fit a message with everything else the message says. */
 function tablePages(reply: TableReply, budget: number): string[][] {
   // Padded first, escaped after: widths count what is shown, and `&amp;` is one character wide.
-  const layout = layoutTable(reply.columns, reply.rows, (s) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' '));
+  const layout = layoutTable(reply.columns, reply.rows, plainText);
   const head = [layout.header, layout.rule('─')];
   const fixed = head.join('\n').length + 1;
   const pages: string[][] = [];
@@ -228,7 +228,7 @@ function tableMessage(reply: TableReply, opts: RenderOptions): TelegramMessage {
     ...menus.lines,
     ...(reply.footer ? ['', ...footer(reply.footer)] : []),
   ];
-  const first = fitLines(head, 1500, () => '…');
+  const first = fitLines(head, 1500);
   const texts = [[first, pre].join('\n')];
   // What follows the table goes in the same message when it fits, else in the next.
   const rest = packLines(tail, LIMITS.text);
@@ -300,7 +300,7 @@ function choiceMessage(reply: Extract<Reply, { kind: 'choice' }>): TelegramMessa
   const lines = [inline(reply.prompt), ...(reply.note ? [inline(reply.note)] : [])];
   if (options.length > shown.length) lines.push(`<i>${options.length - shown.length} more not shown: type a more specific name.</i>`);
   return {
-    texts: [fitLines(lines, LIMITS.text, () => '…')],
+    texts: [fitLines(lines, LIMITS.text)],
     keyboard: shown.map((o) => [
       {
         ...actionButton(o, true),
@@ -318,7 +318,7 @@ function choiceMessage(reply: Extract<Reply, { kind: 'choice' }>): TelegramMessa
 function errorMessage(reply: Extract<Reply, { kind: 'error' }>): TelegramMessage {
   const lines = [`⚠️ ${escapeHtml(reply.message)}`, ...(reply.hint ? [inline(reply.hint)] : [])];
   return {
-    texts: [fitLines(lines, LIMITS.text, () => '…')],
+    texts: [fitLines(lines, LIMITS.text)],
     keyboard: [],
     private: audienceOf(reply) === 'asker',
     summary: plain(reply.message, LIMITS.callbackText),

@@ -160,7 +160,7 @@ export async function editRendered(api: Api, where: Where, sent: Sent, msg: Tele
     const caption =
       visibleLength(msg.texts.join('\n')) <= LIMITS.caption
         ? msg.texts.join('\n')
-        : fitLines(msg.texts.join('\n').split('\n'), LIMITS.caption, () => '…');
+        : fitLines(msg.texts.join('\n').split('\n'), LIMITS.caption);
     await api.editMessageCaption(where.chatId, sent.photo, { ...HTML, caption, ...keyboard }).catch(swallow);
     return;
   }

@@ -69,8 +69,10 @@ describe('a restart', () => {
     const { fake } = stack;
     const said = fake.say({ chatId: ana.id, from: ana, text: '/pol assets exchange:kraken category="Layer 1"' });
     const table = await until(() => answersTo(fake, ana.id, said.message.message_id)[0], 'the assets table');
-    const buttons = ((table.message as { reply_markup?: { inline_keyboard: { text: string; callback_data?: string }[][] } }).reply_markup
-      ?.inline_keyboard ?? []).flat();
+    const buttons = (
+      (table.message as { reply_markup?: { inline_keyboard: { text: string; callback_data?: string }[][] } }).reply_markup
+        ?.inline_keyboard ?? []
+    ).flat();
     // Sorting the filtered list by market cap does not fit 64 bytes: the button carries a key.
     const long = buttons.filter((b) => b.callback_data?.startsWith('c#'));
     expect(long.length).toBeGreaterThan(0);
@@ -78,7 +80,12 @@ describe('a restart', () => {
     const byCap = long.find((b) => /market cap/i.test(b.text)) ?? long[0]!;
     fake.pressButton({ chatId: ana.id, messageId: table.messageId, from: ana, data: byCap.callback_data! });
     const sorted = await until(
-      () => fake.messages(ana.id).find((m) => m.sender === 'bot' && m.messageId > table.messageId && /Assets listed on Kraken/.test((m.message as Message).text ?? '')),
+      () =>
+        fake
+          .messages(ana.id)
+          .find(
+            (m) => m.sender === 'bot' && m.messageId > table.messageId && /Assets listed on Kraken/.test((m.message as Message).text ?? ''),
+          ),
       'the sorted table',
     );
     expect((sorted.message as Message).text).toContain('Layer 1');
@@ -129,7 +136,17 @@ describe('a webhook', () => {
 
   it('refuses a request without the secret, or with another, and runs nothing', async () => {
     const ana = fake.addUser({ first_name: 'Forged' });
-    const update = { update_id: 900_001, message: { message_id: 1, date: 1, chat: { id: ana.id, type: 'private', first_name: 'Forged' }, from: ana, text: '/pol kraken', entities: [{ type: 'bot_command', offset: 0, length: 4 }] } };
+    const update = {
+      update_id: 900_001,
+      message: {
+        message_id: 1,
+        date: 1,
+        chat: { id: ana.id, type: 'private', first_name: 'Forged' },
+        from: ana,
+        text: '/pol kraken',
+        entities: [{ type: 'bot_command', offset: 0, length: 4 }],
+      },
+    };
     const bare = await post(endpoints[1]!, update);
     expect(bare.statusCode).toBe(401);
     await bare.body.text();

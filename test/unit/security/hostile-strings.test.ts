@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { renderReply as renderDiscord, type DiscordMessage } from '../../../adapters/discord/embeds.js';
 import { renderReply as renderSlack, type SlackMessage } from '../../../adapters/slack/blocks.js';
+import { LIMITS as TELEGRAM_LIMITS } from '../../../adapters/telegram/html.js';
+import { captionFits, renderReply as renderTelegram, type TelegramMessage } from '../../../adapters/telegram/render.js';
+import { parseHtml } from '../../fakes/telegram/html.js';
 import type { Action, CardReply, ChoiceReply, Footer, Reply, Section, TableReply } from '../../../src/reply/model.js';
 import { messageTexts, validateMessage as blockKitProblems } from '../../helpers/slack/block-kit-limits.js';
 import { BIG, HOSTILE_STRINGS, type HostileString, SHOWN_PREFIX } from '../../helpers/hostile-strings.js';
@@ -589,5 +592,66 @@ describe('Discord: hostile upstream text through the embed renderer', () => {
       return { problems: discordProblems(reply, m), visible: discordVisible(m) };
     });
     expect(problems).toEqual([]);
+  });
+});
+
+// Telegram ---------------------------------------------------------------------------------------
+
+/** Entities our renderer writes itself; anything else in the parsed text came alive from upstream. */
+const TELEGRAM_OWN = new Set(['bold', 'italic', 'code', 'pre']);
+
+/**
+ * Telegram's HTML parse mode, read the way the Bot API server reads it (the fake's parser): every
+ * text must parse, its tags must be ours alone, the visible text must fit the message (or the
+ * caption it rides on), and a button must carry what Telegram accepts.
+ */
+function telegramProblems(m: TelegramMessage): { problems: string[]; visible: string } {
+  const problems: string[] = [];
+  const visible: string[] = [];
+  m.texts.forEach((html, i) => {
+    let parsed: { text: string; entities: { type: string }[] };
+    try {
+      parsed = parseHtml(html);
+    } catch (err) {
+      problems.push(`text ${i} does not parse: ${String((err as Error).message).slice(0, 120)}`);
+      return;
+    }
+    const max = i === 0 && captionFits(m) ? TELEGRAM_LIMITS.caption : TELEGRAM_LIMITS.text;
+    if (parsed.text.length > max) problems.push(`text ${i} is ${parsed.text.length} characters, limit ${max}`);
+    if (parsed.text.trim() === '') problems.push(`text ${i} is empty`);
+    for (const e of parsed.entities) if (!TELEGRAM_OWN.has(e.type)) problems.push(`live ${e.type} entity in text ${i}`);
+    if (hidingChars(parsed.text)) problems.push(`zero-width or bidi character in ${JSON.stringify(parsed.text.slice(0, 80))}`);
+    if (CONTROL.test(parsed.text)) problems.push(`control character in ${JSON.stringify(parsed.text.slice(0, 80))}`);
+    if (/(^|[^\w])@[A-Za-z0-9_]{5,}/.test(parsed.text)) problems.push(`live @mention in ${JSON.stringify(parsed.text.slice(0, 80))}`);
+    visible.push(parsed.text);
+  });
+  const buttons = m.keyboard.flat();
+  if (buttons.length > TELEGRAM_LIMITS.buttons) problems.push(`${buttons.length} buttons`);
+  for (const row of m.keyboard) if (row.length > TELEGRAM_LIMITS.buttonsPerRow) problems.push(`${row.length} buttons in a row`);
+  for (const b of buttons) {
+    if (b.label.length === 0 || b.label.length > TELEGRAM_LIMITS.buttonLabel) problems.push(`button label of ${b.label.length} characters`);
+    if (hidingChars(b.label) || CONTROL.test(b.label)) problems.push(`hidden or control character in button ${JSON.stringify(b.label)}`);
+    visible.push(b.label);
+  }
+  problemsOfPayload(m, problems);
+  return { problems, visible: visible.join('\n').replace(/\u200b/g, '') };
+}
+
+describe('Telegram: hostile upstream text through the HTML renderer', () => {
+  it.each(HOSTILE_STRINGS.map((h) => [h.name, h] as const))('%s', (_name, entry) => {
+    const problems = check(entry, (reply) => telegramProblems(renderTelegram(reply)));
+    expect(problems).toEqual([]);
+  });
+
+  it('catches what an unescaped Telegram renderer would send', () => {
+    const m: TelegramMessage = {
+      texts: ['<a href="https://evil.example">click</a> <b>x', `@some_admin ${'x'.repeat(5000)}`],
+      keyboard: [[{ label: '', run: 'x' }]],
+      private: false,
+      summary: '',
+    };
+    const found = telegramProblems(m).problems.join('\n');
+    for (const kind of ['text 0 does not parse', 'limit 4096', 'live @mention', 'button label of 0']) expect(found).toContain(kind);
+    expect(telegramProblems({ ...m, texts: ['<a href="https://e.example">x</a>'] }).problems.join('\n')).toContain('live text_link');
   });
 });
