@@ -24,6 +24,7 @@ import { fanoutScenario } from './scenarios/fanout.js';
 import { exposureScenario } from './scenarios/exposure.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { soakScenario } from './scenarios/soak.js';
+import { telegramScenario } from './scenarios/telegram.js';
 import { simThroughput } from './sim-throughput.js';
 
 const HERE = fileURLToPath(import.meta.url);
@@ -62,7 +63,7 @@ if (typeof (globalThis as { gc?: unknown }).gc !== 'function' && !process.env.PO
 function readHelp(): string {
   return (
     'Usage: npm run bench -- [--quick] [--soak] [--latency MS] [--jitter MS] [--only LIST] [--in-process] [--cpu-prof] [--out FILE]\n' +
-    '  scenarios (--only): card, chart, burst, digest, memory, alerts, exposure, fanout, sim, soak'
+    '  scenarios (--only): card, chart, burst, telegram, digest, memory, alerts, exposure, fanout, sim, soak'
   );
 }
 
@@ -79,6 +80,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'card', run: (sim) => cardScenario(sim, options) },
   { name: 'chart', run: (sim) => chartScenario(sim, options) },
   { name: 'burst', run: (sim) => burstScenario(sim, options) },
+  { name: 'telegram', run: (sim) => telegramScenario(sim, options) },
   { name: 'digest', run: (sim) => digestScenario(sim, options), sim: { extraProjects: 1_000 } },
   { name: 'memory', run: (sim) => memoryScenario(sim, options) },
   { name: 'alerts', run: (sim) => alertsScenario(sim, options), sim: { extraProjects: 1_000 } },

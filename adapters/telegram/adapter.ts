@@ -30,6 +30,8 @@ const FAILED: RunResult = {
 const STALE_BUTTON = 'That button no longer works. Run the command again.';
 /** Candidates an inline query offers a card for, when a name is ambiguous. */
 const INLINE_CANDIDATES = 5;
+/** The least time between two typing statuses, over all chats. */
+const TYPING_EVERY_MS = 1_000;
 
 /**
  * polbot in Telegram: `/pol …` (and `/pol@bot …` in groups), plain words in a private chat or in
@@ -52,6 +54,7 @@ export class TelegramAdapter {
   private readonly callbackAnswerMs: number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly working = new Set<Promise<unknown>>();
+  private lastTyping = 0;
 
   constructor(opts: TelegramAdapterOptions) {
     this.core = opts.core;
@@ -62,8 +65,14 @@ export class TelegramAdapter {
       client: { ...(opts.telegram.apiUrl ? { apiRoot: opts.telegram.apiUrl } : {}), timeoutSeconds: 60 },
     });
     // Paced below Telegram's flood limits (30 a second, 20 a minute in a group), and a 429 that
-    // still comes is waited out as its retry_after says, a bounded number of times.
-    this.bot.api.config.use(apiThrottler());
+    // still comes is waited out as its retry_after says, a bounded number of times. A typing
+    // status is not a message and stays out of that queue: there it would hold a slow answer a
+    // second behind it (a chat's one message a second) and, in a burst, take half of the 30 a
+    // second from the answers. onMessage paces it instead.
+    const throttle = apiThrottler();
+    this.bot.api.config.use((prev, method, payload, signal) =>
+      method === 'sendChatAction' ? prev(method, payload, signal) : throttle(prev, method, payload, signal),
+    );
     this.bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
     this.keyboards = new Keyboards(new ButtonCommands(opts.db));
     this.posted = new PostedMessages(opts.db);
@@ -147,7 +156,11 @@ export class TelegramAdapter {
     const caller = await this.people.caller(message.chat, message.from, place, message.sender_chat);
     const pending = this.run(asked.text, caller, asked.words);
     // A person waits on a chart; Telegram shows that polbot is on it, not for an instant answer.
+    // One a second at most over all chats, so that a burst of commands costs Telegram's limits
+    // next to nothing beyond its answers.
     const slow = setTimeout(() => {
+      if (Date.now() - this.lastTyping < TYPING_EVERY_MS) return;
+      this.lastTyping = Date.now();
       void ctx.api
         .sendChatAction(place.chatId, 'typing', place.threadId !== undefined ? { message_thread_id: place.threadId } : {})
         .catch(() => undefined);

@@ -69,7 +69,7 @@ interface Isolation {
   perCard: Record<string, number>;
 }
 
-function excess(counter: CounterSnapshot, minimum: Set<string>) {
+export function excess(counter: CounterSnapshot, minimum: Set<string>) {
   const repeated = counter.byPath.filter(([, n]) => n > 1).map(([p, n]) => `${p} ×${n}`);
   const unexpected = counter.byPath.filter(([p]) => !minimum.has(p)).map(([p]) => p);
   const missing = [...minimum].filter((p) => !counter.byPath.some(([q]) => q === p));
