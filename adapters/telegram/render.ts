@@ -9,6 +9,7 @@ import {
   type Inline,
   type Menu,
   type Reply,
+  type ReplyFile,
   type ReplyImage,
   type Section,
   type Series,
@@ -39,6 +40,8 @@ export interface TelegramMessage {
   /** The texts to send in order, each at most 4,096 visible characters of HTML. */
   texts: string[];
   photo?: ReplyImage;
+  /** A file that goes with the answer (a CSV export), sent after it as a document. */
+  file?: ReplyFile;
   /** Under the last message sent. */
   keyboard: Button[][];
   /** For the person who asked alone (help, their mistakes, refusals, choices). */
@@ -244,6 +247,7 @@ function tableMessage(reply: TableReply, opts: RenderOptions): TelegramMessage {
   return {
     texts,
     ...(reply.image ? { photo: reply.image } : {}),
+    ...(reply.file ? { file: reply.file } : {}),
     keyboard: [...(pager.length ? [pager] : []), ...menus.keyboard, ...actionRows(reply.actions)],
     private: audienceOf(reply) === 'asker',
     summary: plain(reply.title, 200),

@@ -1,6 +1,6 @@
 import { type Api, GrammyError, InputFile } from 'grammy';
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
-import { LIMITS, stripTags, visibleLength, fitLines } from './html.js';
+import { clip, escapeHtml, fitLines, LIMITS, stripTags, visibleLength } from './html.js';
 import { captionFits, type Button, type TelegramMessage } from './render.js';
 import type { ButtonCommands } from './stores.js';
 
@@ -140,6 +140,16 @@ export async function sendRendered(
       ...(last && markup ? { reply_markup: markup } : {}),
     });
     sent.texts.push(m.message_id);
+  }
+  if (msg.file) {
+    // After the rows it holds in full, as a reply to the answer it belongs to.
+    const first = sent.photo ?? sent.texts[0];
+    await api.sendDocument(where.chatId, new InputFile(msg.file.bytes, msg.file.filename), {
+      ...thread,
+      ...(first !== undefined ? { reply_parameters: { message_id: first, allow_sending_without_reply: true } } : {}),
+      ...HTML,
+      caption: escapeHtml(clip(msg.file.title, LIMITS.caption)),
+    });
   }
   return sent;
 }

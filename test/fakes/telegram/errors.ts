@@ -26,6 +26,7 @@ export const unauthorized = () => new TelegramError(401, 'Unauthorized');
 /** A token that cannot be one (no `:`, a leading zero, a bot id that is not a number). */
 export const malformedToken = () => new TelegramError(401, 'Unauthorized: invalid token specified');
 export const notFound = () => new TelegramError(404, 'Not Found');
+export const requestEntityTooLarge = () => new TelegramError(413, 'Request Entity Too Large');
 
 export const chatNotFound = () => badRequest('chat not found');
 export const threadNotFound = () => badRequest('message thread not found');

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { File, PhotoSize } from 'grammy/types';
+import type { Document, File, PhotoSize } from 'grammy/types';
 import type { FileArg } from './args.js';
-import { badRequest, notModelled } from './errors.js';
+import { badRequest, notModelled, requestEntityTooLarge } from './errors.js';
 
 /**
  * Files the bot uploaded, under the file_id Telegram would give them, downloadable at
  * `/file/bot<token>/<file_path>` after getFile. A photo is answered with the sizes Telegram makes
- * of it (thumbnails up to the original, the largest last), each a file of its own. PNG and JPEG are
+ * of it (thumbnails up to the original, the largest last), each a file of its own; a document keeps its name. PNG and JPEG are
  * read; bytes that are no image are refused as Telegram refuses them. A photo named by an HTTP URL is kept as that URL
  * without being fetched.
  */
@@ -47,6 +47,20 @@ export class FileStore {
     if (!size && /^(GIF8|RIFF)/.test(bytes.toString('latin1', 0, 4))) throw notModelled('photos other than PNG and JPEG');
     if (!size) throw badRequest('IMAGE_PROCESS_FAILED');
     return this.#keep({ sizes: this.#sizes(bytes, size.width, size.height), bytes });
+  }
+
+  /**
+   * The document a sendDocument uploads, kept under its name. Bots may upload 50 MB; an empty file
+   * is refused, as Telegram refuses it.
+   */
+  document(arg: FileArg | undefined): Document {
+    if (!arg) throw badRequest('there is no document in the request');
+    if ('reference' in arg) throw notModelled('documents sent by file_id or URL');
+    const { bytes, name } = arg.upload;
+    if (bytes.length === 0) throw badRequest('file must be non-empty');
+    if (bytes.length > 50 * 1024 * 1024) throw requestEntityTooLarge();
+    const file = this.#file(bytes, `documents/file_${this.#byId.size}`);
+    return { file_id: file.fileId, file_unique_id: file.fileUniqueId, file_name: name, file_size: bytes.length };
   }
 
   /** getFile's answer. */

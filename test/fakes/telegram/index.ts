@@ -10,7 +10,7 @@
  * `{ ok: false, error_code, description, parameters? }` in the Bot API server's own words; an
  * unknown token gets 401, an unknown method 404. Methods: getMe, getUpdates, setWebhook,
  * deleteWebhook, getWebhookInfo, setMyCommands, getMyCommands, deleteMyCommands, sendMessage,
- * sendPhoto, sendChatAction, editMessageText, editMessageCaption, editMessageReplyMarkup,
+ * sendPhoto, sendDocument (up to 50 MB, named), sendChatAction, editMessageText, editMessageCaption, editMessageReplyMarkup,
  * deleteMessage, answerCallbackQuery, answerInlineQuery, getChatMember, getFile.
  *
  * What it enforces, as Telegram does:
@@ -30,7 +30,7 @@
  * - privacy mode in groups: only commands for this bot and replies to it arrive.
  *
  * Not modelled: Markdown parse modes, messages sent via inline mode (inline_message_id), media
- * other than photos, channels. Each is refused with a description saying so, not half-done.
+ * other than photos and uploaded documents, channels. Each is refused with a description saying so, not half-done.
  */
 import { randomBytes } from 'node:crypto';
 import type { BotCommand, BotCommandScope, Chat, Update, User, UserFromGetMe } from 'grammy/types';
@@ -62,6 +62,7 @@ import {
   type Outbox,
   sendChatAction,
   sendMessage,
+  sendDocument,
   sendPhoto,
 } from './outgoing.js';
 import { type CallbackAnswer, type InlineAnswer, Queries } from './queries.js';
@@ -207,6 +208,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     deleteMyCommands: (args) => commands.remove(args),
     sendMessage: (args) => sendMessage(box, args),
     sendPhoto: (args) => sendPhoto(box, args),
+    sendDocument: (args) => sendDocument(box, args),
     sendChatAction: (args) => sendChatAction(box, args),
     editMessageText: (args) => editMessageText(box, args),
     editMessageCaption: (args) => editMessageCaption(box, args),

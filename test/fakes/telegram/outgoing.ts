@@ -9,7 +9,7 @@ import { type FakeMessage, type MessageStore, quoted } from './messages.js';
 import type { ChatState, Topic, World } from './world.js';
 
 /**
- * What the bot posts and changes: sendMessage, sendPhoto, sendChatAction, editMessageText,
+ * What the bot posts and changes: sendMessage, sendPhoto, sendDocument, sendChatAction, editMessageText,
  * editMessageCaption, editMessageReplyMarkup and deleteMessage, each checked in the order the Bot
  * API server and then Telegram check it: the text and keyboard as sent, the chat, the forum
  * topic, the message replied to, whether the bot may write there, the keyboard's content, flood
@@ -53,6 +53,15 @@ export function sendPhoto(box: Outbox, args: Args): Message {
     ...(parsed ? { caption: parsed.text, ...nonEmpty('caption_entities', parsed.entities) } : {}),
     ...(args.bool('show_caption_above_media') ? { show_caption_above_media: true } : {}),
     ...(args.bool('has_spoiler') ? { has_media_spoiler: true } : {}),
+  });
+}
+
+export function sendDocument(box: Outbox, args: Args): Message {
+  const parsed = caption(textInput(args, 'caption', 'caption_entities'));
+  const document = box.files.document(args.file('document'));
+  return post(box, args, {
+    document,
+    ...(parsed ? { caption: parsed.text, ...nonEmpty('caption_entities', parsed.entities) } : {}),
   });
 }
 

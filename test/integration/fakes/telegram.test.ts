@@ -488,6 +488,23 @@ describe('photos and files', () => {
   });
 });
 
+describe('documents', () => {
+  it('takes an uploaded document with its name and caption, and refuses an empty one', async () => {
+    const csv = Buffer.from('name,pol\nKraken,0.0133\n');
+    const sent = await api.sendDocument(group.id, new InputFile(csv, 'assets-kraken.csv'), {
+      caption: 'All <b>53</b>',
+      parse_mode: 'HTML',
+    });
+    expect(sent.document).toMatchObject({ file_name: 'assets-kraken.csv', file_size: csv.length });
+    expect(sent.caption).toBe('All 53');
+    expect(fake.fileBytes(sent.document!.file_id)?.equals(csv)).toBe(true);
+    const empty = await refusal(api.sendDocument(ana.id, new InputFile(Buffer.alloc(0), 'empty.csv')));
+    expect(empty.description).toBe('Bad Request: file must be non-empty');
+    const byId = await refusal(api.sendDocument(ana.id, sent.document!.file_id));
+    expect(byId.description).toContain('does not implement');
+  });
+});
+
 describe('members and commands', () => {
   it('answers getChatMember with creator, administrator, member or left', async () => {
     const desk = fake.addGroup({ title: 'Managers', creator: ana, administrators: [ben] });

@@ -65,9 +65,13 @@ async function ask(chatId: number, from: User, text: string, settleMs = 300): Pr
     seen = botMessages(chatId).length;
     await new Promise((r) => setTimeout(r, settleMs));
   }
-  const direct = botMessages(chatId).filter((m) => replyTo(m) === id);
-  const photoIds = new Set(direct.filter((m) => (m.message as Message).photo).map((m) => m.messageId));
-  return [...direct, ...botMessages(chatId).filter((m) => photoIds.has(replyTo(m) ?? -1))];
+  // What follows the first message of an answer (a photo's text, a CSV) replies to it.
+  const answer = new Set([id]);
+  return botMessages(chatId).filter((m) => {
+    if (!answer.has(replyTo(m) ?? -1)) return false;
+    answer.add(m.messageId);
+    return true;
+  });
 }
 
 describe('commands', () => {
@@ -117,6 +121,27 @@ describe('commands', () => {
     const answer = await ask(group, ben, `/pol@${p.fake.bot.username} kraken`);
     expect(words(answer[0]!)).toContain('Kraken');
     expect(botMessages(group).length).toBe(before + answer.length);
+  });
+});
+
+describe('a list', () => {
+  it('answers listed assets as a monospaced table, and sends the whole list as a CSV document beside it', async () => {
+    const e = p.sim.exchange('kraken')!;
+    const listed = e.listed.map((id) => p.sim.data.tokens.find((t) => t.id === id)!).sort((a, b) => b.marketCap - a.marketCap);
+    const [table] = await ask(ana.id, ana, '/pol assets exchange:kraken');
+    const pre = (table!.message as Message).entities?.find((x) => x.type === 'pre');
+    expect(pre).toBeDefined();
+    for (const t of listed.slice(0, 10)) expect(words(table!)).toContain(`${t.name} (${t.ticker})`);
+
+    const answer = await ask(ana.id, ana, '/pol assets exchange:kraken sort=polScore order=asc export=csv', 1_300);
+    const document = answer.map((m) => (m.message as Message).document).find(Boolean)!;
+    expect(document.file_name).toBe('assets-kraken.csv');
+    const [header, ...lines] = p.fake.fileBytes(document.file_id)!.toString('utf8').trim().split('\n');
+    expect(header).toBe('name,ticker,categories,market_cap_usd,pol');
+    const byPol = [...listed].sort((a, b) => a.polScore - b.polScore);
+    expect(lines.map((l) => l.split(','))).toEqual(
+      byPol.map((t) => [t.name, t.ticker, t.category, String(t.marketCap), String(t.polScore)]),
+    );
   });
 });
 
