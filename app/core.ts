@@ -57,7 +57,7 @@ export async function coreParts(config: Config, options: CoreOptions = {}): Prom
     resolver,
     charts: createChartRenderer({ renderer: config.charts.renderer, quickchartUrl: config.charts.quickchartUrl }),
     registry: new Registry(options.commands ?? COMMANDS),
-    // Kept in memory until a database is handed in (`polbot start` with Slack or Discord).
+    // Kept in memory until a database is handed in (`polbot start` with a chat platform).
     listed: new MemoryListedReadings(),
     ...(limiter ? { limiter } : {}),
     ...(metrics

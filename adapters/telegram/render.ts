@@ -224,9 +224,6 @@ function tableMessage(reply: TableReply, opts: RenderOptions): TelegramMessage {
   const menus = menuParts(reply.menus);
   const tail = [
     ...where,
-    ...(reply.file
-      ? [`<i>${escapeHtml(reply.file.title)}: the file is sent in Slack and Discord; here the rows above are the list.</i>`]
-      : []),
     ...(reply.sections ?? []).flatMap((s) => ['', ...section(s)]),
     ...menus.lines,
     ...(reply.footer ? ['', ...footer(reply.footer)] : []),

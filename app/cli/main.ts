@@ -6,7 +6,7 @@ import { ConfigError } from '../config.js';
 const USAGE = `Usage: polbot <command> [options]
 
 Commands:
-  start                     run the bot: Slack and Discord from the environment, or an interactive console
+  start                     run the bot: Slack, Discord and Telegram from the environment, or an interactive console
   ask "<text>"              answer one /pol command and exit (--json, --chart-out file.png)
   doctor                    check the configured upstream against what polbot expects, route by route
   sim [--port N] [--seed S] run the upstream simulator (REST + MCP) with optional fault injection

@@ -22,8 +22,8 @@ const CHECKS: Record<Precondition, (ctx: HandlerContext, spec: CommandSpec) => E
     // The console and `polbot ask` have no channel to deliver to.
     return {
       kind: 'error',
-      message: 'Scheduled digests are delivered to Slack or Discord channels, and this polbot is not connected to either.',
-      hint: inline`Run polbot with Slack or Discord configured (see README), or use ${ref('compare', { names: { placeholder: 'names' } })} for several at once.`,
+      message: 'Scheduled digests are delivered to Slack, Discord or Telegram chats, and this polbot is not connected to any of them.',
+      hint: inline`Run polbot with Slack, Discord or Telegram configured (see README), or use ${ref('compare', { names: { placeholder: 'names' } })} for several at once.`,
     };
   },
   alerts: (ctx) => {
@@ -31,8 +31,8 @@ const CHECKS: Record<Precondition, (ctx: HandlerContext, spec: CommandSpec) => E
     if (ctx.alerts) return undefined;
     return {
       kind: 'error',
-      message: 'Alerts are posted to Slack or Discord channels, and this polbot is not connected to either.',
-      hint: inline`Run polbot with Slack or Discord configured (see README); here, ${ref('card', { name: { placeholder: 'name' } })} shows where a name stands now.`,
+      message: 'Alerts are posted to Slack, Discord or Telegram chats, and this polbot is not connected to any of them.',
+      hint: inline`Run polbot with Slack, Discord or Telegram configured (see README); here, ${ref('card', { name: { placeholder: 'name' } })} shows where a name stands now.`,
     };
   },
   managers: (ctx, spec) => mayManage(ctx.caller, spec.group === 'alert' ? 'alert rules' : 'digests'),
@@ -52,7 +52,7 @@ function mayManage(caller: Caller, what: 'digests' | 'alert rules'): ErrorReply 
   if (caller.platform === 'console')
     return {
       kind: 'error',
-      message: `${what.charAt(0).toUpperCase()}${what.slice(1)} post to a Slack or Discord channel: add and manage them from that channel.`,
+      message: `${what.charAt(0).toUpperCase()}${what.slice(1)} post to a Slack, Discord or Telegram chat: add and manage them from that chat.`,
     };
   return {
     kind: 'error',

@@ -40,7 +40,7 @@ export function alertStepCommand(o: {
         const id = int(args, 'id')!;
         const { platform, channelId, userId, userName } = ctx.caller;
         if (platform === 'console')
-          return { kind: 'error', message: 'Alerts are worked from the Slack or Discord channel they were posted in.' };
+          return { kind: 'error', message: 'Alerts are worked from the Slack, Discord or Telegram chat they were posted in.' };
         const question = o.ask?.(id, args);
         if (question) {
           const incident = await service.store.incidentInChannel(id, platform, channelId);

@@ -278,7 +278,7 @@ describe('other commands', () => {
 
   it('routes digest and explains that digests need a chat channel', async () => {
     const r = await ask(core, 'digest add bitcoin daily');
-    expect(r).toMatchObject({ kind: 'error', message: expect.stringMatching(/delivered to Slack or Discord channels/) });
+    expect(r).toMatchObject({ kind: 'error', message: expect.stringMatching(/delivered to Slack, Discord or Telegram chats/) });
   });
 
   it('gives a usage line with an example for malformed input', async () => {

@@ -71,14 +71,14 @@ describe('preconditions the core enforces', () => {
   it('refuses the console, which manages nothing, with its own sentence', async () => {
     runs = 0;
     expect(((await core.run('probe-manage')).reply as ErrorReply).message).toBe(
-      'Digests post to a Slack or Discord channel: add and manage them from that channel.',
+      'Digests post to a Slack, Discord or Telegram chat: add and manage them from that chat.',
     );
     expect(runs).toBe(0);
   });
 
   it('checks them in the order declared: a digest command without a digest service says so before asking who you are', async () => {
     const reply = (await core.run('digest pause 3', slackCaller(false))).reply as ErrorReply;
-    expect(reply.message).toBe('Scheduled digests are delivered to Slack or Discord channels, and this polbot is not connected to either.');
+    expect(reply.message).toBe('Scheduled digests are delivered to Slack, Discord or Telegram chats, and this polbot is not connected to any of them.');
     const personal = (await core.run('digest pause 3', { ...slackCaller(true), canPost: false })).reply as ErrorReply;
     expect(personal.message).toBe(
       'Digests are posted to the channel by polbot itself, and polbot is not in this one: here it only answers you.',

@@ -12,7 +12,7 @@ import { demoCore } from '../../helpers/core.js';
  * with examples to run where alerts are.
  */
 
-const NO_ALERTS = 'Alerts are posted to Slack or Discord channels, and this polbot is not connected to either.';
+const NO_ALERTS = 'Alerts are posted to Slack, Discord or Telegram chats, and this polbot is not connected to any of them.';
 let core: Core;
 let chartDir: string;
 let typed: Typist;
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('alerts in the console', () => {
-  it('says that alerts need Slack or Discord, for stats and for resolving with a reason', async () => {
+  it('says that alerts need a chat platform, for stats and for resolving with a reason', async () => {
     for (const line of ['alert stats', 'alert stats 90d', 'alert resolve 12 as noise', 'alert resolve 12']) {
       const answer = await typed.type(line);
       expect(answer, line).toContain(NO_ALERTS);

@@ -147,7 +147,7 @@ describe.each(ENGINES)('digest commands on %s', (engine) => {
     const r = err(
       await h.ask('digest add bitcoin daily', { platform: 'console', userId: 'console', channelId: 'console', canManageDigests: true }),
     );
-    expect(r.message).toBe('Digests post to a Slack or Discord channel: add and manage them from that channel.');
+    expect(r.message).toBe('Digests post to a Slack, Discord or Telegram chat: add and manage them from that chat.');
     const viaRun = await h.core.run('digest list');
     expect(viaRun.reply).toMatchObject({ kind: 'text', title: 'No digests in this channel yet' });
     const help = (await h.ask('digest', slackCaller('C-HELP'))) as TextReply;
@@ -160,7 +160,7 @@ describe('digest commands without a digest store', () => {
     const core = await demoCore({ RATE_LIMIT_PER_USER: '0' });
     try {
       const r = (await core.run('digest add bitcoin daily', slackCaller('C-NONE'))).reply as ErrorReply;
-      expect(r).toMatchObject({ kind: 'error', message: expect.stringMatching(/delivered to Slack or Discord channels/) });
+      expect(r).toMatchObject({ kind: 'error', message: expect.stringMatching(/delivered to Slack, Discord or Telegram chats/) });
     } finally {
       await core.close();
     }

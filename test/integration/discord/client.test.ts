@@ -513,7 +513,7 @@ describe('Discord adapter on the real discord.js client', () => {
       groups: { find: expect.any(Function) },
     });
     const manager = fake.sendComponent({ custom_id: `${RUN_ID}:digest-list`, component_type: 2, memberPermissions: MANAGE_GUILD });
-    expect((await privateAnswer(manager)).content).toContain('delivered to Slack or Discord channels');
+    expect((await privateAnswer(manager)).content).toContain('delivered to Slack, Discord or Telegram chats');
     expect(callerOf('digest list')?.canManageDigests).toBe(true);
 
     // A menu whose long commands were forgotten (a restart) says so instead of guessing.
@@ -554,7 +554,7 @@ describe('Discord adapter on the real discord.js client', () => {
     const { fake, core } = stack;
     const digest = fake.sendCommand({ name: 'pol-digest', subcommand: 'list', memberPermissions: MANAGE_GUILD });
     expect(((await digest.callback()).data as Body).flags).toBe(EPHEMERAL);
-    expect(body(await digest.waitForEdit()).content).toContain('delivered to Slack or Discord channels');
+    expect(body(await digest.waitForEdit()).content).toContain('delivered to Slack, Discord or Telegram chats');
     // Discord gated /pol-digest; arriving through it is what lets someone manage digests.
     expect(callerOf('digest list')).toEqual({
       platform: 'discord',
