@@ -257,7 +257,21 @@ export class TelegramAdapter {
 
     if (msg.private && group && result.reply.kind !== 'choice') {
       // Telegram shows a press's answer to the presser alone: the natural place for a refusal.
-      return answer(msg.summary, true);
+      if (result.reply.kind === 'error') return answer(msg.summary, true);
+      // Anything longer goes to their private chat, if polbot may write there.
+      const delivered = await this.send({ chatId: query.from.id }, msg).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof GrammyError && err.error_code === 403) return false;
+          throw err;
+        },
+      );
+      return answer(
+        delivered
+          ? 'Sent to you in a private chat with me.'
+          : `Open a private chat with @${this.username} first (a bot cannot write to you before you do), then press again.`,
+        !delivered,
+      );
     }
     await answer();
     if (pressed.replace && !msg.photo) {

@@ -78,7 +78,9 @@ describe('preconditions the core enforces', () => {
 
   it('checks them in the order declared: a digest command without a digest service says so before asking who you are', async () => {
     const reply = (await core.run('digest pause 3', slackCaller(false))).reply as ErrorReply;
-    expect(reply.message).toBe('Scheduled digests are delivered to Slack, Discord or Telegram chats, and this polbot is not connected to any of them.');
+    expect(reply.message).toBe(
+      'Scheduled digests are delivered to Slack, Discord or Telegram chats, and this polbot is not connected to any of them.',
+    );
     const personal = (await core.run('digest pause 3', { ...slackCaller(true), canPost: false })).reply as ErrorReply;
     expect(personal.message).toBe(
       'Digests are posted to the channel by polbot itself, and polbot is not in this one: here it only answers you.',

@@ -246,6 +246,20 @@ describe('who sees what', () => {
     expect(words(own!)).toMatch(/Alert rule #\d+ added/);
   });
 
+  it('answers a press someone may not make with a pop-up to them alone, and changes nothing', async () => {
+    const [list] = await ask(group, ana, '/pol alert list');
+    // Testing a rule posts a sample alert to the group: for its administrators.
+    const test = buttonsOf(list!).find((b) => /^c=alert test \d+$/.test(b.callback_data ?? ''));
+    expect(test).toBeDefined();
+    const before = botMessages(group).length;
+    const pressed = p.fake.pressButton({ chatId: group, messageId: list!.messageId, from: ben, data: test!.callback_data! });
+    const answer = await until(() => p.fake.callbackAnswers().find((a) => a.queryId === pressed.query.id), 'the pop-up');
+    expect(answer).toMatchObject({ showAlert: true, text: expect.stringContaining('not allowed') });
+    const ruleId = Number(/\d+$/.exec(test!.callback_data!)![0]);
+    expect(await p.alerts.store.getInChannel(ruleId, 'telegram', String(group))).toMatchObject({ state: 'active' });
+    expect(botMessages(group).length).toBe(before);
+  });
+
   it('understands plain words in a private chat', async () => {
     const kraken = p.sim.exchange('kraken')!;
     const answer = await ask(ben.id, ben, 'is kraken safe?');
