@@ -157,4 +157,42 @@ describe('configuration for installs', () => {
     ).toContain('64 hex');
     expect(fails({ DISCORD_PUBLIC_KEY: publicKey }, 'DISCORD_TOKEN')).toContain('required with DISCORD_PUBLIC_KEY');
   });
+
+  it('reads Telegram, polling by default and a webhook with its secret, and refuses what Telegram would not take', () => {
+    const token = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0';
+    expect(loadConfig({ TELEGRAM_BOT_TOKEN: token }).telegram).toEqual({ token });
+    const hook = loadConfig({
+      TELEGRAM_BOT_TOKEN: token,
+      TELEGRAM_WEBHOOK_URL: 'https://polbot.example.com/telegram/webhook',
+      TELEGRAM_WEBHOOK_SECRET: 'a-secret-of-24-characters',
+      TELEGRAM_API_URL: 'http://127.0.0.1:8081/',
+    });
+    expect(hook.telegram).toEqual({
+      token,
+      webhookUrl: 'https://polbot.example.com/telegram/webhook',
+      webhookSecret: 'a-secret-of-24-characters',
+      apiUrl: 'http://127.0.0.1:8081',
+    });
+    expect(secretsOf(hook)).toEqual(expect.arrayContaining([token, 'a-secret-of-24-characters']));
+    expect(loadConfig({}).telegram).toBeNull();
+
+    const badToken = fails({ TELEGRAM_BOT_TOKEN: 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0' }, 'TELEGRAM_BOT_TOKEN');
+    expect(badToken).toContain('BotFather');
+    expect(badToken).not.toContain('AAHdq');
+    expect(
+      fails({ TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_URL: 'https://x.example/telegram/webhook' }, 'TELEGRAM_WEBHOOK_SECRET'),
+    ).toContain('required with TELEGRAM_WEBHOOK_URL');
+    expect(
+      fails(
+        { TELEGRAM_WEBHOOK_URL: 'https://x.example/telegram/webhook', TELEGRAM_WEBHOOK_SECRET: 'a-secret-of-24-characters' },
+        'TELEGRAM_BOT_TOKEN',
+      ),
+    ).toContain('required with TELEGRAM_WEBHOOK_URL');
+    const badSecret = fails(
+      { TELEGRAM_BOT_TOKEN: token, TELEGRAM_WEBHOOK_URL: 'https://x.example/t', TELEGRAM_WEBHOOK_SECRET: 'has spaces in it!' },
+      'TELEGRAM_WEBHOOK_SECRET',
+    );
+    expect(badSecret).not.toContain('has spaces');
+    expect(fails({ TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_URL: 'api.telegram.org' }, 'TELEGRAM_API_URL')).toContain('http(s) URL');
+  });
 });
