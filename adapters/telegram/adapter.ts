@@ -77,7 +77,7 @@ export class TelegramAdapter {
     this.keyboards = new Keyboards(new ButtonCommands(opts.db));
     this.posted = new PostedMessages(opts.db);
     this.seen = new SeenUpdates(opts.db);
-    this.people = new People(this.bot.api);
+    this.people = new People(this.bot.api, () => this.username);
     this.wire();
   }
 
@@ -133,6 +133,10 @@ export class TelegramAdapter {
       const [name = '', to] = text.slice(1, first.length).toLowerCase().split('@');
       if (to !== undefined && to !== this.username.toLowerCase()) return undefined;
       const rest = text.slice(first.length).trim();
+      // `/pol check` in reply to a message checks the names that message mentions, as Slack's and Discord's message actions do.
+      const replied = message.reply_to_message;
+      const quoted = replied && ('text' in replied ? replied.text : 'caption' in replied ? replied.caption : undefined);
+      if (name === 'pol' && /^check$/i.test(rest) && quoted) return { text: `check ${quoted.slice(0, 4000)}`, words: false };
       if (name === 'pol') return { text: rest, words: false };
       if (name === 'help') return { text: 'help', words: false };
       // `/start` opens a private chat; a link to it may carry what the person wanted (`?start=help`).

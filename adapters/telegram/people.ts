@@ -2,6 +2,7 @@ import type { Api } from 'grammy';
 import type { Chat, Message, User } from 'grammy/types';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../../commands/core/index.js';
+import { telegramMentions } from './groups.js';
 import { addressOf, type Where } from './send.js';
 
 /**
@@ -24,7 +25,10 @@ export const nameOf = (u: User): string => (u.username ? `@${u.username}` : [u.f
 export class People {
   private readonly admins = new LRUCache<string, boolean>({ max: 10_000, ttl: 60_000 });
 
-  constructor(private readonly api: Api) {}
+  constructor(
+    private readonly api: Api,
+    private readonly botUsername: () => string,
+  ) {}
 
   private async isAdmin(chatId: number, userId: number): Promise<boolean> {
     const key = `${chatId}:${userId}`;
@@ -51,7 +55,7 @@ export class People {
       channelId: addressOf(place),
       canManageDigests: canManage,
       ...(from ? { userName: nameOf(from) } : senderChat && 'title' in senderChat ? { userName: senderChat.title } : {}),
-      ...(personal ? {} : { whoManages: MANAGERS }),
+      ...(personal ? {} : { whoManages: MANAGERS, groups: telegramMentions(this.botUsername()) }),
     };
   }
 }

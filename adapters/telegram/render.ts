@@ -5,6 +5,7 @@ import {
   type Action,
   type CommandHelp,
   type Footer,
+  type GroupRef,
   type Headline,
   type Inline,
   type Menu,
@@ -63,6 +64,9 @@ export const captionFits = (m: TelegramMessage): boolean =>
 
 const command = (typed: string): string => `<code>/pol ${escapeHtml(typed)}</code>`;
 
+/** A group named to call on it (an escalation): in Telegram a person by @username, written live so it notifies them. */
+const callOn = (g: GroupRef): string => (/^[A-Za-z][A-Za-z0-9_]{4,31}$/.test(g.group) ? `@${g.group}` : escapeHtml(g.label));
+
 function inline(text: Inline): string {
   return renderInline(
     text,
@@ -70,6 +74,7 @@ function inline(text: Inline): string {
     (r) => command(typedText(r)),
     // A mention would notify the person; a name tells who without calling them.
     (p) => escapeHtml(personName(p)),
+    callOn,
   );
 }
 

@@ -260,6 +260,20 @@ describe('who sees what', () => {
     expect(botMessages(group).length).toBe(before);
   });
 
+  it('checks the names a message mentions when /pol check replies to it', async () => {
+    const said = p.fake.say({ chatId: group, from: ben, text: 'Moving my stack from kraken to pepe tonight' });
+    const reply = p.fake.say({ chatId: group, from: ana, text: '/pol check', replyTo: said.message.message_id });
+    // A check is for the person who asked: it arrives in their private chat, a note says so in the group.
+    const note = await until(() => botMessages(group).find((m) => replyTo(m) === reply.message.message_id), 'the note');
+    expect(words(note)).toContain('sent to you in a private chat');
+    const answer = await until(
+      () => botMessages(ana.id).find((m) => words(m).includes('Pepe') && words(m).includes('Kraken')),
+      'the check',
+    );
+    expect(words(answer)).toContain(polText(last(p.sim.exchange('kraken')!.pol)));
+    expect(words(answer)).toContain(polText(last(p.sim.project('pepe')!.pol)));
+  });
+
   it('understands plain words in a private chat', async () => {
     const kraken = p.sim.exchange('kraken')!;
     const answer = await ask(ben.id, ben, 'is kraken safe?');

@@ -129,6 +129,38 @@ describe('alerts', () => {
     );
   });
 
+  it('escalates by mentioning the person named, in reply to the alert, when nobody acknowledges it', async () => {
+    const start = last(p.sim.exchange('gemini')!.pol);
+    const line = Math.round((start + 0.02) * 1000) / 10;
+    const refused = await command(group, ana, `/pol alert add gemini when pol above ${line}% escalate after 15m to @everyone`);
+    expect(words(refused)).toContain('name the person to call');
+    const added = await command(group, ana, `/pol alert add gemini when pol above ${line}% escalate after 15m to @ben_oncall`);
+    const ruleId = ruleIdOf(added);
+    expect(words(added)).toContain('Telegram has no user groups');
+    expect(await p.alerts.store.getInChannel(ruleId, 'telegram', String(group))).toMatchObject({
+      escalation: [{ afterSec: 900, group: { id: 'ben_oncall', label: '@ben_oncall' } }],
+    });
+    p.clock.now += MINUTE;
+    await p.db.query('UPDATE alert_rules SET next_check = $1 WHERE id = $2', [new Date(p.clock.now), ruleId]);
+    await p.alerts.tick();
+    p.move({ kind: 'exchange', slug: 'gemini', pol: start + 0.04 });
+    await p.db.query('UPDATE alert_rules SET next_check = $1 WHERE id = $2', [new Date(p.clock.now), ruleId]);
+    p.clock.now += 1_000;
+    await p.alerts.tick();
+    const alert = await until(() => botMessages(group).find((m) => words(m).includes('Alert: Gemini')), 'the alert');
+    p.clock.now += 16 * MINUTE;
+    await p.alerts.tick();
+    const call = await until(
+      () =>
+        botMessages(group).find(
+          (m) => (m.message as Message).reply_to_message?.message_id === alert.messageId && words(m).includes('ben_oncall'),
+        ),
+      'the escalation',
+    );
+    // Written live: no zero-width space keeps this mention from notifying.
+    expect(words(call)).toContain('@ben_oncall');
+  });
+
   it('pauses the rules of a chat that blocked polbot, saying why', async () => {
     const start = last(p.sim.exchange('bitstamp')!.pol);
     const line = Math.round((start + 0.02) * 1000) / 10;
