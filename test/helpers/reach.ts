@@ -19,20 +19,28 @@ export interface ReachStep {
  */
 export const reachKey = (typed: string): string => typed.trim().replace(/\b(project|exchange):[a-z0-9-]+/g, '$1:*');
 
-/** Runs the examples, then their buttons, then those answers' buttons; returns how many steps ran. */
-export async function exploreTwoClicks(examples: readonly ReachStep[]): Promise<string[]> {
+/**
+ * Runs the examples, then their buttons, then those answers' buttons; returns the keys of the steps
+ * that ran. Which steps run does not depend on `concurrency`: a level's steps are chosen, in order,
+ * before any of them runs. Several at a time suit a surface that paces each chat, as Telegram does.
+ */
+export async function exploreTwoClicks(examples: readonly ReachStep[], concurrency = 1): Promise<string[]> {
   const ran: string[] = [];
   const seen = new Set<string>();
   let level: ReachStep[] = [...examples];
   for (let depth = 0; depth <= 2 && level.length; depth++) {
-    const next: ReachStep[] = [];
-    for (const step of level) {
-      if (seen.has(step.key)) continue;
-      seen.add(step.key);
-      ran.push(step.key);
-      next.push(...(await step.run()));
-    }
-    level = next;
+    const todo = level.filter((step) => !seen.has(step.key) && seen.add(step.key));
+    ran.push(...todo.map((step) => step.key));
+    const offered: ReachStep[][] = [];
+    let at = 0;
+    const worker = async () => {
+      while (at < todo.length) {
+        const i = at++;
+        offered[i] = await todo[i]!.run();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, todo.length) }, worker));
+    level = offered.flat();
   }
   return ran;
 }
