@@ -173,6 +173,19 @@ describe('an ambiguous name', () => {
     expect(words(card)).toContain(polText(last(chosen.pol)));
     expect(botMessages(group).slice(count).map(words).join('\n')).not.toContain('Shiba Inu (SHIB)');
   });
+
+  it('turns the question into the answer in place when the answer has no chart', async () => {
+    const chosen = p.sim.project('shibaswap')!;
+    const [question] = await ask(group, ben, '/pol flags shiba');
+    const pick = buttonsOf(question!).find((b) => b.callback_data?.includes('shibaswap'))!;
+    p.fake.pressButton({ chatId: group, messageId: question!.messageId, from: ben, data: pick.callback_data! });
+    const edited = await until(() => {
+      const m = p.fake.messages(group).find((x) => x.messageId === question!.messageId)!;
+      return m.versions.length > 0 ? m : undefined;
+    }, 'the edit');
+    expect(words(edited)).toContain(`${chosen.name}: red flags and signals`);
+    expect(p.fake.calls('editMessageText').some((c) => c.ok && c.args.message_id === question!.messageId)).toBe(true);
+  });
 });
 
 describe('inline mode', () => {

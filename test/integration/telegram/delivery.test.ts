@@ -161,6 +161,32 @@ describe('alerts', () => {
     expect(words(call)).toContain('@ben_oncall');
   });
 
+  it('posts a low-severity alert as one line of text, and redraws that text in place when it is snoozed', async () => {
+    const start = last(p.sim.exchange('okx')!.pol);
+    const line = Math.round((start + 0.02) * 1000) / 10;
+    const ruleId = ruleIdOf(await command(group, ana, `/pol alert add okx when pol above ${line}% severity low`));
+    p.clock.now += MINUTE;
+    await p.db.query('UPDATE alert_rules SET next_check = $1 WHERE id = $2', [new Date(p.clock.now), ruleId]);
+    await p.alerts.tick();
+    p.move({ kind: 'exchange', slug: 'okx', pol: start + 0.04 });
+    await p.db.query('UPDATE alert_rules SET next_check = $1 WHERE id = $2', [new Date(p.clock.now), ruleId]);
+    p.clock.now += 1_000;
+    await p.alerts.tick();
+    const alert = await until(
+      () => botMessages(group).find((m) => words(m).includes('OKX') && words(m).includes('polbot alert #')),
+      'the alert',
+    );
+    expect((alert.message as Message).photo).toBeUndefined();
+    const snooze = buttonsOf(alert).find((b) => /^Snooze/.test(b.text))!;
+    p.fake.pressButton({ chatId: group, messageId: alert.messageId, from: ben, data: snooze.callback_data! });
+    await until(
+      () => (p.fake.messages(group).find((m) => m.messageId === alert.messageId)!.versions.length > 0 ? true : undefined),
+      'the redraw',
+    );
+    expect(words(p.fake.messages(group).find((m) => m.messageId === alert.messageId)!)).toMatch(/Snoozed/i);
+    expect(p.fake.calls('editMessageText').some((c) => c.ok && c.args.message_id === alert.messageId)).toBe(true);
+  });
+
   it('pauses the rules of a chat that blocked polbot, saying why', async () => {
     const start = last(p.sim.exchange('bitstamp')!.pol);
     const line = Math.round((start + 0.02) * 1000) / 10;
