@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/sim/server.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { postToBolt, slashCommandBody, startFakeSlack, type FakeSlack, type RecordedCall } from '../fakes/slack/index.js';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import {
   environmentOf,
   freePort,
@@ -40,11 +41,13 @@ const COMPOSE = resolve(ROOT, 'docker-compose.yml');
 const SIGNING_SECRET = `compose-test-signing-${randomBytes(8).toString('hex')}`;
 const BOT_TOKEN = `xoxb-compose-${randomBytes(8).toString('hex')}`;
 const POSTGRES_PASSWORD = `compose-pg-${randomBytes(8).toString('hex')}`;
+const TELEGRAM_SECRET = `compose-telegram-${randomBytes(8).toString('hex')}`;
 secretWatch.secret(POSTGRES_PASSWORD, 'PostgreSQL password (compose test)');
 
 let sim: Simulator;
 let slack: FakeSlack;
 let discord: FakeDiscord;
+let telegram: FakeTelegram;
 let compose: ComposeFile;
 let polbotServices: string[];
 let postgres: LocalPostgres | undefined;
@@ -62,7 +65,14 @@ const translate = (value: string) => {
 };
 
 beforeAll(async () => {
-  [sim, slack, discord] = await Promise.all([startTestSimulator(), startFakeSlack({ botToken: BOT_TOKEN }), startFakeDiscord()]);
+  [sim, slack, discord, telegram] = await Promise.all([
+    startTestSimulator(),
+    startFakeSlack({ botToken: BOT_TOKEN }),
+    startFakeDiscord(),
+    startFakeTelegram({ webhookRetryMs: 200 }),
+  ]);
+  // Known before the replicas start: Telegram's webhook is set to the balancer's URL.
+  const lbPort = await freePort();
   // What a .env next to the compose file would hold; every other setting is left unset.
   compose = readCompose(COMPOSE, {
     POSTGRES_PASSWORD,
@@ -75,6 +85,10 @@ beforeAll(async () => {
     DISCORD_APPLICATION_ID: discord.applicationId,
     DISCORD_PUBLIC_KEY: discord.publicKey,
     DISCORD_API_URL: discord.apiUrl,
+    TELEGRAM_BOT_TOKEN: telegram.token,
+    TELEGRAM_API_URL: telegram.url,
+    TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${lbPort}/telegram/webhook`,
+    TELEGRAM_WEBHOOK_SECRET: TELEGRAM_SECRET,
   });
   polbotServices = Object.keys(compose.services).filter((name) => compose.services[name]!.build !== undefined);
 
@@ -101,7 +115,6 @@ beforeAll(async () => {
     addresses.set(`${name}:${environmentOf(compose.services[name]!).PORT}`, `127.0.0.1:${replicas[i]!.port}`);
   }
 
-  const lbPort = await freePort();
   const conf = readFileSync(resolve(ROOT, mountedConfig()), 'utf8');
   const upstreams = [...conf.matchAll(/^\s*server\s+([^\s;{]+)[\s;]/gm)].map((m) => m[1]);
   // Every replica the compose file runs is behind the balancer, and nothing else is.
@@ -116,7 +129,7 @@ afterAll(async () => {
   await nginx?.stop();
   await Promise.all(replicas.map((r) => r.stop()));
   await postgres?.stop();
-  await Promise.all([slack?.close(), discord?.close(), sim?.close()]);
+  await Promise.all([slack?.close(), discord?.close(), telegram?.close(), sim?.close()]);
 });
 
 /** The file the lb service mounts as nginx's server configuration. */
@@ -219,7 +232,7 @@ describe('docker-compose.yml, run on loopback', () => {
     expect(upstreamsSeen).toEqual(new Set(replicas.map((r) => `127.0.0.1:${r.port}`)));
   });
 
-  it('passes the Slack, Discord and health routes to the replicas, and nothing else', async () => {
+  it('passes the Slack, Discord, Telegram and health routes to the replicas, and nothing else', async () => {
     /** The replica nginx passed the request to, from its access log; `-` when it answered itself. */
     const upstreamOf = async (method: 'GET' | 'POST', path: string) => {
       const seen = nginx!.accessLog().length;
@@ -241,6 +254,7 @@ describe('docker-compose.yml, run on loopback', () => {
     expect(await upstreamOf('GET', '/slack/install')).toEqual(replica);
     expect(await upstreamOf('GET', '/slack/oauth_redirect?code=c&state=s')).toEqual(replica);
     expect(await upstreamOf('POST', '/discord/interactions')).toEqual(replica);
+    expect(await upstreamOf('POST', '/telegram/webhook')).toEqual(replica);
     expect(await upstreamOf('GET', '/healthz')).toEqual(replica);
     expect(await upstreamOf('GET', '/metrics')).toBe('-');
     expect(await upstreamOf('GET', '/slack/events')).toBe('-');
@@ -352,6 +366,45 @@ describe('docker-compose.yml, run on loopback', () => {
     });
     expect(forged.status).toBe(401);
   }, 90_000);
+
+  it('takes Telegram through the balancer: each update once though it reaches both replicas, a request without the secret refused', async () => {
+    expect(
+      telegram
+        .calls('setWebhook')
+        .filter((c) => c.ok)
+        .every((c) => c.args.url === `${lb}/telegram/webhook`),
+    ).toBe(true);
+    const ana = telegram.addUser({ first_name: 'Ana' });
+    const answersTo = (id: number) =>
+      telegram
+        .messages(ana.id)
+        .filter(
+          (m) => m.sender === 'bot' && (m.message as { reply_to_message?: { message_id: number } }).reply_to_message?.message_id === id,
+        );
+    const said = telegram.say({ chatId: ana.id, from: ana, text: '/pol kraken' });
+    const deadline = Date.now() + 20_000;
+    while (answersTo(said.message.message_id).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const [card] = answersTo(said.message.message_id);
+    expect((card?.message as { caption?: string } | undefined)?.caption).toContain(polText(sim.store.exchange('kraken')!.pol.at(-1)!));
+
+    // Telegram sends it again, to each replica in turn: it has run, and it does not run again.
+    for (const r of replicas) {
+      const again = await fetch(`http://127.0.0.1:${r.port}/telegram/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': TELEGRAM_SECRET },
+        body: JSON.stringify(said.update),
+      });
+      expect(again.status).toBe(200);
+    }
+    const forged = await fetch(`${lb}/telegram/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...said.update, update_id: said.update!.update_id + 1000 }),
+    });
+    expect(forged.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(answersTo(said.message.message_id)).toHaveLength(1);
+  }, 60_000);
 
   it('keeps answering through the other replica when one is killed', async () => {
     const [dead, alive] = replicas as [Replica, Replica];
