@@ -5,6 +5,7 @@ import { telegram as telegramAdapter, type TelegramHandle } from '../adapters/te
 import { slackWorkspaces } from './slack-workspaces.js';
 import { lateDeliverer, type Deliverer } from '../src/delivery/port.js';
 import { AlertService } from '../src/alerts/service.js';
+import { moveChannel } from '../src/installs/moves.js';
 import { AlertStore } from '../src/alerts/store.js';
 import { ListedReadingStore } from '../src/exposure/store.js';
 import { Outbox } from '../src/alerts/outbox.js';
@@ -136,7 +137,13 @@ export async function startBot(config: Config, log: AppLogger): Promise<Bot> {
 
     // Telegram's webhook, like Discord's endpoint, is a route on the same port.
     const telegramStart = config.telegram
-      ? telegramAdapter({ core, telegram: config.telegram, db, log: log.child({ adapter: 'telegram' }) })
+      ? telegramAdapter({
+          core,
+          telegram: config.telegram,
+          db,
+          log: log.child({ adapter: 'telegram' }),
+          moved: (from, to) => moveChannel(db, 'telegram', from, to),
+        })
       : null;
     if (telegramStart?.route) routes.push(telegramStart.route);
 

@@ -21,6 +21,11 @@ export interface TelegramAdapterOptions {
   noticeTtlMs?: number;
   /** A callback is answered by then even when the command is still running (Telegram allows about 15 s). */
   callbackAnswerMs?: number;
+  /**
+   * A chat Telegram gave a new id (a group that became a supergroup): what polbot keeps for the
+   * old one moves to the new one. Without it, the old chat's digests and rules pause with the reason.
+   */
+  moved?: (from: string, to: string) => Promise<{ digests: number; alerts: number }>;
 }
 
 const FAILED: RunResult = {
@@ -52,6 +57,7 @@ export class TelegramAdapter {
   private readonly core: Core;
   private readonly noticeTtlMs: number;
   private readonly callbackAnswerMs: number;
+  readonly moved: TelegramAdapterOptions['moved'];
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly working = new Set<Promise<unknown>>();
   private lastTyping = 0;
@@ -61,6 +67,7 @@ export class TelegramAdapter {
     this.log = opts.log;
     this.noticeTtlMs = opts.noticeTtlMs ?? 60_000;
     this.callbackAnswerMs = opts.callbackAnswerMs ?? 8_000;
+    this.moved = opts.moved;
     this.bot = new Bot(opts.telegram.token, {
       client: { ...(opts.telegram.apiUrl ? { apiRoot: opts.telegram.apiUrl } : {}), timeoutSeconds: 60 },
     });
@@ -93,6 +100,9 @@ export class TelegramAdapter {
       else this.log.debug({ update: ctx.update.update_id }, 'telegram update already handled');
     });
     bot.on('message:text', (ctx) => this.track(this.onMessage(ctx, ctx.message)));
+    // Telegram tells the old group it became a supergroup, and the new one where it came from.
+    bot.on('message:migrate_to_chat_id', (ctx) => this.track(this.onMoved(ctx.message.chat.id, ctx.message.migrate_to_chat_id)));
+    bot.on('message:migrate_from_chat_id', (ctx) => this.track(this.onMoved(ctx.message.migrate_from_chat_id, ctx.message.chat.id)));
     bot.on('callback_query:data', (ctx) => this.track(this.onPress(ctx, ctx.callbackQuery)));
     bot.on('inline_query', (ctx) => this.track(this.onInline(ctx)));
     bot.catch((err) => this.log.error({ error: describe(err.error) }, 'telegram update failed'));
@@ -223,6 +233,13 @@ export class TelegramAdapter {
     }, this.noticeTtlMs);
     timer.unref();
     this.timers.add(timer);
+  }
+
+  async onMoved(from: number, to: number): Promise<void> {
+    if (!this.moved) return;
+    const moved = await this.moved(String(from), String(to));
+    if (moved.digests || moved.alerts)
+      this.log.info({ from, to, ...moved }, 'telegram group became a supergroup; its digests and rules moved with it');
   }
 
   // -------------------------------------------------------------------------------------------

@@ -62,10 +62,28 @@ export interface TelegramPoster {
   api: Api;
   keyboards: Keyboards;
   posted: PostedMessages;
+  /** Follows a group that became a supergroup (see TelegramAdapter.onMoved). */
+  onMoved?(from: number, to: number): Promise<void>;
 }
 
 export function telegramDeliverer(t: TelegramPoster): Deliverer {
-  const guarded = <T>(work: () => Promise<T>) => delivering(toTelegramDeliveryError, work);
+  const guarded = <T>(work: () => Promise<T>) =>
+    delivering(toTelegramDeliveryError, async () => {
+      try {
+        return await work();
+      } catch (err) {
+        // The group became a supergroup before Telegram's notice of it arrived: follow it now, and
+        // let the delivery be tried again, where the chat now is.
+        const to = err instanceof GrammyError ? err.parameters.migrate_to_chat_id : undefined;
+        if (to === undefined || !t.onMoved) throw err;
+        const from = (err as GrammyError & { payload?: { chat_id?: unknown } }).payload?.chat_id;
+        if (from !== undefined) await t.onMoved(Number(from), to);
+        throw new DeliveryError(`the group became a supergroup (now ${to}); polbot follows it there`, {
+          permanent: false,
+          cause: err,
+        });
+      }
+    });
   const draw = async (reply: Reply) => {
     const msg = renderReply(reply);
     return { msg, markup: await t.keyboards.markup(msg.keyboard) };

@@ -6,7 +6,7 @@ import type { Queryable } from '../../src/db/index.js';
 import type { Deliverer } from '../../src/delivery/port.js';
 import type { HttpRoute } from '../../src/http/routes.js';
 import type { Logger } from '../../src/log.js';
-import { describe, TelegramAdapter } from './adapter.js';
+import { describe, TelegramAdapter, type TelegramAdapterOptions } from './adapter.js';
 import type { TelegramSettings } from './config.js';
 import { registerCommands } from './commands.js';
 import { telegramDeliverer } from './deliverer.js';
@@ -25,6 +25,7 @@ export interface StartTelegramOptions {
   db: Queryable;
   log: Logger;
   noticeTtlMs?: number;
+  moved?: TelegramAdapterOptions['moved'];
 }
 
 export interface TelegramHandle {

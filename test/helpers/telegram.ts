@@ -11,6 +11,7 @@ import { openPglite, type Db } from '../../src/db/connection.js';
 import { migrate } from '../../src/db/migrations.js';
 import { lateDeliverer } from '../../src/delivery/port.js';
 import { createDigests, type Digests } from '../../src/digest/index.js';
+import { moveChannel } from '../../src/installs/moves.js';
 import { applyMove, type Move } from '../../src/sim/admin.js';
 import type { SimStore } from '../../src/sim/data/store.js';
 import { demoCore } from './core.js';
@@ -137,6 +138,7 @@ export async function startTelegramParts(options: { noticeTtlMs?: number; fake?:
     db,
     log,
     ...(options.noticeTtlMs !== undefined ? { noticeTtlMs: options.noticeTtlMs } : {}),
+    moved: (from, to) => moveChannel(db, 'telegram', from, to),
   }).start();
   const started = handle;
   const sim = core.upstream.sim!.store;

@@ -116,7 +116,11 @@ export interface FakeTelegram {
   unblockChat(chatId: number): void;
   /** The chat is gone: every call naming it gets "chat not found". */
   deleteChat(chatId: number): void;
-  /** A basic group upgraded to a supergroup: the old id is refused with `migrate_to_chat_id`; returns the new chat. */
+  /**
+   * A basic group upgraded to a supergroup: the old id is refused with `migrate_to_chat_id` from
+   * now on, and the bot gets both service messages (migrate_to_chat_id, migrate_from_chat_id).
+   * Returns the new chat.
+   */
   migrateChat(groupId: number): Chat;
 
   // What people do (each queues the update the bot would get)
@@ -285,7 +289,29 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     deleteChat: (chatId) => {
       stateOf(chatId).deleted = true;
     },
-    migrateChat: (groupId) => world.migrate(groupId).chat,
+    migrateChat: (groupId) => {
+      const old = stateOf(groupId);
+      const next = world.migrate(groupId);
+      // As Telegram does: the old group says where it went, the new one where it came from; a bot
+      // in privacy mode gets both (service messages always reach it).
+      const creator = [...next.members].find(([, s]) => s === 'creator')?.[0];
+      const from = world.users.get(creator ?? 0) ?? world.botUser();
+      const notices = [
+        { chat: old.chat, migrate_to_chat_id: next.chat.id },
+        { chat: next.chat, migrate_from_chat_id: old.chat.id },
+      ];
+      for (const notice of notices) {
+        const message = {
+          message_id: messages.allocate(notice.chat.id),
+          from,
+          date: Math.floor(now() / 1000),
+          ...notice,
+        } as FakeMessage['message'];
+        messages.add('service', message, now());
+        queue.push({ message } as UpdateBody);
+      }
+      return next.chat;
+    },
 
     say: (input) => say(people, input),
     pressButton: (input) => press(people, input),

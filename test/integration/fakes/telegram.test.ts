@@ -367,6 +367,14 @@ describe('chats the bot cannot write to', () => {
       { migrate_to_chat_id: upgraded.id },
     ]);
     await expect(api.sendMessage(upgraded.id, 'x')).resolves.toMatchObject({ chat: { id: upgraded.id, type: 'supergroup' } });
+    // The bot hears of it in both chats, in privacy mode too.
+    const notices = fake
+      .pendingUpdates()
+      .map((u) => u.message as { chat: { id: number }; migrate_to_chat_id?: number; migrate_from_chat_id?: number });
+    expect(notices.slice(-2).map((m) => [m.chat.id, m.migrate_to_chat_id ?? m.migrate_from_chat_id])).toEqual([
+      [basic.id, upgraded.id],
+      [upgraded.id, basic.id],
+    ]);
   });
 });
 

@@ -232,6 +232,45 @@ describe('digests', () => {
     expect(p.fake.calls((c) => c.status === 429).length).toBeGreaterThanOrEqual(1);
   });
 
+  it('follows a group that becomes a supergroup: its digests and rules move with it and are delivered there', async () => {
+    const basic = p.fake.addGroup({ title: 'Small desk', type: 'group', creator: ana, members: [ben] }).id;
+    const added = await command(basic, ana, '/pol digest add kraken daily at 09:00');
+    const id = Number(/#(\d+)/.exec(words(added))?.[1]);
+    const ruleId = ruleIdOf(await command(basic, ana, '/pol alert add kraken when pol above 90%'));
+    const upgraded = p.fake.migrateChat(basic).id;
+    const moved = async () =>
+      (await p.db.query<{ channel_id: string }>('SELECT channel_id FROM digests WHERE id = $1', [id]))[0]?.channel_id;
+    const deadline = Date.now() + WAIT;
+    while ((await moved()) !== String(upgraded) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await moved()).toBe(String(upgraded));
+    expect(await p.alerts.store.getInChannel(ruleId, 'telegram', String(upgraded))).toMatchObject({ state: 'active' });
+    const nine = new Date();
+    nine.setUTCHours(9, 0, 0, 0);
+    if (nine.getTime() <= Date.now()) nine.setUTCDate(nine.getUTCDate() + 1);
+    expect((await p.digests.scheduler.tick(nine.getTime() + 1_000)).delivered).toBeGreaterThanOrEqual(1);
+    await until(() => botMessages(upgraded).find((m) => words(m).includes(`digest #${id}`)), 'the digest in the supergroup');
+  });
+
+  it('follows the new id when a delivery meets it before Telegram’s notice, and tries again there', async () => {
+    const basic = p.fake.addGroup({ title: 'Quiet desk', type: 'group', creator: ana }).id;
+    const added = await command(basic, ana, '/pol digest add aave daily at 09:00');
+    const id = Number(/#(\d+)/.exec(words(added))?.[1]);
+    // Once Telegram's notices have moved it, the digest is put back on the old id, as if they had
+    // been lost: only the refusal of the old id tells polbot now.
+    const upgraded = p.fake.migrateChat(basic).id;
+    const deadline = Date.now() + WAIT;
+    while (p.fake.pendingUpdates().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await p.handle.adapter.drain();
+    await p.db.query('UPDATE digests SET channel_id = $1 WHERE id = $2', [String(basic), id]);
+    const failed = await p.handle.deliverer.post(String(basic), { kind: 'text', text: 'hello' }).then(
+      () => undefined,
+      (err: unknown) => err as { permanent: boolean; reason: string },
+    );
+    expect(failed).toMatchObject({ permanent: false, reason: expect.stringContaining(String(upgraded)) });
+    const [row] = await p.db.query<{ channel_id: string }>('SELECT channel_id FROM digests WHERE id = $1', [id]);
+    expect(row?.channel_id).toBe(String(upgraded));
+  });
+
   it('pauses the digests of a deleted group, saying why', async () => {
     const doomed = p.fake.addGroup({ title: 'Old desk', creator: ana }).id;
     const added = await command(doomed, ana, '/pol digest add kraken daily at 09:00');
