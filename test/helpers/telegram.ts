@@ -166,3 +166,14 @@ export async function startTelegramParts(options: { noticeTtlMs?: number; fake?:
     },
   };
 }
+
+/** Polls `find` until it gives something (not undefined or false), or fails the test naming `what`. */
+export async function until<T>(find: () => T | undefined | false, what: string, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const found = find();
+    if (found !== undefined && found !== false) return found;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

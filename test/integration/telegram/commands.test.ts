@@ -2,7 +2,7 @@ import type { Message, User } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../fakes/telegram/index.js';
 import { last } from '../../helpers/discord.js';
-import { startTelegramParts, type TelegramParts } from '../../helpers/telegram.js';
+import { startTelegramParts, type TelegramParts, until } from '../../helpers/telegram.js';
 import { polText, scoreText } from '../../helpers/truth.js';
 
 /**
@@ -10,7 +10,6 @@ import { polText, scoreText } from '../../helpers/truth.js';
  * Bot API: what a person sends, and what the chat then holds. Values are the simulator's own.
  */
 
-const WAIT = 10_000;
 const NOTE_TTL_MS = 400;
 let p: TelegramParts;
 let ana: User;
@@ -29,16 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await p?.close();
 });
-
-async function until<T>(find: () => T | undefined, what: string, ms = WAIT): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const botMessages = (chatId: number) => p.fake.messages(chatId).filter((m) => m.sender === 'bot');
 const replyTo = (m: FakeMessage) => (m.message as Message).reply_to_message?.message_id;

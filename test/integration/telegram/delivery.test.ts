@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../fakes/telegram/index.js';
 import { MINUTE } from '../../helpers/alerts.js';
 import { last } from '../../helpers/discord.js';
-import { startTelegramParts, type TelegramParts } from '../../helpers/telegram.js';
+import { startTelegramParts, type TelegramParts, until } from '../../helpers/telegram.js';
 import { polText } from '../../helpers/truth.js';
 
 /**
@@ -31,16 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await p?.close();
 });
-
-async function until<T>(find: () => T | undefined, what: string, ms = WAIT): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = find();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const botMessages = (chatId: number) => p.fake.messages(chatId).filter((m) => m.sender === 'bot' && !m.deleted);
 const words = (m: FakeMessage) => (m.message as Message).text ?? (m.message as Message).caption ?? '';

@@ -1,12 +1,12 @@
-import { createServer } from 'node:net';
 import type { Message, Update, User } from 'grammy/types';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_LISTS } from '../../../adapters/telegram/index.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/telegram/index.js';
+import { freePort } from '../../helpers/compose.js';
 import { createPostgresDatabase } from '../../helpers/digest/helpers.js';
 import { last } from '../../helpers/discord.js';
-import { startTelegramStack, type TelegramStack } from '../../helpers/telegram.js';
+import { startTelegramStack, type TelegramStack, until } from '../../helpers/telegram.js';
 import { polText } from '../../helpers/truth.js';
 
 /**
@@ -15,29 +15,7 @@ import { polText } from '../../helpers/truth.js';
  * the buttons working (long commands are in the database) and writes no command menu again.
  */
 
-const WAIT = 10_000;
 const SECRET = 'webhook-secret-of-the-test-0123456789';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(find: () => T | undefined, what: string, ms = WAIT): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const answersTo = (fake: FakeTelegram, chatId: number, messageId: number) =>
   fake.messages(chatId).filter((m) => m.sender === 'bot' && (m.message as Message).reply_to_message?.message_id === messageId);
