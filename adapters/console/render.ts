@@ -2,6 +2,7 @@ import { personName, renderInline, typedText } from '../../src/reply/inline.js';
 import { footerWords } from '../../src/reply/footer.js';
 import { layoutTable } from '../../src/reply/table.js';
 import { styleOf } from '../../src/reply/palette.js';
+import { sparkline } from '../../src/reply/sparkline.js';
 import type { Action, CommandHelp, CommandRef, Footer, Inline, Menu, Reply, Section, Series } from '../../src/reply/model.js';
 
 export interface ConsoleStyle {
@@ -29,23 +30,6 @@ function paint(style: ConsoleStyle, tone: Tone, text: string): string {
 /** Upstream text can carry terminal escapes; they are shown as text, never executed. */
 export function clean(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '�').replace(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '');
-}
-
-const BARS = '▁▂▃▄▅▆▇█';
-
-export function sparkline(values: readonly number[], width = 48): string {
-  const finite = values.filter((v) => Number.isFinite(v));
-  if (finite.length === 0) return '';
-  // Bucket long series to the width so a year of days fits on one line.
-  const step = Math.max(1, Math.ceil(finite.length / width));
-  const buckets: number[] = [];
-  for (let i = 0; i < finite.length; i += step) {
-    const chunk = finite.slice(i, i + step);
-    buckets.push(chunk.reduce((a, b) => a + b, 0) / chunk.length);
-  }
-  const min = Math.min(...buckets);
-  const max = Math.max(...buckets);
-  return buckets.map((v) => BARS[max === min ? 3 : Math.round(((v - min) / (max - min)) * (BARS.length - 1))]).join('');
 }
 
 const ratingTone = (rating: string | undefined): Tone => styleOf(rating).tone;

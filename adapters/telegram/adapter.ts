@@ -334,7 +334,9 @@ export class TelegramAdapter {
       for (const [i, c] of cards.entries()) {
         // Only a card is offered: nothing at all beats a guess or an error sent into someone's chat.
         if (c.result.reply.kind !== 'card') continue;
-        const msg = renderReply({ ...c.result.reply, actions: [], menus: [] });
+        // A result is text alone: no chart to show (its series is drawn as a line of bars instead), no buttons.
+        const { image: _chart, ...card } = c.result.reply;
+        const msg = renderReply({ ...card, actions: [], menus: [] });
         const content = msg.texts.join('\n').slice(0, LIMITS.text);
         results.push({
           type: 'article',

@@ -17,6 +17,7 @@ import {
   type TableReply,
 } from '../../src/reply/model.js';
 import { styleOf } from '../../src/reply/palette.js';
+import { sparkline } from '../../src/reply/sparkline.js';
 import { layoutTable } from '../../src/reply/table.js';
 import { clip, escapeHtml, fitLines, LIMITS, packLines, plain, plainText, visibleLength } from './html.js';
 
@@ -101,21 +102,10 @@ function section(s: Section): string[] {
   return lines;
 }
 
-const BARS = '▁▂▃▄▅▆▇█';
-
 /** Without a chart (an inline result, a chart that could not be drawn), the series as a line of bars. */
 function series(s: Series | undefined, image: ReplyImage | undefined): string[] {
-  const values = (s?.values ?? []).filter((v) => Number.isFinite(v));
-  if (!s || image || values.length < 2) return [];
-  const step = Math.max(1, Math.ceil(values.length / 24));
-  const buckets: number[] = [];
-  for (let i = 0; i < values.length; i += step) {
-    const chunk = values.slice(i, i + step);
-    buckets.push(chunk.reduce((a, b) => a + b, 0) / chunk.length);
-  }
-  const min = Math.min(...buckets);
-  const max = Math.max(...buckets);
-  const bars = buckets.map((v) => BARS[max === min ? 3 : Math.round(((v - min) / (max - min)) * (BARS.length - 1))]).join('');
+  const bars = s && !image ? sparkline(s.values, 24) : '';
+  if (!s || bars.length < 2) return [];
   return [`<i>${escapeHtml(s.label)}</i> ${bars}${s.direction ? ` <i>(${s.direction})</i>` : ''}`];
 }
 

@@ -188,6 +188,8 @@ describe('inline mode', () => {
     expect(result.title).toContain(polText(last(kraken.pol)));
     expect(result.input_message_content.parse_mode).toBe('HTML');
     expect(result.input_message_content.message_text).toContain(polText(last(kraken.pol)));
+    // No chart can ride on a text result: its series is a line of bars.
+    expect(result.input_message_content.message_text).toMatch(/[▁▂▃▄▅▆▇█]{10,}/);
 
     p.fake.inlineQuery({ from: ben, query: 'shiba' });
     const two = await until(() => p.fake.inlineAnswers().at(1), 'the second inline answer');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderReply, sparkline } from '../../../adapters/console/render.js';
+import { renderReply } from '../../../adapters/console/render.js';
+import { sparkline } from '../../../src/reply/sparkline.js';
 import type { CardReply, ChoiceReply, ErrorReply, TableReply, TextReply } from '../../../src/reply/model.js';
 import { action } from '../../helpers/actions.js';
 
