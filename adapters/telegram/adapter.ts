@@ -154,11 +154,9 @@ export class TelegramAdapter {
       return message.chat.type === 'private' ? { text: text.slice(1), words: true } : undefined;
     }
     if (message.chat.type === 'private') return { text, words: true };
-    const mention = `@${this.username.toLowerCase()}`;
+    const mention = new RegExp(`@${this.username}\\b`, 'gi');
     const toBot = message.reply_to_message?.from?.id === this.bot.botInfo.id;
-    if (toBot || text.toLowerCase().includes(mention)) {
-      return { text: text.replace(new RegExp(`@${this.username}\\b`, 'gi'), ' ').trim(), words: true };
-    }
+    if (toBot || mention.test(text)) return { text: text.replace(mention, ' ').trim(), words: true };
     return undefined;
   }
 
@@ -201,22 +199,26 @@ export class TelegramAdapter {
       this.expire(place, sent);
       return;
     }
-    const person = message.from;
-    const inPrivate = person
-      ? await this.send({ chatId: person.id }, msg).then(
-          () => true,
-          (err: unknown) => {
-            if (err instanceof GrammyError && err.error_code === 403) return false;
-            throw err;
-          },
-        )
-      : false;
+    // An administrator posting as the group has no private chat to send to.
+    const person = message.from && !message.from.is_bot ? message.from : undefined;
+    const inPrivate = person ? await this.sendPrivately(person.id, msg) : false;
     const note = inPrivate
-      ? notice(`📬 ${person ? nameOf(person) : 'You'}: sent to you in a private chat with me.`)
-      : notice('That answer is long for a group. Open a private chat with me and ask there:', [
+      ? notice(`📬 ${nameOf(person!)}: sent to you in a private chat with me.`)
+      : notice('That answer is for you alone. Open a private chat with me and ask there:', [
           [{ label: 'Open a private chat', url: `https://t.me/${this.username}?start=help` }],
         ]);
     this.expire(place, await this.send(place, note, replyTo));
+  }
+
+  /** Whether the person's private chat took it: a bot cannot write first (403), nor to an id that is no person (400). */
+  private sendPrivately(userId: number, msg: TelegramMessage): Promise<boolean> {
+    return this.send({ chatId: userId }, msg).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof GrammyError && (err.error_code === 403 || err.error_code === 400)) return false;
+        throw err;
+      },
+    );
   }
 
   private async send(place: Where, msg: TelegramMessage, opts: { replyTo?: number } = {}): Promise<Sent> {
@@ -280,13 +282,7 @@ export class TelegramAdapter {
       // Telegram shows a press's answer to the presser alone: the natural place for a refusal.
       if (result.reply.kind === 'error') return answer(msg.summary, true);
       // Anything longer goes to their private chat, if polbot may write there.
-      const delivered = await this.send({ chatId: query.from.id }, msg).then(
-        () => true,
-        (err: unknown) => {
-          if (err instanceof GrammyError && err.error_code === 403) return false;
-          throw err;
-        },
-      );
+      const delivered = await this.sendPrivately(query.from.id, msg);
       return answer(
         delivered
           ? 'Sent to you in a private chat with me.'

@@ -22,7 +22,12 @@ export interface SayInput {
   replyTo?: number;
   /** The forum topic written in. */
   threadId?: number;
+  /** An administrator posting as the group (anonymous admin): the message comes from GroupAnonymousBot with the group as sender_chat. */
+  asGroup?: boolean;
 }
+
+/** The account Telegram shows as the sender of an anonymous administrator's messages. */
+export const GROUP_ANONYMOUS_BOT: User = { id: 1087968824, is_bot: true, first_name: 'Group', username: 'GroupAnonymousBot' };
 
 export interface Said {
   message: Message;
@@ -75,6 +80,7 @@ export function say(people: People, input: SayInput): Said {
     if (status !== 'creator' && status !== 'administrator' && status !== 'member') {
       throw new Error(`fake Telegram: user ${input.from.id} is not a member of chat ${input.chatId}`);
     }
+    if (input.asGroup && status === 'member') throw new Error(`fake Telegram: only an administrator posts as the group`);
   }
   const topic = input.threadId === undefined || input.threadId === GENERAL_TOPIC_ID ? undefined : state.topics.get(input.threadId);
   if (input.threadId !== undefined && input.threadId !== GENERAL_TOPIC_ID && !topic) {
@@ -87,7 +93,7 @@ export function say(people: People, input: SayInput): Said {
   const now = people.now();
   const message = {
     message_id: people.messages.allocate(state.chat.id),
-    from: input.from,
+    ...(input.asGroup ? { from: GROUP_ANONYMOUS_BOT, sender_chat: state.chat } : { from: input.from }),
     chat: state.chat,
     date: Math.floor(now / 1000),
     ...(topic ? { message_thread_id: topic.threadId, is_topic_message: true } : {}),

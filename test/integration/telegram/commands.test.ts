@@ -242,12 +242,25 @@ describe('who sees what', () => {
     const [refusal] = await ask(group, ben, '/pol alert add kraken when pol above 50%');
     expect(words(refusal!)).toContain('not allowed');
     expect(words(refusal!)).toContain('the group’s administrators');
-    expect(p.fake.calls('getChatMember').some((c) => c.args.user_id === ben.id)).toBe(true);
+    expect(p.fake.calls('getChatMember').some((c) => Number(c.args.user_id) === ben.id)).toBe(true);
     const [added] = await ask(group, ana, '/pol alert add kraken when pol above 50%');
     expect(words(added!)).toMatch(/Alert rule #\d+ added/);
     // In her private chat, the chat is hers.
     const [own] = await ask(ben.id, ben, '/pol alert add kraken when pol above 50%');
     expect(words(own!)).toMatch(/Alert rule #\d+ added/);
+  });
+
+  it('takes an administrator posting as the group for one of its administrators, with no private chat to write to', async () => {
+    // A group of its own: Telegram allows a bot 20 messages a minute in one group, and polbot keeps to it.
+    const desk = p.fake.addGroup({ title: 'Anonymous desk', creator: ana, members: [ben] }).id;
+    const said = p.fake.say({ chatId: desk, from: ana, text: '/pol alert add aave when pol above 60%', asGroup: true });
+    const added = await until(() => botMessages(desk).find((m) => replyTo(m) === said.message.message_id), 'the answer');
+    expect(words(added)).toMatch(/Alert rule #\d+ added/);
+    expect(p.fake.calls('getChatMember').some((c) => Number(c.args.chat_id) === desk)).toBe(false);
+    // Help is for one person, and this one has no private chat: the note offers to open one.
+    const help = p.fake.say({ chatId: desk, from: ana, text: '/pol help', asGroup: true });
+    const note = await until(() => botMessages(desk).find((m) => replyTo(m) === help.message.message_id), 'the note');
+    expect(buttonsOf(note)).toEqual([{ text: 'Open a private chat', url: `https://t.me/${p.fake.bot.username}?start=help` }]);
   });
 
   it('answers a press someone may not make with a pop-up to them alone, and changes nothing', async () => {
