@@ -71,14 +71,16 @@ export class TelegramAdapter {
     this.bot = new Bot(opts.telegram.token, {
       client: { ...(opts.telegram.apiUrl ? { apiRoot: opts.telegram.apiUrl } : {}), timeoutSeconds: 60 },
     });
-    // Paced below Telegram's flood limits (30 a second, 20 a minute in a group), and a 429 that
-    // still comes is waited out as its retry_after says, a bounded number of times. A typing
-    // status is not a message and stays out of that queue: there it would hold a slow answer a
-    // second behind it (a chat's one message a second) and, in a burst, take half of the 30 a
-    // second from the answers. onMessage paces it instead.
+    // Messages are paced below Telegram's flood limits (30 a second, 20 a minute in a group, about
+    // one a second in a chat), and a 429 that still comes is waited out as its retry_after says, a
+    // bounded number of times. Only what posts or changes a message is paced: a typing status
+    // queued with them held a slow answer a second behind it and, in a burst, took half of the 30 a
+    // second from the answers (onMessage paces it instead); an administrator check, a deletion or
+    // a callback answer is no message, and would spend a group's 20 a minute for nothing.
     const throttle = apiThrottler();
+    const paced = (method: string) => /^(send|edit|copy|forward)/.test(method) && method !== 'sendChatAction';
     this.bot.api.config.use((prev, method, payload, signal) =>
-      method === 'sendChatAction' ? prev(method, payload, signal) : throttle(prev, method, payload, signal),
+      paced(method) ? throttle(prev, method, payload, signal) : prev(method, payload, signal),
     );
     this.bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
     this.keyboards = new Keyboards(new ButtonCommands(opts.db));
