@@ -104,6 +104,34 @@ describe('commands', () => {
     expect(buttonsOf(texts.at(-1)!).length).toBeGreaterThan(0);
   });
 
+  it('shows hostile upstream text as text: no tag, link or mention of it comes alive', async () => {
+    const hostile = '<b>Free</b> & <a href="https://evil.example">claim</a> @support_desk \u202Egnp.exe';
+    p.sim.rename('project', 'aave', hostile);
+    p.sim.addRedFlag('aave', 'mm', '</pre><i>unclosed @admin_team');
+    p.core.upstream.source.cache.clear();
+    try {
+      const answer = await ask(ana.id, ana, '/pol aave', 1_300);
+      const refused = p.fake.calls((c) => !c.ok && /^send/.test(c.method));
+      expect(refused).toEqual([]);
+      const text = answer.map(words).join('\n');
+      expect(text).toContain('<b>Free</b> & <a href="https://evil.example">claim</a>');
+      expect(text).toContain('</pre><i>unclosed');
+      // Nothing from upstream became an entity of its own: only polbot's bold, italics and code.
+      const entities = answer.flatMap((m) => [
+        ...((m.message as Message).entities ?? []),
+        ...((m.message as Message).caption_entities ?? []),
+      ]);
+      expect(entities.filter((e) => !['bold', 'italic', 'code', 'pre'].includes(e.type))).toEqual([]);
+      // A name that would mention someone is broken with a zero-width space; a reordering mark is gone.
+      expect(text).toContain('@\u200bsupport_desk');
+      expect(text).toContain('@\u200badmin_team');
+      expect(text).not.toContain('\u202E');
+    } finally {
+      p.sim.rename('project', 'aave', 'Aave');
+      p.core.upstream.source.cache.clear();
+    }
+  });
+
   it('takes /pol@polbot in a group, and leaves /pol@another_bot to that bot', async () => {
     const before = botMessages(group).length;
     p.fake.say({ chatId: group, from: ben, text: '/pol@another_bot kraken' });
