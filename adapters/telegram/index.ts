@@ -12,7 +12,7 @@ import { registerCommands } from './commands.js';
 import { telegramDeliverer } from './deliverer.js';
 
 export type { TelegramSettings } from './config.js';
-export { COMMAND_LISTS } from './commands.js';
+export { COMMAND_LISTS, DESCRIPTIONS } from './commands.js';
 
 export const WEBHOOK_PATH = '/telegram/webhook';
 const UPDATES = ['message', 'callback_query', 'inline_query'] as const;

@@ -79,3 +79,42 @@ function keyOf(scope: BotCommandScope, languageCode: string): string {
   const s = scope as { type: string; chat_id?: number | string; user_id?: number };
   return JSON.stringify([s.type, s.chat_id ?? null, s.user_id ?? null, languageCode]);
 }
+
+/**
+ * The bot's description (shown in an empty private chat, up to 512 characters) and short
+ * description (on its profile and in share links, up to 120), one per language code, as
+ * setMyDescription and setMyShortDescription keep them; the getters answer what was set for that
+ * language exactly, or an empty text.
+ */
+export class Descriptions {
+  readonly #long = new Map<string, string>();
+  readonly #short = new Map<string, string>();
+
+  set(kind: 'long' | 'short', args: Args): true {
+    const language = languageOf(args);
+    const field = kind === 'long' ? 'description' : 'short_description';
+    const text = args.string(field) ?? '';
+    const max = kind === 'long' ? 512 : 120;
+    if (text.length > max) throw badRequest(`${kind === 'long' ? 'description' : 'short description'} is too long`);
+    const store = kind === 'long' ? this.#long : this.#short;
+    if (text === '') store.delete(language);
+    else store.set(language, text);
+    return true;
+  }
+
+  get(kind: 'long' | 'short', args: Args): { description: string } | { short_description: string } {
+    const text = (kind === 'long' ? this.#long : this.#short).get(languageOf(args)) ?? '';
+    return kind === 'long' ? { description: text } : { short_description: text };
+  }
+
+  /** What a client in `language` is shown, for tests. */
+  shown(kind: 'long' | 'short', language = ''): string {
+    return (kind === 'long' ? this.#long : this.#short).get(language) ?? '';
+  }
+}
+
+function languageOf(args: Args): string {
+  const language = args.string('language_code') ?? '';
+  if (language !== '' && !/^[a-z]{2}$/.test(language)) throw badRequest('invalid language code specified');
+  return language;
+}

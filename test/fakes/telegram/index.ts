@@ -9,7 +9,8 @@
  * sendPhoto with an uploaded PNG) and `/file/bot<token>/<path>`, answering `{ ok, result }` or
  * `{ ok: false, error_code, description, parameters? }` in the Bot API server's own words; an
  * unknown token gets 401, an unknown method 404. Methods: getMe, getUpdates, setWebhook,
- * deleteWebhook, getWebhookInfo, setMyCommands, getMyCommands, deleteMyCommands, sendMessage,
+ * deleteWebhook, getWebhookInfo, setMyCommands, getMyCommands, deleteMyCommands, set/getMyDescription,
+ * set/getMyShortDescription, sendMessage,
  * sendPhoto, sendDocument (up to 50 MB, named), sendChatAction, editMessageText, editMessageCaption, editMessageReplyMarkup,
  * deleteMessage, answerCallbackQuery, answerInlineQuery, getChatMember, getFile.
  *
@@ -37,7 +38,7 @@ import type { BotCommand, BotCommandScope, Chat, Update, User, UserFromGetMe } f
 import { secretWatch } from '../../helpers/secret-watch.js';
 import { CallLog } from '../http-receiver/recorder.js';
 import { Args } from './args.js';
-import { CommandLists } from './commands.js';
+import { CommandLists, Descriptions } from './commands.js';
 import { FileStore } from './files.js';
 import { type Method, run, startWire, type TelegramCall } from './http.js';
 import {
@@ -141,6 +142,8 @@ export interface FakeTelegram {
   messages(chatId: number): FakeMessage[];
   /** The bot's command list for a scope and language, as getMyCommands would answer. */
   commands(scope?: BotCommandScope, languageCode?: string): BotCommand[];
+  /** The bot's description (`long`, in an empty chat) or short description, for a language as set. */
+  description(kind: 'long' | 'short', languageCode?: string): string;
   callbackAnswers(): CallbackAnswer[];
   inlineAnswers(): InlineAnswer[];
   webhookDeliveries(): WebhookDelivery[];
@@ -188,6 +191,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const queue = new UpdateQueue();
   const queries = new Queries(now, options.queryLifetimeMs ?? 15_000);
   const commands = new CommandLists(world);
+  const descriptions = new Descriptions();
   const log = new CallLog<TelegramCall>('fake Telegram', (c) => `${c.method} -> ${c.status}${c.description ? ` ${c.description}` : ''}`);
   const box: Outbox = { world, messages, files, limits, now };
   const people: People = { world, messages, queue, queries, now, privacyMode };
@@ -210,6 +214,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     setMyCommands: (args) => commands.set(args),
     getMyCommands: (args) => commands.get(args),
     deleteMyCommands: (args) => commands.remove(args),
+    setMyDescription: (args) => descriptions.set('long', args),
+    getMyDescription: (args) => descriptions.get('long', args),
+    setMyShortDescription: (args) => descriptions.set('short', args),
+    getMyShortDescription: (args) => descriptions.get('short', args),
     sendMessage: (args) => sendMessage(box, args),
     sendPhoto: (args) => sendPhoto(box, args),
     sendDocument: (args) => sendDocument(box, args),
@@ -324,6 +332,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     clear: () => log.clear(),
     messages: (chatId) => messages.list(chatId),
     commands: (scope, languageCode) => commands.list(scope, languageCode),
+    description: (kind, languageCode) => descriptions.shown(kind, languageCode),
     callbackAnswers: () => [...queries.callbackAnswers],
     inlineAnswers: () => [...queries.inlineAnswers],
     webhookDeliveries: () => [...webhook.deliveries],

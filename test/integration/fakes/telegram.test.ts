@@ -525,6 +525,19 @@ describe('members and commands', () => {
     expect((await api.getChatMember(ana.id, ana.id)).status).toBe('member');
   });
 
+  it('keeps a description and a short description per language, each within its length', async () => {
+    await api.setMyDescription('Crypto risk at a glance.');
+    await api.setMyShortDescription('Risiko auf einen Blick', { language_code: 'de' });
+    expect((await api.getMyDescription()).description).toBe('Crypto risk at a glance.');
+    expect((await api.getMyDescription({ language_code: 'de' })).description).toBe('');
+    expect((await api.getMyShortDescription({ language_code: 'de' })).short_description).toBe('Risiko auf einen Blick');
+    expect(fake.description('short', 'de')).toBe('Risiko auf einen Blick');
+    expect((await refusal(api.setMyDescription('x'.repeat(513)))).description).toBe('Bad Request: description is too long');
+    expect((await refusal(api.setMyShortDescription('x'.repeat(121)))).description).toBe('Bad Request: short description is too long');
+    await api.setMyDescription('');
+    expect(fake.description('long')).toBe('');
+  });
+
   it('keeps a command list per scope and language, and answers exactly the one asked for', async () => {
     await api.setMyCommands([{ command: 'pol', description: 'Risk of a project or exchange' }]);
     await api.setMyCommands([{ command: 'pol', description: 'Риск проекта или биржи' }], { language_code: 'ru' });

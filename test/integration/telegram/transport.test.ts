@@ -1,7 +1,7 @@
 import type { Message, Update, User } from 'grammy/types';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_LISTS } from '../../../adapters/telegram/index.js';
+import { COMMAND_LISTS, DESCRIPTIONS } from '../../../adapters/telegram/index.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/telegram/index.js';
 import { freePort } from '../../helpers/compose.js';
 import { createPostgresDatabase } from '../../helpers/digest/helpers.js';
@@ -31,16 +31,22 @@ describe('a restart', () => {
     await stack?.close();
   });
 
-  it('writes the command menu once per language, and nothing when it starts again unchanged', async () => {
+  it('writes the command menu and descriptions once per language, and nothing when it starts again unchanged', async () => {
     const { fake } = stack;
     expect(fake.commands()).toEqual(COMMAND_LISTS['']);
     expect(fake.commands(undefined, 'ru')).toEqual(COMMAND_LISTS.ru);
     expect(fake.commands(undefined, 'ru')[0]!.description).toMatch(/[а-я]/);
     expect(fake.calls('setMyCommands').filter((c) => c.ok)).toHaveLength(Object.keys(COMMAND_LISTS).length);
+    // What an empty private chat shows, in the person's language where there is one.
+    expect(fake.description('long')).toBe(DESCRIPTIONS['']!.description);
+    expect(fake.description('long')).toContain('lower is safer');
+    expect(fake.description('short', 'de')).toBe(DESCRIPTIONS.de!.short);
+    expect(fake.calls('setMyDescription').filter((c) => c.ok)).toHaveLength(Object.keys(DESCRIPTIONS).length);
     fake.clear();
     await stack.restart();
     expect(fake.calls('getMyCommands').length).toBe(Object.keys(COMMAND_LISTS).length);
-    expect(fake.calls('setMyCommands')).toEqual([]);
+    expect(fake.calls('getMyDescription').length).toBe(Object.keys(DESCRIPTIONS).length);
+    expect(fake.calls((c) => /^(setMyCommands|setMyDescription|setMyShortDescription)$/.test(c.method))).toEqual([]);
   });
 
   it('keeps a button whose command is too long for Telegram working after a restart', async () => {
