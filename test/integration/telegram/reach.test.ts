@@ -39,7 +39,7 @@ afterAll(async () => {
 
 const WAIT_MS = 15_000;
 /** Chats walked at once. */
-const CHATS = 8;
+const CHATS = 16;
 
 /**
  * The kind of step a command is: entities generalised as `reachKey` does, and a list's options by
@@ -219,7 +219,7 @@ async function walkAll(stack: TelegramStack): Promise<{ ran: string[]; examples:
 }
 
 describe('reach in Telegram', () => {
-  it('calls all 55 routes of the two services and all 23 tools from help and two clicks', { timeout: 120_000 }, async () => {
+  it('calls all 55 routes of the two services and all 23 tools from help and two clicks', { timeout: 180_000 }, async () => {
     for (const stack of [rest, tools]) {
       const { ran, examples, problems } = await walkAll(stack);
       expect(examples).toContain('pepe security');
