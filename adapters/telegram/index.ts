@@ -100,6 +100,19 @@ export function telegram(options: StartTelegramOptions): TelegramStart {
         // A webhook left from another deployment would keep every poll waiting in vain (409).
         if ((await bot.api.getWebhookInfo()).url) await bot.api.deleteWebhook();
         runner = run(bot, { runner: { fetch: { allowed_updates: [...UPDATES] }, silent: true } });
+        // The runner retries what can pass and gives up on what cannot: another poller (409) or
+        // a revoked token (401). That is said once, plainly, and /healthz reports it.
+        void runner.task()?.catch((err: unknown) => {
+          const info = describe(err);
+          log.error(
+            { error: info },
+            info.code === 409
+              ? 'telegram long polling stopped: another process polls this bot (409 Conflict); stop it, or use a webhook for several replicas'
+              : info.code === 401
+                ? 'telegram long polling stopped: the bot token was refused (401 Unauthorized)'
+                : 'telegram long polling stopped',
+          );
+        });
       }
       const mode = settings.webhookUrl ? 'webhook' : 'polling';
       log.info({ bot: adapter.username, mode }, 'telegram adapter ready');

@@ -77,6 +77,27 @@ describe('a restart', () => {
   });
 });
 
+describe('long polling', () => {
+  it('says plainly when another process takes over polling the same bot, and reports it in the health', async () => {
+    const first = await startTelegramStack();
+    const second = await startTelegramStack({ shared: first.fake });
+    try {
+      // Telegram ends the older poll with 409 when a newer one starts; the runner cannot go on.
+      await until(() => first.logLines.find((l) => l.includes('another process polls this bot (409 Conflict)')), 'the conflict said');
+      expect(first.bot.health).toBeDefined();
+      expect((await first.bot.health.report()).components.telegram).toMatchObject({ ok: false });
+      // The newer one answers.
+      const ana = first.fake.addUser({ first_name: 'Ana' });
+      const said = first.fake.say({ chatId: ana.id, from: ana, text: '/pol kraken' });
+      await until(() => answersTo(first.fake, ana.id, said.message.message_id)[0], 'the answer');
+      expect(first.logLines.join('\n')).not.toContain(first.fake.token);
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+});
+
 describe('a webhook', () => {
   let fake: FakeTelegram;
   let db: { url: string; drop(): Promise<void> };
