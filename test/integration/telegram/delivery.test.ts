@@ -220,6 +220,19 @@ describe('digests', () => {
     expect(text).toContain(polText(last(p.sim.exchange('kraken')!.pol)));
     expect(text).toContain(polText(last(p.sim.project('aave')!.pol)));
     expect(p.fake.calls((c) => c.status === 429).length).toBeGreaterThanOrEqual(1);
+
+    // A replica that takes the run over finds the post by its key in what polbot recorded of it
+    // (a bot cannot read the chat's history), and a key that was never posted is not found.
+    const key = /digest #\d+ · [^\n]+/.exec(words(digest))![0];
+    const ref = await p.handle.deliverer.find!(`${forum}/${topic}`, key);
+    expect(ref).toMatch(new RegExp(`(^| )[pt]${digest.messageId}c?( |$)`));
+    expect(
+      await p.handle.deliverer.find!(
+        `${forum}/${topic}`,
+        key.replace(/#(\d+)/, (_, n: string) => `#${Number(n) + 100}`),
+      ),
+    ).toBeNull();
+    expect(await p.handle.deliverer.find!(String(forum), key)).toBeNull();
   });
 
   it('follows a group that becomes a supergroup: its digests and rules move with it and are delivered there', async () => {
