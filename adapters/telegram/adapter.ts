@@ -68,10 +68,13 @@ export class TelegramAdapter {
     // still comes is waited out as its retry_after says, a bounded number of times. A typing
     // status is not a message and stays out of that queue: there it would hold a slow answer a
     // second behind it (a chat's one message a second) and, in a burst, take half of the 30 a
-    // second from the answers. onMessage paces it instead.
+    // second from the answers. onMessage paces it instead. Nor is a deletion a message: in the
+    // queue, the card picked from an ambiguous name's candidates waited a second behind the
+    // removal of the question, and a group's expired notes took its 20 a minute from answers.
     const throttle = apiThrottler();
+    const unpaced = new Set(['sendChatAction', 'deleteMessage']);
     this.bot.api.config.use((prev, method, payload, signal) =>
-      method === 'sendChatAction' ? prev(method, payload, signal) : throttle(prev, method, payload, signal),
+      unpaced.has(method) ? prev(method, payload, signal) : throttle(prev, method, payload, signal),
     );
     this.bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
     this.keyboards = new Keyboards(new ButtonCommands(opts.db));

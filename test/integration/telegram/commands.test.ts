@@ -174,6 +174,25 @@ describe('an ambiguous name', () => {
     expect(botMessages(group).slice(count).map(words).join('\n')).not.toContain('Shiba Inu (SHIB)');
   });
 
+  it('sends the picked card at once: removing the question is not a message, and does not take the chat’s second', async () => {
+    const [question] = await ask(ana.id, ana, '/pol shiba');
+    // Past the chat's pace of one message a second since the question, so only the removal could hold the card back.
+    await new Promise((r) => setTimeout(r, 1_100));
+    const pressedAt = new Date();
+    p.fake.pressButton({ chatId: ana.id, messageId: question!.messageId, from: ana, data: 'e=project:shibaswap' });
+    const card = await p.fake.waitFor(
+      (c) => c.method === 'sendPhoto' && c.ok && Number(c.args.chat_id) === ana.id && c.at >= pressedAt,
+      WAIT,
+    );
+    const removal = p.fake.calls((c) => c.method === 'deleteMessage' && c.ok && Number(c.args.message_id) === question!.messageId);
+    expect(removal).toHaveLength(1);
+    expect(words(p.fake.messages(ana.id).find((m) => m.messageId === (card.result as Message).message_id)!)).toContain(
+      p.sim.project('shibaswap')!.name,
+    );
+    // Paced as a message, the card would follow the removal a full second later.
+    expect(card.at.getTime() - removal[0]!.at.getTime()).toBeLessThan(500);
+  });
+
   it('turns the question into the answer in place when the answer has no chart', async () => {
     const chosen = p.sim.project('shibaswap')!;
     const [question] = await ask(group, ben, '/pol flags shiba');
