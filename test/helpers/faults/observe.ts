@@ -1,9 +1,11 @@
+import type { Message, User } from 'grammy/types';
 import { formatPol } from '../../../src/charts/format.js';
 import { polText } from '../truth.js';
 import type { CommandRef, Reply } from '../../../src/reply/model.js';
 import type { SimStore } from '../../../src/sim/data/store.js';
 import { blockActionsBody, postToBolt, slashCommandBody } from '../../fakes/slack/index.js';
 import type { RecordedCall as DiscordCall, InteractionHandle } from '../../fakes/discord/index.js';
+import type { FakeMessage } from '../../fakes/telegram/index.js';
 import { encodeInvocation } from '../../../adapters/discord/custom-id.js';
 import { CHOOSE_ID, RUN_ID } from '../../../adapters/discord/embeds.js';
 import { COMMANDS as REGISTERED } from '../../../commands/core/commands.js';
@@ -18,6 +20,7 @@ import {
   slackCaller,
   UPSTREAM_TIMEOUT_MS,
   type FaultStack,
+  type TelegramWay,
 } from './stack.js';
 
 /**
@@ -27,7 +30,8 @@ import {
  *  message   a clear error message with a hint what to do
  *  reported  /pol health saying the upstream is failing or unreachable
  *  crash     a generic "something went wrong": an exception got as far as the adapter
- *  hang      no acknowledgement within the platform's 3 s, or no answer within ANSWER_BOUND_MS
+ *  hang      no acknowledgement within the platform's 3 s, no answer within ANSWER_BOUND_MS, or
+ *            a Telegram button whose press was never answered (its spinner keeps turning)
  *  leak      a stack trace, a URL, a key or program internals in the text
  *  empty     an answer with nothing to read
  *  unclear   an error message without a hint what to do
@@ -38,9 +42,20 @@ export type Cell = 'ok' | 'stale' | 'message' | 'reported' | 'crash' | 'hang' | 
 
 /**
  * The command typed; carried by a button on one of polbot's messages (a card's follow-ups); or
- * picked from the private list of candidates polbot offers for an ambiguous name.
+ * picked from the list of candidates polbot offers for an ambiguous name (private in Slack and
+ * Discord; in Telegram, in the person's private chat).
  */
-export type Via = 'core' | 'slack' | 'slack button' | 'slack choice' | 'discord' | 'discord button' | 'discord choice';
+export type Via =
+  | 'core'
+  | 'slack'
+  | 'slack button'
+  | 'slack choice'
+  | 'discord'
+  | 'discord button'
+  | 'discord choice'
+  | 'telegram'
+  | 'telegram button'
+  | 'telegram choice';
 
 /** Slack and Discord both allow 3 s before an interaction must be acknowledged. */
 export const ACK_DEADLINE_MS = 3_000;
@@ -62,8 +77,15 @@ export interface CommandSpec {
   discordText?(stack: FaultStack): string;
   /** Slack channel it must be asked in (digests belong to a channel); a fresh channel otherwise. */
   slackChannel?: string;
+  /** The Telegram chat it must be asked in, and its text there; a new person's private chat otherwise. */
+  telegram?(stack: FaultStack, way: TelegramWay): { user: User; text: string };
   /** Text that a data answer must contain, from the simulator's own store. */
   truth?(store: SimStore): string[];
+  /**
+   * Text that the chart's own description (its alt text) must contain. Slack and Discord carry it
+   * with the image; a Telegram photo has none, so there the image must be there instead.
+   */
+  described?(store: SimStore): string[];
   /** The answer carries a chart image, whose description is part of what is checked. */
   chart?: boolean;
 }
@@ -89,14 +111,12 @@ export const COMMANDS: readonly CommandSpec[] = [
     text: () => 'chart aave 30d',
     discord: () => ({ name: 'pol', subcommand: 'chart', options: { name: 'aave', range: '30d' } }),
     chart: true,
-    // The chart's own description (its alt text) states the first and last values it draws.
-    truth: (s) => {
+    truth: (s) => [`${name(s, 'project', 'aave')}: Probability of Loss`],
+    // The chart's description states the first and last values it draws.
+    described: (s) => {
       const [from, to] = s.windowIndices(30);
       const series = s.project('aave')!.pol.slice(from, to);
-      return [
-        `${name(s, 'project', 'aave')}: Probability of Loss`,
-        `PoL of ${name(s, 'project', 'aave')} over 30 days: from ${formatPol(series[0]!)} to ${formatPol(series.at(-1)!)}`,
-      ];
+      return [`PoL of ${name(s, 'project', 'aave')} over 30 days: from ${formatPol(series[0]!)} to ${formatPol(series.at(-1)!)}`];
     },
   },
   {
@@ -150,6 +170,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     text: () => 'digest list',
     discord: () => ({ name: 'pol-digest', subcommand: 'list' }),
     slackChannel: SLACK_DIGEST_LIST_CHANNEL,
+    telegram: (stack, way) => ({ user: stack.telegramDigests.list[way].user, text: 'digest list' }),
     truth: (s) => [`${name(s, 'project', 'aave')}, ${name(s, 'exchange', 'kraken')}`],
   },
   {
@@ -158,6 +179,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     discord: (stack) => ({ name: 'pol-digest', subcommand: 'preview', options: { id: String(stack.digestIds.discord) } }),
     discordText: (stack) => `digest preview ${stack.digestIds.discord}`,
     slackChannel: SLACK_DIGEST_PREVIEW_CHANNEL,
+    telegram: (stack, way) => {
+      const { user, id } = stack.telegramDigests.preview[way];
+      return { user, text: `digest preview ${id}` };
+    },
     truth: (s) => [name(s, 'project', 'aave'), name(s, 'exchange', 'kraken'), pol(s, 'project', 'aave'), pol(s, 'exchange', 'kraken')],
   },
   {
@@ -184,21 +209,29 @@ export interface Answer {
   /** The stale marker's age as shown ("3 s"), or for the core the age in milliseconds. */
   staleShown?: string;
   staleAgeMs?: number;
+  /** The chart came as an image the platform gives no description (a Telegram photo): its bytes arrived, its values cannot be read. */
+  undescribedChart?: boolean;
   /** Epoch ms when the answer arrived. */
   at: number;
 }
 
 export type Attempt = { answer: Answer } | { hang: string };
 
-export interface Truth {
-  /** The store's values now. */
-  current: Map<string, string[]>;
-  /** The store's values when the cache was warmed, and when warming started. */
-  warm?: { values: Map<string, string[]>; startedAt: number };
+/** What an answer must say, and what its chart's description must say, per command. */
+export interface Expected {
+  shown: string[];
+  described: string[];
 }
 
-export function truthOf(store: SimStore): Map<string, string[]> {
-  return new Map(COMMANDS.filter((c) => c.truth).map((c) => [c.id, c.truth!(store)]));
+export interface Truth {
+  /** The store's values now. */
+  current: Map<string, Expected>;
+  /** The store's values when the cache was warmed, and when warming started. */
+  warm?: { values: Map<string, Expected>; startedAt: number };
+}
+
+export function truthOf(store: SimStore): Map<string, Expected> {
+  return new Map(COMMANDS.filter((c) => c.truth).map((c) => [c.id, { shown: c.truth!(store), described: c.described?.(store) ?? [] }]));
 }
 
 const CRASH = /something went wrong|couldn't post the answer|could not be attached|no longer works|has expired/i;
@@ -207,7 +240,8 @@ const STACK = /\n\s*at\s|\bat\s+\S+\s+\([^)]*:\d+:\d+\)|\b[A-Z][A-Za-z]*Error\b|
 // The link command's help shows links to public sites as examples (what it reads a link for);
 // any other URL in an answer is the upstream's or the machine's, leaking.
 const URL = /https?:\/\/(?!(?:www\.coingecko\.com|example\.com)\/)|\blocalhost\b|\b\d{1,3}(?:\.\d{1,3}){3}\b/i;
-const SECRET = /\bsvc_[A-Za-z0-9_-]+|\bxox[abpe]-|\bxapp-|\bBot\s+[A-Za-z0-9._-]{20,}/;
+// A Telegram bot token is `<bot id>:<35 characters>`.
+const SECRET = /\bsvc_[A-Za-z0-9_-]+|\bxox[abpe]-|\bxapp-|\bBot\s+[A-Za-z0-9._-]{20,}|\b\d{8,10}:[A-Za-z0-9_-]{30,}/;
 const INTERNALS = /\bundefined\b|\[object Object\]|\bNaN\b/;
 const MAX_MESSAGE_CHARS = 400;
 /** A hint names something the person can do. */
@@ -260,7 +294,8 @@ export function classify(spec: CommandSpec, attempt: Attempt, truth: Truth): Obs
   const expected = stale ? truth.warm?.values.get(spec.id) : truth.current.get(spec.id);
   if (stale && !truth.warm)
     return { cell: 'wrong', why: `marked stale (${a.staleShown ?? `${a.staleAgeMs} ms`} old) where only fresh data can be` };
-  const missing = (expected ?? []).filter((t) => !shown.includes(t));
+  const wanted = expected ? [...expected.shown, ...(a.undescribedChart ? [] : expected.described)] : [];
+  const missing = wanted.filter((t) => !shown.includes(t));
   if (missing.length)
     return { cell: 'wrong', why: `${stale ? 'stale' : 'fresh'} answer lacks ${JSON.stringify(missing)}: ${text.slice(0, 300)}` };
   if (!stale) return { cell: 'ok' };
@@ -560,5 +595,126 @@ async function discordAttempt(send: () => InteractionHandle): Promise<Attempt> {
   const later = [...handle.followups(), ...handle.originalEdits()].filter((c) => c !== found);
   return {
     answer: { ...answer, alsoShown: [...answer.alsoShown, ...later.flatMap((c) => discordAnswer(c.body as DiscordBody, c.at).lines)] },
+  };
+}
+
+// ---- Telegram ---------------------------------------------------------------------------------
+
+/**
+ * Telegram has no acknowledgement deadline for a message; a press's spinner runs until the bot
+ * answers the callback, which Telegram accepts for about 15 s. What a person gets is what the
+ * chat holds: polbot's messages (a photo's caption, or a photo and then the text) and edits, and
+ * the words of a callback's answer.
+ */
+
+/** What polbot holds in a chat now: each of its messages with how often it was edited. */
+const telegramVersions = (stack: FaultStack, chatId: number) =>
+  new Map(stack.telegramFake.messages(chatId).map((m) => [m.messageId, m.versions.length]));
+
+/** polbot's messages in the chat that are new or edited since `before`, in order. */
+function telegramChanged(stack: FaultStack, chatId: number, before: Map<number, number>): FakeMessage[] {
+  return stack.telegramFake
+    .messages(chatId)
+    .filter((m) => m.sender === 'bot' && !m.deleted && (before.get(m.messageId) ?? -1) < m.versions.length);
+}
+
+const telegramWords = (m: FakeMessage): string => {
+  const message = m.message as Message;
+  return message.text ?? message.caption ?? '';
+};
+
+/**
+ * Where a cell asks: the chat its command belongs to, or else a new person's private chat, as
+ * polbot sends at most one message a second into a chat and cells sharing one would queue.
+ */
+let telegramPeople = 0;
+function telegramPlace(stack: FaultStack, spec: CommandSpec, way: TelegramWay): { user: User; text: string } {
+  return (
+    spec.telegram?.(stack, way) ?? { user: stack.telegramFake.addUser({ first_name: `Cell ${++telegramPeople}` }), text: spec.text(stack) }
+  );
+}
+
+/**
+ * `/pol <command>` in the person's private chat; the answer replies to it (a photo's text
+ * replies to the photo).
+ */
+export async function viaTelegram(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  const { user, text } = telegramPlace(stack, spec, 'typed');
+  const before = telegramVersions(stack, user.id);
+  const sentAt = Date.now();
+  stack.telegramFake.say({ chatId: user.id, from: user, text: `/pol ${text}` });
+  return telegramAttempt(stack, spec, user.id, before, sentAt);
+}
+
+/** The same command as a button of one of polbot's messages (a card's follow-up): its answer is a new message. */
+export function viaTelegramButton(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  return telegramPress(stack, spec, 'button', 'A card, with what to look at next:', { label: 'Next', replace: false });
+}
+
+/**
+ * The same command picked from the candidates polbot offered for an ambiguous name: the answer
+ * replaces the question in place, or, with a chart, the question goes and the answer follows.
+ */
+export function viaTelegramChoice(stack: FaultStack, spec: CommandSpec): Promise<Attempt> {
+  return telegramPress(stack, spec, 'choice', 'Which one do you mean?', { label: 'The one', replace: true });
+}
+
+async function telegramPress(
+  stack: FaultStack,
+  spec: CommandSpec,
+  way: TelegramWay,
+  words: string,
+  button: { label: string; replace: boolean },
+): Promise<Attempt> {
+  const { user, text } = telegramPlace(stack, spec, way);
+  // The button as polbot makes it (a long command parked in the database under a key).
+  const markup = (await stack.telegram.adapter.keyboards.markup([[{ ...button, run: text }]]))!;
+  const data = (markup.inline_keyboard[0]![0] as { callback_data: string }).callback_data;
+  const carrier = await stack.telegramApi.sendMessage(user.id, words, { reply_markup: markup });
+  const before = telegramVersions(stack, user.id);
+  const sentAt = Date.now();
+  const { query } = stack.telegramFake.pressButton({ chatId: user.id, messageId: carrier.message_id, from: user, data });
+  return telegramAttempt(stack, spec, user.id, before, sentAt, query.id);
+}
+
+async function telegramAttempt(
+  stack: FaultStack,
+  spec: CommandSpec,
+  chatId: number,
+  before: Map<number, number>,
+  sentAt: number,
+  queryId?: string,
+): Promise<Attempt> {
+  const fake = stack.telegramFake;
+  const deadline = sentAt + ANSWER_BOUND_MS;
+  const said = () => fake.callbackAnswers().find((a) => a.queryId === queryId);
+  const first = await poll(() => (telegramChanged(stack, chatId, before).length > 0 || said()?.text ? Date.now() : undefined), deadline);
+  if (first === undefined) return { hang: `no answer within ${ANSWER_BOUND_MS} ms` };
+  // The first message may be followed by more (a photo's text, a long answer's next part, paced a
+  // second apart in a chat): the answer is whole once the adapter has finished what it was doing.
+  const done = await Promise.race([
+    stack.telegram.adapter.drain().then(() => true),
+    sleep(Math.max(0, deadline + ANSWER_BOUND_MS - Date.now())).then(() => false),
+  ]);
+  if (!done) return { hang: `the answer was still being sent ${Date.now() - sentAt} ms after the command` };
+  if (queryId !== undefined && !said()) return { hang: 'the button was never answered: its spinner kept turning' };
+  const messages = telegramChanged(stack, chatId, before);
+  const callback = said()?.text;
+  const texts = messages.map(telegramWords);
+  const photos = messages.flatMap((m) => (m.message as Message).photo ?? []);
+  const png = photos.some((p) => fake.fileBytes(p.file_id)?.subarray(0, 8).toString('hex') === '89504e470d0a1a0a');
+  // polbot's error is one message, `⚠️ ` and the message, then its hint; a refused press may say it in a pop-up instead.
+  const lone = messages.length === 1 && photos.length === 0 ? texts[0]! : messages.length === 0 ? (callback ?? '') : undefined;
+  const error = lone !== undefined && (/^⚠️ /.test(lone) || messages.length === 0);
+  const stale = STALE_MARK.exec(texts.join('\n'));
+  return {
+    answer: {
+      error,
+      lines: error ? [lone!.replace(/^⚠️ /, '')] : texts,
+      alsoShown: messages.length > 0 && callback ? [callback] : [],
+      ...(stale ? { staleShown: `${stale[1]} ${stale[2]}` } : {}),
+      ...(spec.chart && png ? { undescribedChart: true } : {}),
+      at: first,
+    },
   };
 }

@@ -1,6 +1,10 @@
+import { Agent } from 'node:http';
 import { Writable } from 'node:stream';
+import { Api } from 'grammy';
+import type { User } from 'grammy/types';
 import { registerDiscordCommands, startDiscord, type DiscordHandle } from '../../../adapters/discord/index.js';
 import { startSlack, type SlackAdapter } from '../../../adapters/slack/index.js';
+import { telegram, type TelegramHandle } from '../../../adapters/telegram/index.js';
 import type { CacheOptions } from '../../../src/api/cache/cached-source.js';
 import { TTL_MS } from '../../../src/api/cache/ttl.js';
 import type { DataMethod } from '../../../src/api/source.js';
@@ -15,6 +19,7 @@ import type { Simulator } from '../../../src/sim/server.js';
 import { createPostgresDatabase } from '../digest/helpers.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/index.js';
+import { startFakeTelegram, type FakeTelegram } from '../../fakes/telegram/index.js';
 import { demoCore } from '../core.js';
 
 export type SourceName = 'rest' | 'mcp';
@@ -49,6 +54,16 @@ export const CACHE_OPTIONS: CacheOptions = {
 export const SLACK_DIGEST_LIST_CHANNEL = 'CDIGESTLST';
 export const SLACK_DIGEST_PREVIEW_CHANNEL = 'CDIGESTPRV';
 
+/** How a person asks polbot in Telegram: typing `/pol …`, pressing a button on a card, picking a candidate. */
+export const TELEGRAM_WAYS = ['typed', 'button', 'choice'] as const;
+export type TelegramWay = (typeof TELEGRAM_WAYS)[number];
+
+/** A Telegram private chat that holds a digest (the person's id is the chat's). */
+export interface TelegramDigestChat {
+  user: User;
+  id: number;
+}
+
 export interface FaultStack {
   source: SourceName;
   core: Core;
@@ -62,8 +77,20 @@ export interface FaultStack {
   discordFake: FakeDiscord;
   discord: DiscordHandle;
   discordChannel: string;
+  telegramFake: FakeTelegram;
+  telegram: TelegramHandle;
+  /**
+   * The Bot API as polbot's own token reaches it, outside the adapter and its pacing: how a test
+   * puts one of polbot's messages, with the button a cell presses, in a person's chat.
+   */
+  telegramApi: Api;
   digests: Digests;
   digestIds: { slackList: number; slackPreview: number; discord: number };
+  /**
+   * Private chats with a digest each, for `digest list` and `digest preview` (a digest belongs to
+   * its chat): one per way in, since polbot sends at most one message a second into a chat.
+   */
+  telegramDigests: Record<'list' | 'preview', Record<TelegramWay, TelegramDigestChat>>;
   /** Error-level log lines of the adapters and the core: a rejected core call or a failed interaction shows here. */
   errorLines: string[];
   close(): Promise<void>;
@@ -91,10 +118,11 @@ async function addDigest(core: Core, caller: Caller): Promise<number> {
 }
 
 /**
- * Everything `polbot start` runs with both adapters configured, wired as src/app/bot.ts wires it,
- * on one demo-mode core: its simulator, the operational routes, Slack (HTTP mode) against the fake
- * Slack, Discord against the fake Discord, and the digest store (a database of its own on the
- * suite's PostgreSQL: the embedded PGlite takes ten seconds to start, PostgreSQL a fraction of one).
+ * Everything `polbot start` runs with every adapter configured, wired as app/bot.ts wires it, on
+ * one demo-mode core: its simulator, the operational routes, Slack (HTTP mode) against the fake
+ * Slack, Discord against the fake Discord, Telegram (long polling) against the fake Bot API, and
+ * the digest store (a database of its own on the suite's PostgreSQL: the embedded PGlite takes ten
+ * seconds to start, PostgreSQL a fraction of one), which Telegram's own tables share.
  */
 export async function startFaultStack(source: SourceName): Promise<FaultStack> {
   const errorLines: string[] = [];
@@ -146,6 +174,26 @@ export async function startFaultStack(source: SourceName): Promise<FaultStack> {
     stoppers.unshift(() => discord.stop());
     const discordChannel = discordFake.channelIds[GUILD_ID]!;
 
+    const telegramFake = await startFakeTelegram();
+    stoppers.unshift(() => telegramFake.close());
+    const telegramHandle = await telegram({
+      core,
+      telegram: { token: telegramFake.token, apiUrl: telegramFake.url },
+      db: digests.db,
+      log,
+    }).start();
+    stoppers.unshift(() => telegramHandle.stop());
+    const telegramDigest = async (): Promise<TelegramDigestChat> => {
+      const user = telegramFake.addUser({ first_name: 'Dee' });
+      const chat = String(user.id);
+      return { user, id: await addDigest(core, { platform: 'telegram', userId: chat, channelId: chat, canManageDigests: true }) };
+    };
+    const telegramDigestChats = async () =>
+      Object.fromEntries(await Promise.all(TELEGRAM_WAYS.map(async (way) => [way, await telegramDigest()]))) as Record<
+        TelegramWay,
+        TelegramDigestChat
+      >;
+
     const digestIds = {
       slackList: await addDigest(core, slackCaller(SLACK_DIGEST_LIST_CHANNEL)),
       slackPreview: await addDigest(core, slackCaller(SLACK_DIGEST_PREVIEW_CHANNEL)),
@@ -156,6 +204,7 @@ export async function startFaultStack(source: SourceName): Promise<FaultStack> {
         canManageDigests: true,
       }),
     };
+    const telegramDigests = { list: await telegramDigestChats(), preview: await telegramDigestChats() };
 
     return {
       source,
@@ -172,8 +221,17 @@ export async function startFaultStack(source: SourceName): Promise<FaultStack> {
       discordFake,
       discord,
       discordChannel,
+      telegramFake,
+      telegram: telegramHandle,
+      // A connection per call, outside the pool grammY shares with the adapter: a run once lost a
+      // call here to a network error on a pooled connection, which a fresh one cannot meet.
+      telegramApi: new Api(telegramFake.token, {
+        apiRoot: telegramFake.url,
+        baseFetchConfig: { agent: new Agent({ keepAlive: false }) },
+      }),
       digests,
       digestIds,
+      telegramDigests,
       errorLines,
       close: stopAll,
     };
