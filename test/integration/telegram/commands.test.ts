@@ -1,5 +1,5 @@
 import type { Message, User } from 'grammy/types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../fakes/telegram/index.js';
 import { last } from '../../helpers/discord.js';
 import { startTelegramParts, type TelegramParts, until } from '../../helpers/telegram.js';
@@ -23,10 +23,14 @@ beforeAll(async () => {
   ben = p.fake.addUser({ first_name: 'Ben' });
   // Someone in the group who never opened a private chat with polbot: polbot cannot write to them first.
   stranger = p.fake.addUser({ first_name: 'Sam', startedBot: false });
-  group = p.fake.addGroup({ title: 'Risk desk', creator: ana, members: [ben, stranger] }).id;
 });
 afterAll(async () => {
   await p?.close();
+});
+// A group of its own for each test: Telegram allows a bot 20 messages a minute in one group, and
+// polbot keeps to it, so tests sharing one would wait on each other's minute.
+beforeEach(() => {
+  group = p.fake.addGroup({ title: 'Risk desk', creator: ana, members: [ben, stranger] }).id;
 });
 
 const botMessages = (chatId: number) => p.fake.messages(chatId).filter((m) => m.sender === 'bot');
@@ -292,6 +296,7 @@ describe('who sees what', () => {
   });
 
   it('answers a press someone may not make with a pop-up to them alone, and changes nothing', async () => {
+    await ask(group, ana, '/pol alert add kraken when pol above 50%');
     const [list] = await ask(group, ana, '/pol alert list');
     // Testing a rule posts a sample alert to the group: for its administrators.
     const test = buttonsOf(list!).find((b) => /^c=alert test \d+$/.test(b.callback_data ?? ''));

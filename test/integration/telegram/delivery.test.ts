@@ -1,5 +1,5 @@
 import type { Message, User } from 'grammy/types';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeMessage } from '../../fakes/telegram/index.js';
 import { MINUTE } from '../../helpers/alerts.js';
 import { last } from '../../helpers/discord.js';
@@ -24,12 +24,16 @@ beforeAll(async () => {
   p = await startTelegramParts();
   ana = p.fake.addUser({ first_name: 'Ana', username: 'ana_risk' });
   ben = p.fake.addUser({ first_name: 'Ben' });
-  group = p.fake.addGroup({ title: 'Risk desk', creator: ana, members: [ben] }).id;
   forum = p.fake.addGroup({ title: 'Desk forum', creator: ana, members: [ben], forum: true }).id;
   topic = p.fake.addTopic(forum, 'Digests');
 });
 afterAll(async () => {
   await p?.close();
+});
+// A group of its own for each test: Telegram allows a bot 20 messages a minute in one group, and
+// polbot keeps to it, so tests sharing one would wait on each other's minute.
+beforeEach(() => {
+  group = p.fake.addGroup({ title: 'Risk desk', creator: ana, members: [ben] }).id;
 });
 
 const botMessages = (chatId: number) => p.fake.messages(chatId).filter((m) => m.sender === 'bot' && !m.deleted);
