@@ -9,7 +9,8 @@ import type { TelegramSettings } from './config.js';
 import { LIMITS, plain } from './html.js';
 import { nameOf, People, whereOf } from './people.js';
 import { notice, renderReply, type TelegramMessage } from './render.js';
-import { decodeData, editRendered, Keyboards, parseRef, sendRendered, type Sent, type Where } from './send.js';
+import { decodeData, Keyboards } from './buttons.js';
+import { editRendered, parseRef, sendRendered, type Sent, type Where } from './send.js';
 import { ButtonCommands, PostedMessages, SeenUpdates } from './stores.js';
 
 export interface TelegramAdapterOptions {

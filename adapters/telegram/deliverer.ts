@@ -2,7 +2,8 @@ import { type Api, GrammyError, HttpError } from 'grammy';
 import { DeliveryError, delivering, type Deliverer } from '../../src/delivery/port.js';
 import type { Reply } from '../../src/reply/model.js';
 import { renderReply } from './render.js';
-import { editRendered, firstOf, type Keyboards, parseAddress, parseRef, refOf, sendRendered, wordsOf, type Where } from './send.js';
+import type { Keyboards } from './buttons.js';
+import { editRendered, firstOf, parseAddress, parseRef, refOf, sendRendered, wordsOf, type Where } from './send.js';
 import type { PostedMessages } from './stores.js';
 
 /**

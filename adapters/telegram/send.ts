@@ -1,8 +1,7 @@
 import { type Api, GrammyError, InputFile } from 'grammy';
-import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import type { InlineKeyboardMarkup } from 'grammy/types';
 import { clip, escapeHtml, fitLines, LIMITS, stripTags, visibleLength } from './html.js';
-import { captionFits, type Button, type TelegramMessage } from './render.js';
-import type { ButtonCommands } from './stores.js';
+import { captionFits, type TelegramMessage } from './render.js';
 
 /**
  * Sending a rendered message, and changing it later. A chat is addressed as polbot's stores know
@@ -52,46 +51,6 @@ export function parseRef(ref: string): Sent | undefined {
 
 /** The message a reply or follow-up answers: the first one sent for it. */
 export const firstOf = (sent: Sent): number => sent.photo ?? sent.texts[0]!;
-
-/** What a button carries: `c` runs its command into a new message, `e` into the message it is on; `=` the command itself, `#` its stored key. */
-const DATA = /^([ce])(\d{0,4})([=#])(.+)$/s;
-
-export interface Pressed {
-  replace: boolean;
-  page?: number;
-  /** The command as typed, or the key it is stored under. */
-  command?: string;
-  key?: string;
-}
-
-export function decodeData(data: string): Pressed | undefined {
-  const m = DATA.exec(data);
-  if (!m) return undefined;
-  return {
-    replace: m[1] === 'e',
-    ...(m[2] ? { page: Number(m[2]) } : {}),
-    ...(m[3] === '=' ? { command: m[4]! } : { key: m[4]! }),
-  };
-}
-
-export class Keyboards {
-  constructor(readonly stored: ButtonCommands) {}
-
-  /** Buttons as Telegram takes them; a command longer than 64 bytes is stored and the button carries its key. */
-  async markup(keyboard: readonly Button[][]): Promise<InlineKeyboardMarkup | undefined> {
-    if (!keyboard.length) return undefined;
-    const rows = await Promise.all(keyboard.map((row) => Promise.all(row.map((b) => this.button(b)))));
-    return { inline_keyboard: rows };
-  }
-
-  private async button(b: Button): Promise<InlineKeyboardButton> {
-    if (b.url) return { text: b.label, url: b.url };
-    const head = `${b.replace ? 'e' : 'c'}${b.page ?? ''}`;
-    const direct = `${head}=${b.run ?? ''}`;
-    if (Buffer.byteLength(direct, 'utf8') <= LIMITS.callbackData) return { text: b.label, callback_data: direct };
-    return { text: b.label, callback_data: `${head}#${await this.stored.park(b.run ?? '')}` };
-  }
-}
 
 export interface SendOptions {
   /** The message this one answers (a command, an alert it follows up). */

@@ -1,6 +1,6 @@
 import type { User } from 'grammy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeData } from '../../../adapters/telegram/send.js';
+import { decodeData } from '../../../adapters/telegram/buttons.js';
 import type { Simulator } from '../../../src/sim/server.js';
 import type { FakeMessage, TelegramCall } from '../../fakes/telegram/index.js';
 import { exploreTwoClicks, reachKey, unreachedOperations, type ReachStep } from '../../helpers/reach.js';

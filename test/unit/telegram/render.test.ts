@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, LIMITS, packLines, plain, visibleLength } from '../../../adapters/telegram/html.js';
 import { captionFits, renderReply } from '../../../adapters/telegram/render.js';
-import { decodeData, parseAddress, parseRef, refOf } from '../../../adapters/telegram/send.js';
+import { decodeData } from '../../../adapters/telegram/buttons.js';
+import { parseAddress, parseRef, refOf } from '../../../adapters/telegram/send.js';
 import type { CardReply, TableReply } from '../../../src/reply/model.js';
 import { parseHtml } from '../../fakes/telegram/html.js';
 
