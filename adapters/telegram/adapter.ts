@@ -83,7 +83,9 @@ export class TelegramAdapter {
     this.bot.api.config.use((prev, method, payload, signal) =>
       paced(method) ? throttle(prev, method, payload, signal) : prev(method, payload, signal),
     );
-    this.bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
+    // A network failure is not retried here (the plugin would retry it for ever, start-up included):
+    // it reaches the caller, and a delivery is tried again by its queue, polling by the runner.
+    this.bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60, rethrowHttpErrors: true }));
     this.keyboards = new Keyboards(new ButtonCommands(opts.db));
     this.posted = new PostedMessages(opts.db);
     this.seen = new SeenUpdates(opts.db);

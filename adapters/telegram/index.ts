@@ -24,6 +24,8 @@ export interface StartTelegramOptions {
   telegram: TelegramSettings;
   db: Queryable;
   log: Logger;
+  /** How long start-up waits for the Bot API to say who the bot is. */
+  readyTimeoutMs?: number;
   noticeTtlMs?: number;
   moved?: TelegramAdapterOptions['moved'];
 }
@@ -78,14 +80,21 @@ export function telegram(options: StartTelegramOptions): TelegramStart {
     ...(route ? { route } : {}),
     async start() {
       const { bot } = adapter;
+      // grammY asks who the bot is until Telegram answers; start-up waits a bounded while for that.
+      const readyMs = options.readyTimeoutMs ?? 30_000;
       try {
-        await bot.init();
+        // grammY types its signal with the abort-controller shim, which Node's own signal satisfies at run time.
+        await bot.init(AbortSignal.timeout(readyMs) as Parameters<typeof bot.init>[0]);
       } catch (err) {
         const info = describe(err);
         log.error({ error: info }, 'telegram start-up failed');
-        throw new Error(
-          `Telegram: ${info.code === 401 ? 'the bot token was refused (401 Unauthorized)' : String(info.description ?? info.message)}`,
-        );
+        const why =
+          info.code === 401
+            ? 'the bot token was refused (401 Unauthorized)'
+            : info.name === 'GrammyError'
+              ? String(info.description)
+              : `the Bot API (${settings.apiUrl ?? 'https://api.telegram.org'}) did not answer within ${readyMs / 1000} s`;
+        throw new Error(`Telegram: ${why}`);
       }
       await registerCommands(bot.api, log).catch((err: unknown) =>
         log.warn({ error: describe(err) }, 'the telegram command menu could not be written; commands still work'),

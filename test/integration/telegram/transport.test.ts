@@ -1,7 +1,10 @@
 import type { Message, Update, User } from 'grammy/types';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_LISTS, DESCRIPTIONS } from '../../../adapters/telegram/index.js';
+import { COMMAND_LISTS, DESCRIPTIONS, telegram } from '../../../adapters/telegram/index.js';
+import { openPglite } from '../../../src/db/connection.js';
+import { demoCore } from '../../helpers/core.js';
+import { memoryLogger } from '../../helpers/discord.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/telegram/index.js';
 import { freePort } from '../../helpers/compose.js';
 import { createPostgresDatabase } from '../../helpers/digest/helpers.js';
@@ -74,6 +77,29 @@ describe('a restart', () => {
     );
     expect((sorted.message as Message).text).toContain('Layer 1');
     expect(fake.callbackAnswers().at(-1)?.text).toBeUndefined();
+  });
+});
+
+describe('start-up', () => {
+  it('stops with one line when the Bot API does not answer, rather than waiting for ever', async () => {
+    const closed = await freePort();
+    const core = await demoCore();
+    const db = await openPglite();
+    try {
+      const { log, lines } = memoryLogger();
+      const started = telegram({
+        core,
+        db,
+        log,
+        telegram: { token: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0', apiUrl: `http://127.0.0.1:${closed}` },
+        readyTimeoutMs: 500,
+      }).start();
+      await expect(started).rejects.toThrow(`Telegram: the Bot API (http://127.0.0.1:${closed}) did not answer within 0.5 s`);
+      expect(lines.join('\n')).not.toContain('AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0');
+    } finally {
+      await db.close();
+      await core.close();
+    }
   });
 });
 
