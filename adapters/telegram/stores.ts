@@ -15,29 +15,45 @@ const KEEP_UPDATES_MS = 60 * 60_000;
 /** What the search for an earlier post reads: the newest posts to the chat, as a channel's recent history would be. */
 const POSTS_SEARCHED = 50;
 const KEEP_POSTS_MS = 30 * 24 * 3_600_000;
-/** Old rows are forgotten now and then, not on every write. */
 const PRUNE_EVERY = 200;
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Deletes a table's rows older than `keepMs` every PRUNE_EVERY writes: old rows go now and then, not on every write. */
+class Pruner {
+  private writes = 0;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly table: string,
+    private readonly column: string,
+    private readonly keepMs: number,
+  ) {}
+
+  async maybe(now: number): Promise<void> {
+    if (++this.writes % PRUNE_EVERY !== 0) return;
+    await this.db.query(`DELETE FROM ${this.table} WHERE platform = $1 AND ${this.column} < $2`, [PLATFORM, iso(now - this.keepMs)]);
+  }
+}
 
 /**
  * A long command under a short key. The key is the command's own hash, so the same button on a
  * thousand cards is one row, and writing it again only marks it as still in use.
  */
 export class ButtonCommands {
-  private writes = 0;
+  private readonly pruner: Pruner;
 
   constructor(
     private readonly db: Queryable,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.pruner = new Pruner(db, 'button_commands', 'created_at', KEEP_COMMANDS_MS);
+  }
 
   async park(command: string): Promise<string> {
     const key = createHash('sha256').update(command).digest('base64url').slice(0, 22);
     const now = this.clock();
-    if (++this.writes % PRUNE_EVERY === 0) {
-      await this.db.query('DELETE FROM button_commands WHERE platform = $1 AND created_at < $2', [PLATFORM, iso(now - KEEP_COMMANDS_MS)]);
-    }
+    await this.pruner.maybe(now);
     await this.db.query(
       `INSERT INTO button_commands (key, platform, command, created_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (key) DO UPDATE SET created_at = EXCLUDED.created_at`,
@@ -57,20 +73,19 @@ export class ButtonCommands {
 
 /** Update ids already taken, across replicas: a redelivered update reaches whichever replica, and only the first runs it. */
 export class SeenUpdates {
-  private sincePrune = 0;
+  private readonly pruner: Pruner;
 
   constructor(
     private readonly db: Queryable,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.pruner = new Pruner(db, 'updates_seen', 'seen_at', KEEP_UPDATES_MS);
+  }
 
   /** True the first time `updateId` is offered, false for every repeat within the hour. */
   async first(updateId: number): Promise<boolean> {
     const now = this.clock();
-    if (++this.sincePrune >= PRUNE_EVERY) {
-      this.sincePrune = 0;
-      await this.db.query('DELETE FROM updates_seen WHERE platform = $1 AND seen_at < $2', [PLATFORM, iso(now - KEEP_UPDATES_MS)]);
-    }
+    await this.pruner.maybe(now);
     const rows = await this.db.query(
       `INSERT INTO updates_seen (platform, update_id, seen_at) VALUES ($1, $2, $3)
        ON CONFLICT (platform, update_id) DO NOTHING RETURNING update_id`,
@@ -86,18 +101,18 @@ export class SeenUpdates {
  * between Telegram taking the message and this write leaves the one gap a history search would close.
  */
 export class PostedMessages {
-  private writes = 0;
+  private readonly pruner: Pruner;
 
   constructor(
     private readonly db: Queryable,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.pruner = new Pruner(db, 'posted_messages', 'posted_at', KEEP_POSTS_MS);
+  }
 
   async record(chat: string, ref: string, body: string, parent?: string): Promise<void> {
     const now = this.clock();
-    if (++this.writes % PRUNE_EVERY === 0) {
-      await this.db.query('DELETE FROM posted_messages WHERE platform = $1 AND posted_at < $2', [PLATFORM, iso(now - KEEP_POSTS_MS)]);
-    }
+    await this.pruner.maybe(now);
     await this.db.query(
       'INSERT INTO posted_messages (platform, channel_id, ref, parent, body, posted_at) VALUES ($1, $2, $3, $4, $5, $6)',
       [PLATFORM, chat, ref, parent ?? null, body, iso(now)],

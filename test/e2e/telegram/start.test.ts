@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from 'grammy/types';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../../src/sim/server.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/telegram/index.js';
 import { last } from '../../helpers/discord.js';
+import { freePort } from '../../helpers/compose.js';
 import { secretWatch } from '../../helpers/secret-watch.js';
 import { startTestSimulator } from '../../helpers/sim.js';
 import { polText } from '../../helpers/truth.js';
@@ -19,16 +19,6 @@ import { polText } from '../../helpers/truth.js';
  */
 
 const BIN = join(import.meta.dirname, '../../../bin/polbot.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
   const start = Date.now();
